@@ -1,0 +1,26 @@
+import { Controller, Get, Inject } from '@nestjs/common';
+import type { Redis } from 'ioredis';
+import { Database } from '@mailguard/db';
+import { pingRedis } from '@mailguard/redis';
+import { REDIS } from '../infra.module';
+
+/** Liveness says the process runs; readiness says it can serve (Postgres and Redis answer). */
+@Controller('health')
+export class HealthController {
+  constructor(
+    private readonly database: Database,
+    @Inject(REDIS) private readonly redis: Redis | null,
+  ) {}
+
+  @Get('live')
+  live(): { status: 'ok' } {
+    return { status: 'ok' };
+  }
+
+  @Get('ready')
+  async ready(): Promise<{ status: 'ok'; database: string; redis: string }> {
+    await this.database.ping();
+    if (this.redis) await pingRedis(this.redis);
+    return { status: 'ok', database: this.database.mode, redis: this.redis ? 'redis' : 'in-process' };
+  }
+}

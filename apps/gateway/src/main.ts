@@ -1,0 +1,39 @@
+import 'reflect-metadata';
+import { ConfigError, loadConfig } from '@mailguard/config';
+import { createLogger } from '@mailguard/logger';
+import { startGateway } from './gateway';
+
+async function main(): Promise<void> {
+  let config;
+  try {
+    config = loadConfig();
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`mailguard gateway: ${error.message}\n`);
+      process.exit(1);
+    }
+    throw error;
+  }
+  const logger = createLogger(config.log, 'gateway');
+  const gateway = await startGateway(config, logger);
+  logger.info({ url: gateway.url, database: config.database.url ? 'postgres' : 'embedded', redis: config.redis.url ? 'redis' : 'in-process' }, 'gateway listening');
+  process.stdout.write(`MailGuard gateway listening on ${gateway.url} (health: ${gateway.url}/health/ready, API: ${gateway.url}/v1)\n`);
+
+  const shutdown = (signal: string) => {
+    logger.info({ signal }, 'shutting down');
+    gateway.close().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        logger.error({ err: error }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
+  };
+  process.once('SIGTERM', () => shutdown('SIGTERM'));
+  process.once('SIGINT', () => shutdown('SIGINT'));
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`mailguard gateway: failed to start: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,32 @@
+/** Unit tests sit next to the libraries and apps they test; e2e tests run against the built app in test/. */
+const swc = [
+  '@swc/jest',
+  {
+    jsc: {
+      target: 'es2023',
+      parser: { syntax: 'typescript', decorators: true },
+      transform: { legacyDecorator: true, decoratorMetadata: true },
+    },
+    module: { type: 'commonjs' },
+  },
+];
+
+const paths = {
+  '^@mailguard/([a-z-]+)$': '<rootDir>/libs/$1/src',
+};
+
+const common = {
+  testEnvironment: 'node',
+  // Nest 12 ships ES modules only; compile them to CommonJS for Jest's module system.
+  transformIgnorePatterns: ['/node_modules/(?!(@nestjs|@electric-sql)/)'],
+  transform: { '^.+\\.(t|j)sx?$': swc },
+  moduleNameMapper: paths,
+};
+
+module.exports = {
+  projects: [
+    { ...common, displayName: 'unit', testMatch: ['<rootDir>/libs/**/*.spec.ts', '<rootDir>/apps/**/*.spec.ts'] },
+    { ...common, displayName: 'lab', testMatch: ['<rootDir>/test/lab/**/*.spec.ts'] },
+    { ...common, displayName: 'e2e', testMatch: ['<rootDir>/test/e2e/**/*.e2e-spec.ts'] },
+  ],
+};

@@ -1,0 +1,143 @@
+import { hostname } from 'node:os';
+import { ConfigError, EnvReader, isHostname } from './env-reader';
+
+export interface HttpConfig {
+  port: number;
+}
+
+export interface DatabaseConfig {
+  /** null: the embedded PGlite server, with its data in `embeddedDataDir`. */
+  url: string | null;
+  embeddedDataDir: string;
+}
+
+export interface RedisConfig {
+  /** null: in-process queues, cache and counters (single process only). */
+  url: string | null;
+}
+
+export interface DnsConfig {
+  /** `ip:port` entries for Node's resolver; null means the system resolvers. */
+  servers: string[] | null;
+}
+
+export interface SocksProxyConfig {
+  host: string;
+  port: number;
+  username: string | null;
+  password: string | null;
+}
+
+export interface SmtpConfig {
+  port: number;
+  heloName: string;
+  mailFrom: string;
+  timeoutMs: number;
+  proxy: SocksProxyConfig | null;
+  allowPrivateMx: boolean;
+}
+
+export interface CheckConfig {
+  deadlineMs: number;
+  greylistRetrySeconds: number;
+  cacheTtlSeconds: number;
+}
+
+export interface LookupConfig {
+  /** null: the IANA RDAP bootstrap decides per TLD. */
+  rdapBaseUrl: string | null;
+  gravatarBaseUrl: string;
+}
+
+export interface AdminConfig {
+  /** null: Bull Board is disabled. */
+  token: string | null;
+}
+
+export interface SignupConfig {
+  limitPerIpHour: number;
+}
+
+export interface LogConfig {
+  level: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+}
+
+export interface AppConfig {
+  http: HttpConfig;
+  database: DatabaseConfig;
+  redis: RedisConfig;
+  dns: DnsConfig;
+  smtp: SmtpConfig;
+  checks: CheckConfig;
+  lookups: LookupConfig;
+  admin: AdminConfig;
+  signup: SignupConfig;
+  log: LogConfig;
+}
+
+const LOG_LEVELS: LogConfig['level'][] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+const MAIL_FROM = /^[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]+@[A-Za-z0-9.-]+$/;
+
+function trimUrl(url: URL | null): string | null {
+  return url ? url.toString().replace(/\/+$/, '') : null;
+}
+
+/** Reads and validates API.md §8 once; throws ConfigError listing every bad variable. */
+export function loadConfig(env: Record<string, string | undefined> = process.env): AppConfig {
+  const read = new EnvReader(env);
+
+  const systemName = hostname().toLowerCase();
+  const heloName = read.hostname('SMTP_HELO_NAME', isHostname(systemName) ? systemName : 'localhost');
+  const mailFrom = read.string('SMTP_MAIL_FROM', `verify@${heloName}`);
+  if (!MAIL_FROM.test(mailFrom)) {
+    read.problems.push(`SMTP_MAIL_FROM must be a plain address such as verify@example.com (got ${JSON.stringify(mailFrom)})`);
+  }
+
+  const proxyUrl = read.url('SMTP_PROXY', ['socks5:'], null);
+  const proxy: SocksProxyConfig | null = proxyUrl
+    ? {
+        host: proxyUrl.hostname.replace(/^\[|\]$/g, ''),
+        port: proxyUrl.port ? Number(proxyUrl.port) : 1080,
+        username: proxyUrl.username ? decodeURIComponent(proxyUrl.username) : null,
+        password: proxyUrl.password ? decodeURIComponent(proxyUrl.password) : null,
+      }
+    : null;
+
+  const databaseUrl = read.url('DATABASE_URL', ['postgres:', 'postgresql:'], null);
+  const redisUrl = read.url('REDIS_URL', ['redis:', 'rediss:'], null);
+
+  const level = read.string('LOG_LEVEL', 'info').toLowerCase() as LogConfig['level'];
+  if (!LOG_LEVELS.includes(level)) {
+    read.problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')} (got ${JSON.stringify(level)})`);
+  }
+
+  const config: AppConfig = {
+    http: { port: read.int('PORT', 3000, 0, 65535) },
+    database: { url: databaseUrl ? databaseUrl.toString() : null, embeddedDataDir: 'data' },
+    redis: { url: redisUrl ? redisUrl.toString() : null },
+    dns: { servers: read.dnsServers('DNS_SERVERS') },
+    smtp: {
+      port: read.int('SMTP_PORT', 25, 1, 65535),
+      heloName,
+      mailFrom,
+      timeoutMs: read.int('SMTP_TIMEOUT_MS', 10_000, 100, 600_000),
+      proxy,
+      allowPrivateMx: read.bool('ALLOW_PRIVATE_MX', false),
+    },
+    checks: {
+      deadlineMs: read.int('CHECK_DEADLINE_MS', 12_000, 100, 600_000),
+      greylistRetrySeconds: read.int('GREYLIST_RETRY_SECONDS', 300, 0, 86_400),
+      cacheTtlSeconds: read.int('CACHE_TTL_SECONDS', 86_400, 0, 31_536_000),
+    },
+    lookups: {
+      rdapBaseUrl: trimUrl(read.url('RDAP_BASE_URL', ['http:', 'https:'], null)),
+      gravatarBaseUrl: trimUrl(read.url('GRAVATAR_BASE_URL', ['http:', 'https:'], 'https://gravatar.com')) ?? 'https://gravatar.com',
+    },
+    admin: { token: read.string('ADMIN_TOKEN', null) },
+    signup: { limitPerIpHour: read.int('SIGNUP_LIMIT_PER_IP_HOUR', 20, 0, 1_000_000) },
+    log: { level },
+  };
+
+  if (read.problems.length > 0) throw new ConfigError(read.problems);
+  return config;
+}

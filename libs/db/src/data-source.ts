@@ -1,0 +1,40 @@
+import { DataSource, MigrationExecutor } from 'typeorm';
+import { MIGRATIONS } from './migrations';
+
+export interface DataSourceOptions {
+  url: string;
+  /** PGlite serves one session at a time: every client must share a single connection. */
+  poolSize: number;
+}
+
+export function createDataSource(options: DataSourceOptions): DataSource {
+  return new DataSource({
+    type: 'postgres',
+    url: options.url,
+    poolSize: options.poolSize,
+    entities: [],
+    migrations: MIGRATIONS,
+    migrationsTableName: 'migrations',
+    synchronize: false,
+    logging: false,
+    extra: { connectionTimeoutMillis: 5_000 },
+  });
+}
+
+/** Arbitrary but fixed: serialises migration runs of several processes starting together. */
+const MIGRATION_LOCK = 0x6d67_0001;
+
+export async function runMigrations(dataSource: DataSource): Promise<void> {
+  const runner = dataSource.createQueryRunner();
+  await runner.connect();
+  try {
+    await runner.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
+    // Same runner as the lock: the embedded pool has a single connection.
+    const executor = new MigrationExecutor(dataSource, runner);
+    executor.transaction = 'each';
+    await executor.executePendingMigrations();
+  } finally {
+    await runner.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]).catch(() => undefined);
+    await runner.release();
+  }
+}

@@ -1,0 +1,1 @@
+export { AppError, ERROR_STATUS, type ErrorCode } from './app-error';

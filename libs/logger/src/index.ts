@@ -1,0 +1,2 @@
+export { createLogger, PinoNestLogger } from './logger';
+export type { Logger } from 'pino';

@@ -1,0 +1,1 @@
+export { createRedis, pingRedis, RedisUnavailableError } from './redis';

@@ -1,0 +1,35 @@
+import { Redis } from 'ioredis';
+import type { RedisConfig } from '@mailguard/config';
+import { AppError } from '@mailguard/errors';
+
+/** Thrown when Redis is configured but not answering; the HTTP layer maps it to 503. */
+export class RedisUnavailableError extends AppError {
+  constructor(cause?: unknown) {
+    super('unavailable', 'Redis is unavailable; retry shortly', { cause });
+    this.name = 'RedisUnavailableError';
+  }
+}
+
+/**
+ * A client that fails fast instead of queueing commands while disconnected, so a request never
+ * hangs on a dead Redis; ioredis keeps reconnecting in the background.
+ */
+export function createRedis(config: RedisConfig): Redis | null {
+  if (!config.url) return null;
+  return new Redis(config.url, {
+    lazyConnect: true,
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 1,
+    connectTimeout: 2_000,
+    retryStrategy: (attempt) => Math.min(attempt * 200, 5_000),
+  });
+}
+
+export async function pingRedis(redis: Redis): Promise<void> {
+  try {
+    if (redis.status === 'wait') await redis.connect();
+    await redis.ping();
+  } catch (error) {
+    throw new RedisUnavailableError(error);
+  }
+}

@@ -1,0 +1,130 @@
+import { readFileSync } from 'node:fs';
+import { domainToASCII } from 'node:url';
+import defaultScenario from './scenarios/default.json';
+
+/**
+ * A scenario describes the mail internet a test or benchmark needs: domains with their DNS
+ * records and mailboxes, and the SMTP servers (by host name) that answer for them.
+ * Scenarios are plain JSON files in test/lab/scenarios.
+ */
+
+/** What a mailbox answers to RCPT TO. A string starting with a 3-digit code is sent verbatim. */
+export type MailboxState = 'ok' | 'full' | 'full-temporary' | 'disabled' | string;
+
+export type ReplyName =
+  | 'banner'
+  | 'accepted'
+  | 'unknownUser'
+  | 'full'
+  | 'fullTemporary'
+  | 'disabled'
+  | 'greylisted'
+  | 'blocked'
+  | 'tooManyRecipients'
+  | 'relayDenied'
+  | 'tlsRequired'
+  | 'tooManyConnections'
+  | 'utf8Unsupported';
+
+export interface ServerSpec {
+  /** Accept every recipient of every domain it serves (Yahoo-style). */
+  catchAll?: boolean;
+  /** 4xx for an unseen (client, sender, recipient) triplet until this many ms have passed. */
+  greylistMs?: number;
+  tls?: 'none' | 'offered' | 'required';
+  /** Offer STARTTLS but break the handshake: TLS cannot be negotiated. */
+  tlsBroken?: boolean;
+  /** Advertise PIPELINING (default true). */
+  pipelining?: boolean;
+  /** Advertise SMTPUTF8 (default false: non-ASCII local parts are refused). */
+  smtputf8?: boolean;
+  /** Answer EHLO (default true); false makes clients fall back to HELO. */
+  ehlo?: boolean;
+  /** Concurrent sessions above this get 421 and are closed. */
+  maxConnections?: number;
+  /** RCPTs above this in one session get 452 4.5.3. */
+  maxRecipients?: number;
+  /** Delay before the banner (tarpit). */
+  bannerDelayMs?: number;
+  /** Injected before every reply batch and the banner: one emulated internet round trip. */
+  latencyMs?: number;
+  /** Refuse us as a sender (blocklist) at this step. */
+  blockSender?: 'banner' | 'mail' | 'rcpt';
+  /** A host with an A record but nothing listening: connections are refused. */
+  down?: boolean;
+  /** The host name has no A record at all. */
+  unresolvable?: boolean;
+  /** Multi-line banner. */
+  multilineBanner?: boolean;
+  /** Reply texts replacing the Postfix-like defaults; `\n` separates lines; {addr} {ip} {host} are filled in. */
+  replies?: Partial<Record<ReplyName, string>>;
+}
+
+export interface RecordSet {
+  a?: string[];
+  aaaa?: string[];
+  txt?: string[];
+  cname?: string;
+  ns?: string[];
+  mx?: Array<{ host: string; priority: number }>;
+}
+
+export interface DomainSpec extends Omit<RecordSet, 'mx'> {
+  /** `null` publishes a null MX (RFC 7505: `0 .`). */
+  mx?: Array<{ host: string; priority: number }> | null;
+  /** Records of names below the domain, by relative name (`_dmarc`, `google._domainkey`, `www`). */
+  records?: Record<string, RecordSet>;
+  /** DNS misbehaviour for the domain and every name below it. */
+  dns?: 'servfail' | 'timeout';
+  dnsDelayMs?: number;
+  /** Local part → state. Unlisted local parts are unknown users. */
+  mailboxes?: Record<string, MailboxState>;
+  /** Every local part is accepted (the domain, not the server, is catch-all). */
+  catchAll?: boolean;
+  /** RDAP registration date (ISO 8601). */
+  registered?: string;
+  /** Local parts that have an avatar. */
+  gravatars?: string[];
+}
+
+export interface Scenario {
+  /** Defaults every server inherits. */
+  defaults?: ServerSpec;
+  servers?: Record<string, ServerSpec>;
+  domains?: Record<string, DomainSpec>;
+}
+
+/** Lower-case A-label form, as DNS and SMTP see a name. */
+export function canonicalName(name: string): string {
+  const trimmed = name.trim().replace(/\.$/, '').toLowerCase();
+  return domainToASCII(trimmed) || trimmed;
+}
+
+/** Rejects scenarios that reference servers or states that do not exist, so a typo fails loudly. */
+export function validateScenario(scenario: Scenario): void {
+  const servers = new Set(Object.keys(scenario.servers ?? {}).map(canonicalName));
+  const states = new Set(['ok', 'full', 'full-temporary', 'disabled']);
+  for (const [domain, spec] of Object.entries(scenario.domains ?? {})) {
+    for (const { host } of spec.mx ?? []) {
+      const target = canonicalName(host);
+      const known = servers.has(target) || Object.keys(scenario.domains ?? {}).some((d) => canonicalName(d) === target);
+      if (!known) {
+        throw new Error(`scenario: ${domain} has MX ${host}, which is neither a server nor a domain (declare a server with "unresolvable": true for a dangling MX)`);
+      }
+    }
+    for (const [local, state] of Object.entries(spec.mailboxes ?? {})) {
+      if (!states.has(state) && !/^[245]\d\d[ -]/.test(state)) {
+        throw new Error(`scenario: mailbox ${local}@${domain} has unknown state ${JSON.stringify(state)}`);
+      }
+    }
+  }
+}
+
+/** The lab's standard world: one domain per behaviour (see README, "The mail lab"). */
+export const DEFAULT_SCENARIO = defaultScenario as unknown as Scenario;
+
+/** Reads a scenario file (JSON), or a deep copy of the default one that the caller may tweak. */
+export function loadScenario(path?: string): Scenario {
+  if (!path) return structuredClone(DEFAULT_SCENARIO);
+  return JSON.parse(readFileSync(path, 'utf8')) as Scenario;
+}

@@ -1,0 +1,306 @@
+import { startLab, type Lab } from './lab';
+import { loadScenario } from './scenario';
+import { SmtpDialogue, type Reply } from './testing/smtp-dialogue';
+
+let lab: Lab;
+
+beforeAll(async () => {
+  const scenario = loadScenario();
+  // Short timers so the behaviours can be walked through quickly.
+  scenario.servers!['mx.greylist.test'].greylistMs = 300;
+  scenario.servers!['mx.tarpit.test'].bannerDelayMs = 400;
+  lab = await startLab(scenario);
+});
+
+afterAll(() => lab.stop());
+
+async function session(host: string): Promise<SmtpDialogue> {
+  const dialogue = await SmtpDialogue.open(lab.ipOf(host), lab.smtpPort);
+  expect((await dialogue.reply()).code).toBe(220);
+  return dialogue;
+}
+
+/** Opens a session and walks to the RCPT replies for the given recipients. */
+async function probe(host: string, recipients: string[]): Promise<Reply[]> {
+  const dialogue = await session(host);
+  expect((await dialogue.command('EHLO prober.mailguard.test')).code).toBe(250);
+  expect((await dialogue.command('MAIL FROM:<verify@mailguard.test>')).code).toBe(250);
+  const replies: Reply[] = [];
+  for (const recipient of recipients) replies.push(await dialogue.command(`RCPT TO:<${recipient}>`));
+  expect((await dialogue.command('QUIT')).code).toBe(221);
+  await dialogue.closed();
+  return replies;
+}
+
+describe('mailbox answers of a normal server', () => {
+  it('accepts a mailbox, rejects an unknown user with 5.1.1, and answers full, disabled and custom states', async () => {
+    const replies = await probe('mx1.acme.test', [
+      'john.doe@acme.test',
+      'nobody@acme.test',
+      'full.box@acme.test',
+      'temp.full@acme.test',
+      'gone@acme.test',
+      'inactive.user@acme.test',
+      'JOHN.DOE@ACME.TEST',
+    ]);
+    expect(replies.map((r) => r.code)).toEqual([250, 550, 552, 452, 550, 550, 250]);
+    expect(replies[0].text).toBe('2.1.5 Ok');
+    expect(replies[1].text).toMatch(/^5\.1\.1 <nobody@acme\.test>: .*User unknown/);
+    expect(replies[2].text).toMatch(/^5\.2\.2 .*Mailbox full/);
+    expect(replies[3].text).toMatch(/^4\.2\.2 /);
+    expect(replies[4].text).toMatch(/^5\.2\.1 .*disabled/);
+    expect(replies[5].text).toBe('5.2.1 <inactive.user@acme.test>: Recipient address rejected: account inactive');
+  });
+
+  it('refuses to relay for domains it does not serve', async () => {
+    const [reply] = await probe('mx1.acme.test', ['someone@catchall.test']);
+    expect(reply.code).toBe(554);
+    expect(reply.text).toMatch(/Relay access denied/);
+  });
+
+  it('enforces the command order: EHLO before MAIL, MAIL before RCPT', async () => {
+    const dialogue = await session('mx1.acme.test');
+    expect((await dialogue.command('MAIL FROM:<a@b.test>')).code).toBe(503);
+    expect((await dialogue.command('EHLO x.test')).code).toBe(250);
+    expect((await dialogue.command('RCPT TO:<john.doe@acme.test>')).code).toBe(503);
+    expect((await dialogue.command('MAIL FROM:<a@b.test>')).code).toBe(250);
+    expect((await dialogue.command('RSET')).code).toBe(250);
+    expect((await dialogue.command('RCPT TO:<john.doe@acme.test>')).code).toBe(503);
+    expect((await dialogue.command('NOOP')).code).toBe(250);
+    expect((await dialogue.command('WHAT')).code).toBe(502);
+    dialogue.close();
+  });
+});
+
+describe('catch-all', () => {
+  it('accepts any local part, including random ones', async () => {
+    const replies = await probe('mx.catchall.test', ['ceo@catchall.test', `zq${Date.now()}x7@catchall.test`]);
+    expect(replies.map((r) => r.code)).toEqual([250, 250]);
+  });
+});
+
+describe('greylisting', () => {
+  it('answers 4xx to a new triplet and accepts the same triplet after the delay', async () => {
+    const before = Date.now();
+    const [first] = await probe('mx.greylist.test', ['alice@greylist.test']);
+    expect(first.code).toBe(450);
+    expect(first.text).toMatch(/^4\.2\.0 .*Greylisted/);
+    const [again] = await probe('mx.greylist.test', ['alice@greylist.test']);
+    if (Date.now() - before < 300) expect(again.code).toBe(450);
+    await new Promise((resolve) => setTimeout(resolve, 300 - (Date.now() - before) + 20));
+    const [later] = await probe('mx.greylist.test', ['alice@greylist.test']);
+    expect(later.code).toBe(250);
+  });
+});
+
+describe('sender blocked', () => {
+  it('answers RCPT with a permanent 5.7.1 Spamhaus listing of our address', async () => {
+    const [reply] = await probe('mx.blocked.test', ['bob@blocked.test']);
+    expect(reply.code).toBe(554);
+    expect(reply.text).toMatch(/^5\.7\.1 .*Client host \[127\.\d+\.\d+\.\d+\] blocked using zen\.spamhaus\.org/);
+  });
+
+  it('can refuse the session at the banner and close', async () => {
+    const dialogue = await SmtpDialogue.open(lab.ipOf('mx.blocked-banner.test'), lab.smtpPort);
+    const banner = await dialogue.reply();
+    expect(banner.code).toBe(554);
+    await dialogue.closed();
+  });
+});
+
+describe('tarpit', () => {
+  it('holds the banner back for the configured delay', async () => {
+    const started = Date.now();
+    const dialogue = await SmtpDialogue.open(lab.ipOf('mx.tarpit.test'), lab.smtpPort);
+    expect((await dialogue.reply()).code).toBe(220);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(390);
+    dialogue.close();
+  });
+});
+
+describe('STARTTLS', () => {
+  it('offers STARTTLS, upgrades with a self-signed certificate, and stops offering it inside TLS', async () => {
+    const dialogue = await session('mx.tls.test');
+    const ehlo = await dialogue.command('EHLO x.test');
+    expect(ehlo.lines).toContain('250-STARTTLS');
+    expect((await dialogue.command('STARTTLS')).code).toBe(220);
+    await dialogue.startTls();
+    const secureEhlo = await dialogue.command('EHLO x.test');
+    expect(secureEhlo.code).toBe(250);
+    expect(secureEhlo.text).not.toMatch(/STARTTLS/);
+    expect((await dialogue.command('MAIL FROM:<a@b.test>')).code).toBe(250);
+    expect((await dialogue.command('RCPT TO:<sec@tls-offered.test>')).code).toBe(250);
+    dialogue.close();
+    expect(lab.stats('mx.tls.test').tlsSessions).toBe(1);
+  });
+
+  it('requires TLS before MAIL when told to', async () => {
+    const dialogue = await session('mx.tlsreq.test');
+    await dialogue.command('EHLO x.test');
+    const refused = await dialogue.command('MAIL FROM:<a@b.test>');
+    expect(refused.code).toBe(530);
+    expect(refused.text).toMatch(/^5\.7\.0 .*STARTTLS/);
+    expect((await dialogue.command('STARTTLS')).code).toBe(220);
+    await dialogue.startTls();
+    await dialogue.command('EHLO x.test');
+    expect((await dialogue.command('MAIL FROM:<a@b.test>')).code).toBe(250);
+    dialogue.close();
+  });
+
+  it('discards commands pipelined after STARTTLS (RFC 3207)', async () => {
+    const dialogue = await session('mx.tls.test');
+    await dialogue.command('EHLO x.test');
+    lab.resetStats();
+    dialogue.write('STARTTLS\r\nMAIL FROM:<injected@evil.test>\r\n');
+    expect((await dialogue.reply()).code).toBe(220);
+    await dialogue.startTls();
+    expect((await dialogue.command('MAIL FROM:<a@b.test>')).code).toBe(503);
+    expect(lab.stats('mx.tls.test').commands).not.toContain('MAIL FROM:<injected@evil.test>');
+    dialogue.close();
+  });
+
+  it('breaks the handshake where TLS is broken', async () => {
+    const dialogue = await session('mx.tlsbroken.test');
+    await dialogue.command('EHLO x.test');
+    expect((await dialogue.command('STARTTLS')).code).toBe(220);
+    await expect(dialogue.startTls()).rejects.toThrow();
+  });
+});
+
+describe('PIPELINING and multi-line replies', () => {
+  it('answers a pipelined group in order', async () => {
+    const dialogue = await session('mx1.acme.test');
+    const ehlo = await dialogue.command('EHLO x.test');
+    expect(ehlo.lines).toContain('250-PIPELINING');
+    expect(ehlo.lines.length).toBeGreaterThan(3);
+    dialogue.write('MAIL FROM:<a@b.test>\r\nRCPT TO:<john.doe@acme.test>\r\nRCPT TO:<nobody@acme.test>\r\nQUIT\r\n');
+    const codes = [];
+    for (let i = 0; i < 4; i++) codes.push((await dialogue.reply()).code);
+    expect(codes).toEqual([250, 250, 550, 221]);
+    await dialogue.closed();
+  });
+
+  it('does not advertise PIPELINING where it is off', async () => {
+    const dialogue = await session('mx.nopipe.test');
+    const ehlo = await dialogue.command('EHLO x.test');
+    expect(ehlo.text).not.toMatch(/PIPELINING/);
+    dialogue.close();
+  });
+
+  it('sends Gmail-style multi-line banners and rejections', async () => {
+    const dialogue = await SmtpDialogue.open(lab.ipOf('gmail-smtp-in.l.google.com'), lab.smtpPort);
+    const banner = await dialogue.reply();
+    expect(banner.code).toBe(220);
+    expect(banner.lines.length).toBe(3);
+    await dialogue.command('EHLO x.test');
+    await dialogue.command('MAIL FROM:<a@b.test>');
+    const rejected = await dialogue.command('RCPT TO:<no.such.person@gmail.com>');
+    expect(rejected.code).toBe(550);
+    expect(rejected.lines).toHaveLength(4);
+    expect(rejected.lines[0]).toBe('550-5.1.1 The email account that you tried to reach does not exist. Please try');
+    expect(rejected.lines[3]).toMatch(/^550 5\.1\.1 {2}https:\/\/support\.google\.com\/mail\/\?p=NoSuchUser/);
+    dialogue.close();
+  });
+});
+
+describe('connection cap', () => {
+  it('answers 421 to sessions above maxConnections and counts the peak', async () => {
+    lab.resetStats();
+    const first = await session('mx.busy.test');
+    const second = await session('mx.busy.test');
+    const third = await SmtpDialogue.open(lab.ipOf('mx.busy.test'), lab.smtpPort);
+    const reply = await third.reply();
+    expect(reply.code).toBe(421);
+    expect(reply.text).toMatch(/^4\.7\.0 .*too many connections/);
+    await third.closed();
+    const stats = lab.stats('mx.busy.test');
+    expect(stats.refused).toBe(1);
+    expect(stats.peakConcurrent).toBe(3);
+    expect(stats.sessions).toBe(3);
+    first.close();
+    second.close();
+  });
+});
+
+describe('recipient limit', () => {
+  it("answers Outlook's 452 4.5.3 to a second recipient in one session", async () => {
+    const replies = await probe('mx.picky.test', ['dave@picky.test', 'other@picky.test']);
+    expect(replies.map((r) => r.code)).toEqual([250, 452]);
+    expect(replies[1].text).toMatch(/^4\.5\.3 Recipients belong to multiple regions/);
+  });
+});
+
+describe('latency', () => {
+  it('delays the banner and every reply by the injected round trip', async () => {
+    const started = Date.now();
+    const dialogue = await session('mx.slow.test');
+    expect(Date.now() - started).toBeGreaterThanOrEqual(145);
+    const sent = Date.now();
+    await dialogue.command('EHLO x.test');
+    expect(Date.now() - sent).toBeGreaterThanOrEqual(145);
+    dialogue.close();
+  });
+});
+
+describe('HELO fallback and SMTPUTF8', () => {
+  it('refuses EHLO on an old server and accepts HELO', async () => {
+    const dialogue = await session('mx.helo-only.test');
+    expect((await dialogue.command('EHLO x.test')).code).toBe(502);
+    expect((await dialogue.command('HELO x.test')).code).toBe(250);
+    expect((await dialogue.command('MAIL FROM:<a@b.test>')).code).toBe(250);
+    expect((await dialogue.command('RCPT TO:<frank@helo-only.test>')).code).toBe(250);
+    dialogue.close();
+  });
+
+  it('accepts a non-ASCII local part only where SMTPUTF8 is offered', async () => {
+    const [refused] = await probe('mx1.acme.test', ['josé@acme.test']);
+    expect(refused.code).toBe(553);
+    const dialogue = await session('mx.utf8.test');
+    const ehlo = await dialogue.command('EHLO x.test');
+    expect(ehlo.lines).toContain('250-SMTPUTF8');
+    await dialogue.command('MAIL FROM:<a@b.test> SMTPUTF8');
+    expect((await dialogue.command('RCPT TO:<josé@utf8.test>')).code).toBe(250);
+    dialogue.close();
+  });
+});
+
+describe('dead and failing hosts', () => {
+  it('refuses connections to a host with an address but no server', async () => {
+    await expect(SmtpDialogue.open(lab.ipOf('mx.dead.test'), lab.smtpPort)).rejects.toMatchObject({ code: 'ECONNREFUSED' });
+    await expect(SmtpDialogue.open(lab.ipOf('mx-primary.failover.test'), lab.smtpPort)).rejects.toMatchObject({ code: 'ECONNREFUSED' });
+    const [reply] = await probe('mx-backup.failover.test', ['henry@failover.test']);
+    expect(reply.code).toBe(250);
+  });
+
+  it('serves the implicit MX of a domain that has only an A record', async () => {
+    const [reply] = await probe('mx.implicit.test', ['ivan@implicit.test']);
+    expect(reply.code).toBe(250);
+  });
+});
+
+describe('statistics for hygiene assertions', () => {
+  it('records every command as received and flags bare line endings and NULs', async () => {
+    lab.resetStats();
+    const dialogue = await session('mx1.acme.test');
+    await dialogue.command('EHLO x.test');
+    dialogue.write('MAIL FROM:<a@b.test>\nRCPT TO:<x\0y@acme.test>\r\n');
+    await dialogue.reply();
+    await dialogue.reply();
+    dialogue.close();
+    const stats = lab.stats('mx1.acme.test');
+    expect(stats.commands).toEqual(['EHLO x.test', 'MAIL FROM:<a@b.test>', 'RCPT TO:<x\0y@acme.test>']);
+    expect(stats.violations).toEqual([expect.stringMatching(/^bare LF/), expect.stringMatching(/^NUL/)]);
+  });
+
+  it('shows clean dialogues as violation-free', async () => {
+    lab.resetStats();
+    await probe('mx1.acme.test', ['jane@acme.test']);
+    expect(lab.stats('mx1.acme.test').violations).toEqual([]);
+    expect(lab.stats('mx1.acme.test').commands).toEqual([
+      'EHLO prober.mailguard.test',
+      'MAIL FROM:<verify@mailguard.test>',
+      'RCPT TO:<jane@acme.test>',
+      'QUIT',
+    ]);
+  });
+});

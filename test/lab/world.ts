@@ -1,0 +1,135 @@
+import { createHash } from 'node:crypto';
+import { isIP } from 'node:net';
+import { canonicalName, validateScenario, type DomainSpec, type MailboxState, type RecordSet, type Scenario, type ServerSpec } from './scenario';
+
+export interface LabServer {
+  name: string;
+  ip: string;
+  spec: ServerSpec;
+}
+
+export type RecipientAnswer = { kind: 'mailbox'; state: MailboxState } | { kind: 'unknown' } | { kind: 'not-served' };
+
+/**
+ * The scenario compiled into what the lab's servers answer from: addresses for every server,
+ * a flat DNS table, and mailbox look-ups per domain.
+ */
+export class World {
+  readonly servers: LabServer[];
+  private readonly serverByName = new Map<string, LabServer>();
+  private readonly domains = new Map<string, DomainSpec>();
+  private readonly records = new Map<string, RecordSet>();
+  private readonly avatars = new Set<string>();
+
+  /** `network` is the first two octets of the lab's 127/8 block, e.g. `127.77`. */
+  constructor(
+    readonly scenario: Scenario,
+    readonly network: string,
+  ) {
+    validateScenario(scenario);
+    const names = Object.keys(scenario.servers ?? {}).map(canonicalName).sort();
+    const specs = new Map(Object.entries(scenario.servers ?? {}).map(([name, spec]) => [canonicalName(name), spec]));
+    this.servers = names.map((name, index) => ({
+      name,
+      ip: `${network}.${1 + Math.floor(index / 250)}.${1 + (index % 250)}`,
+      spec: { ...scenario.defaults, ...specs.get(name) },
+    }));
+    for (const server of this.servers) {
+      this.serverByName.set(server.name, server);
+      if (!server.spec.unresolvable) this.addRecords(server.name, { a: [server.ip] });
+    }
+    for (const [rawName, spec] of Object.entries(scenario.domains ?? {})) {
+      const domain = canonicalName(rawName);
+      this.domains.set(domain, spec);
+      const { mx, a, aaaa, txt, cname, ns } = spec;
+      this.addRecords(domain, {
+        a: a?.map((target) => this.address(target)),
+        aaaa,
+        txt,
+        cname: cname ? canonicalName(cname) : undefined,
+        ns,
+        mx: mx === null ? [{ host: '', priority: 0 }] : mx?.map(({ host, priority }) => ({ host: canonicalName(host), priority })),
+      });
+      for (const [relative, set] of Object.entries(spec.records ?? {})) {
+        this.addRecords(`${canonicalName(relative)}.${domain}`, { ...set, a: set.a?.map((target) => this.address(target)) });
+      }
+      for (const local of spec.gravatars ?? []) {
+        this.avatars.add(createHash('sha256').update(`${local}@${rawName}`.toLowerCase()).digest('hex'));
+      }
+    }
+  }
+
+  /** Addresses in `a` lists may name a lab server instead of giving an IP. */
+  private address(target: string): string {
+    if (isIP(target)) return target;
+    const server = this.serverByName.get(canonicalName(target));
+    if (!server) throw new Error(`scenario: A record target ${target} is neither an IP nor a server`);
+    return server.ip;
+  }
+
+  private addRecords(name: string, set: RecordSet): void {
+    const existing = this.records.get(name) ?? {};
+    for (const [key, value] of Object.entries(set) as Array<[keyof RecordSet, RecordSet[keyof RecordSet]]>) {
+      if (value !== undefined) Object.assign(existing, { [key]: value });
+    }
+    this.records.set(name, existing);
+  }
+
+  server(name: string): LabServer {
+    const server = this.serverByName.get(canonicalName(name));
+    if (!server) throw new Error(`no lab server named ${name}`);
+    return server;
+  }
+
+  recordsOf(name: string): RecordSet | undefined {
+    return this.records.get(name);
+  }
+
+  /** True when the name owns records or has names below it (an empty non-terminal). */
+  nameExists(name: string): boolean {
+    if (this.records.has(name)) return true;
+    for (const known of this.records.keys()) if (known.endsWith(`.${name}`)) return true;
+    return false;
+  }
+
+  /** The nearest scenario domain at or above `name`, whose DNS behaviour applies. */
+  zoneOf(name: string): DomainSpec | undefined {
+    for (let candidate = name; candidate; candidate = candidate.slice(candidate.indexOf('.') + 1 || candidate.length)) {
+      const spec = this.domains.get(candidate);
+      if (spec) return spec;
+    }
+    return undefined;
+  }
+
+  domain(name: string): DomainSpec | undefined {
+    return this.domains.get(canonicalName(name));
+  }
+
+  /** Whether `server` is an MX (or the implicit MX) of `domain`. */
+  serves(server: LabServer, domain: string): boolean {
+    const records = this.records.get(domain);
+    if (!records) return false;
+    if (records.mx?.some((mx) => mx.host === server.name)) return true;
+    return !records.mx && (records.a ?? []).includes(server.ip);
+  }
+
+  recipient(server: LabServer, address: string): RecipientAnswer {
+    const at = address.lastIndexOf('@');
+    const local = address.slice(0, at);
+    const domain = canonicalName(address.slice(at + 1));
+    if (at < 1 || !this.serves(server, domain)) return { kind: 'not-served' };
+    const spec = this.domains.get(domain) ?? {};
+    const state = Object.entries(spec.mailboxes ?? {}).find(([name]) => name.toLowerCase() === local.toLowerCase())?.[1];
+    if (state) return { kind: 'mailbox', state };
+    if (server.spec.catchAll || spec.catchAll) return { kind: 'mailbox', state: 'ok' };
+    return { kind: 'unknown' };
+  }
+
+  registered(domain: string): string | undefined {
+    return this.domains.get(canonicalName(domain))?.registered;
+  }
+
+  hasAvatar(sha256: string): boolean {
+    return this.avatars.has(sha256.toLowerCase());
+  }
+}
