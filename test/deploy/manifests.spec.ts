@@ -1,0 +1,70 @@
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { parseAllDocuments } from 'yaml';
+
+/** No Docker engine or cluster here: check what can be checked without one. */
+const root = resolve(__dirname, '../..');
+
+function documents(file: string): Array<Record<string, unknown>> {
+  return parseAllDocuments(readFileSync(file, 'utf8')).map((doc) => {
+    expect(doc.errors).toEqual([]);
+    return doc.toJS() as Record<string, unknown>;
+  });
+}
+
+interface Container {
+  command: string[];
+  readinessProbe?: { httpGet: { path: string } };
+  livenessProbe?: { httpGet: { path: string } };
+}
+
+describe('Kubernetes manifests', () => {
+  const files = readdirSync(join(root, 'k8s')).filter((name) => name.endsWith('.yaml'));
+
+  it('parse, and every document names its kind', () => {
+    expect(files.length).toBeGreaterThan(0);
+    for (const file of files) for (const doc of documents(join(root, 'k8s', file))) expect(doc.kind).toEqual(expect.any(String));
+  });
+
+  it('list every manifest (but the secret example) in the kustomization', () => {
+    const [kustomization] = documents(join(root, 'k8s', 'kustomization.yaml')) as Array<{ resources: string[] }>;
+    const expected = files.filter((name) => name !== 'kustomization.yaml' && !name.includes('example'));
+    expect([...kustomization.resources].sort()).toEqual(expected.sort());
+  });
+
+  it('run commands that exist in the build, with health probes on the real endpoints', () => {
+    const deployments = files.flatMap((file) => documents(join(root, 'k8s', file))).filter((doc) => doc.kind === 'Deployment');
+    expect(deployments.length).toBeGreaterThan(0);
+    for (const deployment of deployments) {
+      const containers = (deployment as { spec: { template: { spec: { containers: Container[] } } } }).spec.template.spec.containers;
+      for (const container of containers) {
+        const [node, entry] = container.command;
+        expect(node).toBe('node');
+        expect(existsSync(join(root, entry.replace(/^dist\//, '').replace(/\.js$/, '.ts')))).toBe(true);
+        if (container.readinessProbe) expect(container.readinessProbe.httpGet.path).toBe('/health/ready');
+        if (container.livenessProbe) expect(container.livenessProbe.httpGet.path).toBe('/health/live');
+      }
+    }
+  });
+});
+
+describe('docker', () => {
+  it('compose parses and builds from the Dockerfile beside it', () => {
+    const [compose] = documents(join(root, 'docker', 'docker-compose.yml')) as Array<{
+      services: Record<string, { build?: { context: string; dockerfile: string }; command?: string[] }>;
+    }>;
+    for (const service of Object.values(compose.services)) {
+      if (!service.build) continue;
+      expect(existsSync(resolve(root, 'docker', service.build.context, service.build.dockerfile))).toBe(true);
+      const entry = service.command?.[1] ?? '';
+      expect(existsSync(join(root, entry.replace(/^dist\//, '').replace(/\.js$/, '.ts')))).toBe(true);
+    }
+  });
+
+  it('copies only paths that exist into the image', () => {
+    const dockerfile = readFileSync(join(root, 'docker', 'Dockerfile'), 'utf8');
+    const sources = [...dockerfile.matchAll(/^COPY (?!--from)(.+) \S+$/gm)].flatMap((match) => match[1].split(/\s+/));
+    expect(sources.length).toBeGreaterThan(0);
+    for (const source of sources) expect(existsSync(join(root, source))).toBe(true);
+  });
+});

@@ -1,0 +1,160 @@
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { runGatewayToExit, startGatewayProcess, type GatewayProcess } from '../support/gateway-process';
+import { createTestDatabase, TEST_REDIS_URL, type TestDatabase } from '../support/services';
+
+jest.setTimeout(60_000);
+
+const workDir = () => mkdtempSync(join(tmpdir(), 'mailguard-e2e-'));
+
+async function json(response: Response): Promise<Record<string, unknown>> {
+  expect(response.headers.get('content-type')).toMatch(/^application\/json/);
+  return (await response.json()) as Record<string, unknown>;
+}
+
+describe('gateway on real Postgres and Redis', () => {
+  let database: TestDatabase;
+  let gateway: GatewayProcess;
+
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    gateway = await startGatewayProcess({ DATABASE_URL: database.url, REDIS_URL: TEST_REDIS_URL }, workDir());
+  });
+
+  afterAll(async () => {
+    await gateway?.stop();
+    await database?.drop();
+  });
+
+  it('is live and ready, and names the servers it uses', async () => {
+    const live = await fetch(`${gateway.url}/health/live`);
+    expect(live.status).toBe(200);
+    expect(await json(live)).toEqual({ status: 'ok' });
+    const ready = await fetch(`${gateway.url}/health/ready`);
+    expect(ready.status).toBe(200);
+    expect(await json(ready)).toEqual({ status: 'ok', database: 'postgres', redis: 'redis' });
+  });
+
+  it('applied the migrations to its database', async () => {
+    const tables = await database.query<{ table_name: string }>(
+      "SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' AND table_name = 'migrations'",
+    );
+    expect(tables).toEqual([{ table_name: 'migrations' }]);
+  });
+
+  it('puts an X-Request-Id on every response and keeps a sane one the client sent', async () => {
+    const generated = await fetch(`${gateway.url}/health/live`);
+    expect(generated.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+    const kept = await fetch(`${gateway.url}/health/live`, { headers: { 'X-Request-Id': 'client-abc.123' } });
+    expect(kept.headers.get('x-request-id')).toBe('client-abc.123');
+    const replaced = await fetch(`${gateway.url}/health/live`, { headers: { 'X-Request-Id': 'x'.repeat(500) } });
+    expect(replaced.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+    const missing = await fetch(`${gateway.url}/v1/nothing-here`);
+    expect(missing.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it('answers unknown routes with 404 and an { error } body, inside and outside /v1', async () => {
+    for (const path of ['/v1/nothing-here', '/nothing-here', '/health/unknown']) {
+      const response = await fetch(`${gateway.url}${path}`);
+      expect(response.status).toBe(404);
+      expect(await json(response)).toEqual({ error: `No route for GET ${path}` });
+    }
+    const wrongMethod = await fetch(`${gateway.url}/health/live`, { method: 'DELETE' });
+    expect(wrongMethod.status).toBe(404);
+    expect(await json(wrongMethod)).toHaveProperty('error');
+  });
+
+  it('answers a malformed JSON body with 400 and a bad percent-encoding with 400, never a stack trace', async () => {
+    const badJson = await fetch(`${gateway.url}/v1/anything`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"a":' });
+    expect(badJson.status).toBe(400);
+    const body = await json(badJson);
+    expect(Object.keys(body)).toEqual(['error']);
+    expect(body.error).toMatch(/not valid JSON/);
+    const badPath = await fetch(`${gateway.url}/v1/email-validation/%E0%A4%A`);
+    expect([400, 404]).toContain(badPath.status);
+    expect(JSON.stringify(await json(badPath))).not.toMatch(/at \w+ \(/);
+  });
+
+  it('answers an over-large body with 413 { error }', async () => {
+    const response = await fetch(`${gateway.url}/v1/anything`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ blob: 'x'.repeat(2 * 1024 * 1024) }),
+    });
+    expect(response.status).toBe(413);
+    expect(await json(response)).toHaveProperty('error');
+  });
+
+  it('writes structured JSON log lines', async () => {
+    await fetch(`${gateway.url}/v1/nothing-here`);
+    const lines = gateway.output().split('\n').filter((line) => line.startsWith('{'));
+    expect(lines.length).toBeGreaterThan(0);
+    const entry = JSON.parse(lines[lines.length - 1]) as { service: string; req?: { id: string } };
+    expect(entry.service).toBe('gateway');
+  });
+
+  it('stops cleanly on SIGTERM', async () => {
+    const other = await startGatewayProcess({ DATABASE_URL: database.url, REDIS_URL: TEST_REDIS_URL }, workDir());
+    expect(await other.stop('SIGTERM')).toBe(0);
+  });
+});
+
+describe('gateway on embedded defaults', () => {
+  it('runs with no DATABASE_URL or REDIS_URL: PGlite in ./data and in-process queues', async () => {
+    const cwd = workDir();
+    const gateway = await startGatewayProcess({}, cwd);
+    try {
+      const ready = await fetch(`${gateway.url}/health/ready`);
+      expect(ready.status).toBe(200);
+      expect(await json(ready)).toEqual({ status: 'ok', database: 'embedded', redis: 'in-process' });
+      expect(existsSync(join(cwd, 'data', 'PG_VERSION'))).toBe(true);
+    } finally {
+      expect(await gateway.stop()).toBe(0);
+      rmSync(cwd, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('readiness when a server is down', () => {
+  it('answers 503 { error } while Postgres does not answer, and stays live', async () => {
+    const gateway = await startGatewayProcess({ DATABASE_URL: 'postgres://postgres@127.0.0.1:1/none' }, workDir());
+    try {
+      const ready = await fetch(`${gateway.url}/health/ready`);
+      expect(ready.status).toBe(503);
+      expect(await json(ready)).toEqual({ error: 'The database is unavailable; retry shortly', code: 'unavailable' });
+      expect((await fetch(`${gateway.url}/health/live`)).status).toBe(200);
+    } finally {
+      await gateway.stop();
+    }
+  });
+
+  it('answers 503 { error } while Redis does not answer', async () => {
+    const database = await createTestDatabase();
+    const gateway = await startGatewayProcess({ DATABASE_URL: database.url, REDIS_URL: 'redis://127.0.0.1:1' }, workDir());
+    try {
+      const ready = await fetch(`${gateway.url}/health/ready`);
+      expect(ready.status).toBe(503);
+      expect(await json(ready)).toEqual({ error: 'Redis is unavailable; retry shortly', code: 'unavailable' });
+    } finally {
+      await gateway.stop();
+      await database.drop();
+    }
+  });
+});
+
+describe('bad configuration', () => {
+  it.each([
+    ['PORT', 'abc'],
+    ['DNS_SERVERS', 'nonsense'],
+    ['SMTP_TIMEOUT_MS', '-5'],
+    ['ALLOW_PRIVATE_MX', 'maybe'],
+    ['DATABASE_URL', 'mysql://x@y/z'],
+  ])('exits non-zero with one line naming %s', async (name, value) => {
+    const result = await runGatewayToExit({ [name]: value }, workDir());
+    expect(result.code).toBe(1);
+    const lines = result.stderr.trim().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toContain(name);
+  });
+});
