@@ -1,0 +1,172 @@
+import { isIP } from 'node:net';
+import { domainToASCII, domainToUnicode } from 'node:url';
+
+/**
+ * RFC 5321 mailbox syntax as a receiving server checks it on RCPT TO (API.md §1.1): a dot-atom or
+ * quoted local part of at most 64 octets (non-ASCII allowed, RFC 6531), a domain of LDH labels
+ * (IDN given as U-labels, converted to A-labels) or an address literal, 254 octets overall.
+ * Anything with a control character is refused here, so it can never reach an SMTP socket.
+ */
+
+export interface ValidAddress {
+  valid: true;
+  /** Normalised: local part as given (unquoted when it can be), domain lower-case Unicode. */
+  email: string;
+  localPart: string;
+  /** Lower-case Unicode form, as shown to clients. */
+  domain: string;
+  /** A-label form used for DNS and SMTP. */
+  asciiDomain: string;
+  /** `local@asciiDomain` (the local part quoted when it must be): what goes into RCPT TO. */
+  smtpAddress: string;
+  /** `[1.2.3.4]` or `[IPv6:…]`: passes syntax, never probed. */
+  addressLiteral: boolean;
+  /** The local part holds non-ASCII characters: probing needs the server's SMTPUTF8. */
+  needsSmtpUtf8: boolean;
+}
+
+export interface InvalidAddress {
+  valid: false;
+  email: string;
+  localPart: string;
+  domain: string;
+  problem: string;
+}
+
+export type SyntaxResult = ValidAddress | InvalidAddress;
+
+const MAX_LOCAL_OCTETS = 64;
+const MAX_DOMAIN_OCTETS = 253;
+const MAX_PATH_OCTETS = 254;
+
+// atext of RFC 5322 plus any non-ASCII character (RFC 6531 UTF8-non-ascii).
+const ATOM = /^[A-Za-z0-9!#$%&'*+/=?^_`{|}~\u0080-\u{10FFFF}-]+$/u;
+// Any C0/C1 control, DEL, or a Unicode line/paragraph separator.
+const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/u;
+const LABEL = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
+
+const octets = (value: string) => Buffer.byteLength(value, 'utf8');
+
+function isDotAtom(value: string): boolean {
+  return value.length > 0 && value.split('.').every((atom) => ATOM.test(atom));
+}
+
+/** Unquotes an RFC 5321 quoted string; null when it is not one. */
+function unquote(value: string): string | null {
+  if (value.length < 2 || !value.startsWith('"') || !value.endsWith('"')) return null;
+  let out = '';
+  for (let i = 1; i < value.length - 1; i++) {
+    const char = value[i];
+    if (char === '\\') {
+      const next = value[++i];
+      if (next === undefined || i === value.length - 1) return null;
+      out += next;
+    } else if (char === '"') {
+      return null;
+    } else {
+      out += char;
+    }
+  }
+  return out;
+}
+
+function quote(value: string): string {
+  return `"${value.replace(/(["\\])/g, '\\$1')}"`;
+}
+
+function checkLocal(local: string): { localPart: string; wire: string } | string {
+  if (local.length === 0) return 'the local part is empty';
+  if (isDotAtom(local)) return { localPart: local, wire: local };
+  const inner = unquote(local);
+  if (inner === null) {
+    if (local.startsWith('.') || local.endsWith('.')) return 'the local part starts or ends with a dot';
+    if (local.includes('..')) return 'the local part has two dots in a row';
+    if (/[()]/.test(local)) return 'comments are not allowed';
+    return 'the local part has characters that need quoting';
+  }
+  // A quoted string whose content is a valid dot-atom means the same mailbox unquoted.
+  if (isDotAtom(inner)) return { localPart: inner, wire: inner };
+  if (inner.length === 0) return 'the quoted local part is empty';
+  return { localPart: quote(inner), wire: quote(inner) };
+}
+
+function checkLiteral(domain: string): string | null {
+  const body = domain.slice(1, -1);
+  if (/^ipv6:/i.test(body)) return isIP(body.slice(5)) === 6 ? null : 'the IPv6 address literal is malformed';
+  return isIP(body) === 4 ? null : 'the address literal is malformed';
+}
+
+function checkDomain(unicodeDomain: string): { ascii: string } | string {
+  if (unicodeDomain.length === 0) return 'the domain is empty';
+  if (unicodeDomain.endsWith('.')) return 'the domain ends with a dot';
+  if (unicodeDomain.startsWith('.') || unicodeDomain.includes('..')) return 'the domain has an empty label';
+  if (unicodeDomain.includes('_')) return 'the domain has an underscore';
+  // Hyphens at label edges are refused before IDNA, which would silently accept some.
+  if (unicodeDomain.split('.').some((label) => label.startsWith('-') || label.endsWith('-'))) {
+    return 'a domain label starts or ends with a hyphen';
+  }
+  const ascii = domainToASCII(unicodeDomain);
+  if (!ascii) return 'the domain is not a valid (internationalised) domain name';
+  if (octets(ascii) > MAX_DOMAIN_OCTETS) return 'the domain is longer than 253 octets';
+  const labels = ascii.split('.');
+  if (labels.length < 2) return 'the domain needs at least two labels';
+  if (!labels.every((label) => LABEL.test(label))) return 'the domain has a label that is not letters, digits and inner hyphens';
+  return { ascii };
+}
+
+export function parseAddress(input: string): SyntaxResult {
+  // Only spaces and tabs are trimmed: a CR or LF anywhere makes the address invalid.
+  const trimmed = input.replace(/^[ \t]+|[ \t]+$/g, '');
+  const at = trimmed.lastIndexOf('@');
+  const rawLocal = at >= 0 ? trimmed.slice(0, at) : trimmed;
+  const rawDomain = at >= 0 ? trimmed.slice(at + 1) : '';
+  const invalid = (problem: string): InvalidAddress => ({
+    valid: false,
+    email: trimmed,
+    localPart: rawLocal,
+    domain: rawDomain.toLowerCase(),
+    problem,
+  });
+
+  if (CONTROL.test(trimmed)) return invalid('the address contains a control character');
+  if (at < 0) return invalid('the address has no @');
+  if (trimmed.includes(' ') && !rawLocal.startsWith('"')) return invalid('the address contains a space');
+
+  const local = checkLocal(rawLocal);
+  if (typeof local === 'string') return invalid(local);
+  if (octets(local.wire) > MAX_LOCAL_OCTETS) return invalid('the local part is longer than 64 octets');
+
+  if (rawDomain.startsWith('[') && rawDomain.endsWith(']')) {
+    const problem = checkLiteral(rawDomain);
+    if (problem) return invalid(problem);
+    const domain = rawDomain.toLowerCase().replace(/^\[ipv6:/, '[IPv6:');
+    const smtpAddress = `${local.wire}@${domain}`;
+    if (octets(smtpAddress) > MAX_PATH_OCTETS) return invalid('the address is longer than 254 octets');
+    return {
+      valid: true,
+      email: `${local.localPart}@${domain}`,
+      localPart: local.localPart,
+      domain,
+      asciiDomain: domain,
+      smtpAddress,
+      addressLiteral: true,
+      needsSmtpUtf8: /[^\x00-\x7f]/.test(local.wire),
+    };
+  }
+
+  const domainCheck = checkDomain(rawDomain.toLowerCase());
+  if (typeof domainCheck === 'string') return invalid(domainCheck);
+  const unicodeDomain = domainToUnicode(domainCheck.ascii);
+  const smtpAddress = `${local.wire}@${domainCheck.ascii}`;
+  if (octets(smtpAddress) > MAX_PATH_OCTETS) return invalid('the address is longer than 254 octets');
+  return {
+    valid: true,
+    email: `${local.localPart}@${unicodeDomain}`,
+    localPart: local.localPart,
+    domain: unicodeDomain,
+    asciiDomain: domainCheck.ascii,
+    smtpAddress,
+    addressLiteral: false,
+    needsSmtpUtf8: /[^\x00-\x7f]/.test(local.wire),
+  };
+}
