@@ -1,0 +1,3 @@
+export { DomainAgeLookup, type DomainAge } from './domain-age';
+export { hasGravatar } from './gravatar';
+export { fetchGet, type HttpGet } from './http';

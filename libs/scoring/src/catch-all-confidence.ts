@@ -1,0 +1,122 @@
+/**
+ * Confidence (0–100) that an address at a catch-all domain belongs to a real, read mailbox.
+ *
+ * A catch-all server accepts every RCPT, so SMTP cannot tell; what is left is evidence about the
+ * address and the domain. The model is a fixed logistic score: each signal adds a documented weight
+ * in log-odds to a neutral prior (50%), and confidence = 100·σ(sum), clamped to 1–99. It is
+ * deterministic: the same inputs always give the same confidence, and `signals` says what moved it.
+ *
+ * | signal | weight | why |
+ * |---|---|---|
+ * | `name_pattern` first.last / first_last / first-last with a known first name | +1.6 | the most common corporate pattern |
+ * | `name_pattern` two alphabetic parts joined by . _ - | +1.1 | still a person-shaped address |
+ * | `name_pattern` flast / f.last / firstl, or a known first name alone | +0.8 | common short patterns |
+ * | `random_looking` many digits, long consonant runs, hex-like | −1.6 | made-up or generated |
+ * | `long_unstructured` over 20 characters without separators | −0.8 | rarely a real mailbox |
+ * | `role` a role local part | +0.4 | role mailboxes usually exist where catch-all is set |
+ * | `gravatar` an avatar exists for the address | +1.8 | someone registered it |
+ * | `authentication` SPF and DMARC both published | +0.3 | a domain that is run for mail |
+ * | `domain_age` under 30 days / under a year / over 5 years | −0.8 / −0.3 / +0.3 | new domains are often throwaway |
+ * | `provider_accepts_all` the provider accepts all RCPTs (Yahoo) | −0.4 | no server-side evidence at all |
+ */
+
+export interface CatchAllFeatures {
+  localPart: string;
+  role: boolean;
+  gravatar: boolean | null;
+  spf: boolean;
+  dmarc: boolean;
+  ageDays: number | null;
+  providerAcceptsAll: boolean;
+}
+
+export interface Signal {
+  signal: string;
+  weight: number;
+}
+
+export interface CatchAllConfidence {
+  confidence: number;
+  signals: Signal[];
+}
+
+/** Common given names (English-speaking and European), enough to recognise person-shaped local parts. */
+const FIRST_NAMES = new Set(
+  `aaron adam adrian ahmed alan albert alex alexander alice alicia amanda amy ana andrea andrew angela anna anne anthony antonio
+  ashley barbara ben benjamin beth betty bill bob brian bruce carl carla carlos carol caroline catherine charles charlie chris
+  christian christina christine christopher claire claudia colin craig daniel david deborah dennis diana diane donald donna
+  dorothy douglas edward elena elizabeth ellen emily emma eric erik eva frank fred gabriel gary george gina grace greg gregory
+  hannah harry heather helen henry hugo ian isabel jack jacob james jamie jane janet jason javier jean jeff jennifer jeremy
+  jessica jim joan joe john jonathan jorge jose joseph joshua juan julia julie justin karen kate katherine kathleen keith kelly
+  kenneth kevin kim laura lauren linda lisa louis lucas lucy luis luke marco margaret maria marie mark martin mary matthew max
+  megan michael michelle mike monica nancy natalie nathan nicholas nicole olivia oscar pablo pamela patricia patrick paul paula
+  peter philip rachel raymond rebecca richard robert roger ronald rose ruth ryan sam samuel sandra sara sarah scott sean sharon
+  simon sophie stephanie stephen steve steven susan thomas tim timothy tom tony victoria vincent walter william zoe`.split(/\s+/),
+);
+
+const WEIGHTS = {
+  namePattern: 1.6,
+  twoPartName: 1.1,
+  shortName: 0.8,
+  randomLooking: -1.6,
+  longUnstructured: -0.8,
+  role: 0.4,
+  gravatar: 1.8,
+  authentication: 0.3,
+  veryNewDomain: -0.8,
+  newDomain: -0.3,
+  oldDomain: 0.3,
+  providerAcceptsAll: -0.4,
+} as const;
+
+function nameSignal(local: string): Signal | null {
+  const parts = local.split(/[._-]/).filter(Boolean);
+  const alpha = parts.every((part) => /^[a-z]+$/.test(part));
+  if (parts.length === 2 && alpha) {
+    const [first, last] = parts;
+    if (FIRST_NAMES.has(first) && last.length >= 2) return { signal: 'name_pattern', weight: WEIGHTS.namePattern };
+    if (first.length === 1 && last.length >= 2) return { signal: 'name_pattern', weight: WEIGHTS.shortName };
+    if (first.length >= 2 && first.length <= 15 && last.length >= 2 && last.length <= 20) return { signal: 'name_pattern', weight: WEIGHTS.twoPartName };
+  }
+  if (parts.length === 1 && alpha) {
+    const [word] = parts;
+    if (FIRST_NAMES.has(word)) return { signal: 'name_pattern', weight: WEIGHTS.shortName };
+    // firstlast, firstl: a known first name followed by a surname or an initial.
+    for (let cut = 3; cut < word.length; cut++) {
+      if (FIRST_NAMES.has(word.slice(0, cut)) && word.length - cut <= 12) return { signal: 'name_pattern', weight: WEIGHTS.shortName };
+    }
+  }
+  return null;
+}
+
+function looksRandom(local: string): boolean {
+  const letters = local.replace(/[^a-z]/g, '');
+  const digits = local.replace(/[^0-9]/g, '').length;
+  if (local.length >= 6 && digits / local.length > 0.3) return true;
+  if (/[bcdfghjklmnpqrstvwxz]{5,}/.test(local)) return true;
+  if (/^[0-9a-f]{8,}$/.test(local) && digits > 0) return true;
+  // Few vowels in a long run of letters reads as keyboard noise.
+  const vowels = letters.replace(/[^aeiouy]/g, '').length;
+  return letters.length >= 8 && vowels / letters.length < 0.2;
+}
+
+export function catchAllConfidence(features: CatchAllFeatures): CatchAllConfidence {
+  const local = features.localPart.toLowerCase().replace(/^"|"$/g, '').replace(/\+.*$/, '');
+  const signals: Signal[] = [];
+  const name = nameSignal(local);
+  if (name) signals.push(name);
+  if (!name && looksRandom(local)) signals.push({ signal: 'random_looking', weight: WEIGHTS.randomLooking });
+  if (!name && local.length > 20 && !/[._-]/.test(local)) signals.push({ signal: 'long_unstructured', weight: WEIGHTS.longUnstructured });
+  if (features.role) signals.push({ signal: 'role', weight: WEIGHTS.role });
+  if (features.gravatar) signals.push({ signal: 'gravatar', weight: WEIGHTS.gravatar });
+  if (features.spf && features.dmarc) signals.push({ signal: 'authentication', weight: WEIGHTS.authentication });
+  if (features.ageDays !== null) {
+    if (features.ageDays < 30) signals.push({ signal: 'domain_age', weight: WEIGHTS.veryNewDomain });
+    else if (features.ageDays < 365) signals.push({ signal: 'domain_age', weight: WEIGHTS.newDomain });
+    else if (features.ageDays > 5 * 365) signals.push({ signal: 'domain_age', weight: WEIGHTS.oldDomain });
+  }
+  if (features.providerAcceptsAll) signals.push({ signal: 'provider_accepts_all', weight: WEIGHTS.providerAcceptsAll });
+  const sum = signals.reduce((total, { weight }) => total + weight, 0);
+  const confidence = Math.min(99, Math.max(1, Math.round(100 / (1 + Math.exp(-sum)))));
+  return { confidence, signals };
+}

@@ -1,0 +1,1 @@
+export { catchAllConfidence, type CatchAllConfidence, type CatchAllFeatures, type Signal } from './catch-all-confidence';

@@ -1,0 +1,267 @@
+import { connect as netConnect, type Socket } from 'node:net';
+import { connect as tlsConnect, type TLSSocket } from 'node:tls';
+import { SocksClient } from 'socks';
+import { ReplyParser, type SmtpReply } from './reply';
+
+/** Why a session could not go on. Any of these ends the session: it is never reused after one. */
+export class SmtpError extends Error {
+  constructor(
+    readonly kind: 'connect' | 'timeout' | 'closed' | 'tls' | 'protocol' | 'aborted',
+    message: string,
+  ) {
+    super(message);
+    this.name = 'SmtpError';
+  }
+}
+
+/** Opens the TCP connection to an MX address: directly, or through a SOCKS5 proxy. */
+export type Connector = (address: string, port: number, timeoutMs: number, signal?: AbortSignal) => Promise<Socket>;
+
+export const directConnector: Connector = (address, port, timeoutMs, signal) =>
+  new Promise((resolve, reject) => {
+    const socket = netConnect({ host: address, port });
+    const fail = (error: SmtpError) => {
+      socket.destroy();
+      reject(error);
+    };
+    const timer = setTimeout(() => fail(new SmtpError('timeout', `connect to ${address}:${port} timed out`)), timeoutMs);
+    const onAbort = () => fail(new SmtpError('aborted', 'check deadline reached'));
+    signal?.addEventListener('abort', onAbort, { once: true });
+    socket.once('connect', () => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', onAbort);
+      resolve(socket);
+    });
+    socket.once('error', (error) => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', onAbort);
+      fail(new SmtpError('connect', `connect to ${address}:${port} failed: ${error.message}`));
+    });
+  });
+
+export interface SocksProxy {
+  host: string;
+  port: number;
+  username: string | null;
+  password: string | null;
+}
+
+export function socksConnector(proxy: SocksProxy): Connector {
+  return async (address, port, timeoutMs) => {
+    try {
+      const { socket } = await SocksClient.createConnection({
+        proxy: { host: proxy.host, port: proxy.port, type: 5, userId: proxy.username ?? undefined, password: proxy.password ?? undefined },
+        command: 'connect',
+        destination: { host: address, port },
+        timeout: timeoutMs,
+      });
+      return socket;
+    } catch (error) {
+      throw new SmtpError('connect', `SOCKS5 connect to ${address}:${port} failed: ${(error as Error).message}`);
+    }
+  };
+}
+
+export interface SessionOptions {
+  /** Host name of the MX (for SNI) and the address to connect to. */
+  host: string;
+  address: string;
+  port: number;
+  timeoutMs: number;
+  connector: Connector;
+  signal?: AbortSignal;
+}
+
+const UNSAFE = /[\r\n\0]/;
+
+/**
+ * A purpose-built SMTP client session for probing: it writes only commands it has checked for
+ * CR/LF/NUL, reads whole (multi-line) replies with a timeout per command, and dies on any timeout
+ * or protocol error rather than risk reading a late reply as the answer to the next command.
+ */
+export class SmtpSession {
+  private socket: Socket | TLSSocket;
+  private readonly parser = new ReplyParser();
+  private readonly replies: SmtpReply[] = [];
+  private waiter: { resolve: () => void } | null = null;
+  private failure: SmtpError | null = null;
+  private readonly onAbort = () => this.fail(new SmtpError('aborted', 'check deadline reached'));
+  extensions = new Map<string, string>();
+  secure = false;
+  /** Round trips spent waiting on the server (connect + banner counts as one). */
+  roundTrips = 0;
+
+  private constructor(
+    socket: Socket,
+    private readonly options: SessionOptions,
+  ) {
+    this.socket = socket;
+    this.attach(socket);
+    options.signal?.addEventListener('abort', this.onAbort, { once: true });
+  }
+
+  /** Connects and reads the banner (returned; the session is closed when it is not 2xx). */
+  static async open(options: SessionOptions): Promise<{ session: SmtpSession; banner: SmtpReply }> {
+    if (options.signal?.aborted) throw new SmtpError('aborted', 'check deadline reached');
+    const socket = await options.connector(options.address, options.port, options.timeoutMs, options.signal);
+    const session = new SmtpSession(socket, options);
+    const banner = await session.read();
+    if (banner.code >= 400) session.close();
+    return { session, banner };
+  }
+
+  private attach(socket: Socket | TLSSocket): void {
+    socket.setEncoding('utf8');
+    socket.on('data', (chunk: string) => {
+      try {
+        this.replies.push(...this.parser.push(chunk));
+      } catch (error) {
+        this.fail(new SmtpError('protocol', (error as Error).message));
+        return;
+      }
+      this.wake();
+    });
+    socket.on('error', (error) => this.fail(new SmtpError('closed', `connection error: ${error.message}`)));
+    socket.on('close', () => this.fail(new SmtpError('closed', 'the server closed the connection')));
+  }
+
+  private wake(): void {
+    const waiter = this.waiter;
+    this.waiter = null;
+    waiter?.resolve();
+  }
+
+  private fail(error: SmtpError): void {
+    this.failure ??= error;
+    this.socket.destroy();
+    this.wake();
+  }
+
+  /** The next reply, or an SmtpError when none comes within the per-command timeout. */
+  private async read(): Promise<SmtpReply> {
+    if (this.replies.length === 0) this.roundTrips++;
+    const deadline = Date.now() + this.options.timeoutMs;
+    while (this.replies.length === 0) {
+      if (this.failure) throw this.failure;
+      const remaining = deadline - Date.now();
+      if (remaining <= 0) {
+        this.fail(new SmtpError('timeout', `no reply within ${this.options.timeoutMs} ms`));
+        throw this.failure as unknown as SmtpError;
+      }
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, remaining);
+        this.waiter = {
+          resolve: () => {
+            clearTimeout(timer);
+            resolve();
+          },
+        };
+      });
+    }
+    return this.replies.shift() as SmtpReply;
+  }
+
+  private write(commands: string[]): void {
+    for (const command of commands) {
+      // The last line of defence: nothing with a line break or NUL is ever written.
+      if (UNSAFE.test(command)) throw new SmtpError('protocol', 'refusing to send a command containing CR, LF or NUL');
+    }
+    if (this.failure) throw this.failure;
+    this.socket.write(commands.map((command) => `${command}\r\n`).join(''));
+  }
+
+  /** Sends commands in one write (pipelined when more than one) and reads one reply each. */
+  async send(...commands: string[]): Promise<SmtpReply[]> {
+    this.write(commands);
+    const replies: SmtpReply[] = [];
+    for (let i = 0; i < commands.length; i++) replies.push(await this.read());
+    return replies;
+  }
+
+  async command(command: string): Promise<SmtpReply> {
+    const [reply] = await this.send(command);
+    return reply;
+  }
+
+  get pipelining(): boolean {
+    return this.extensions.has('PIPELINING');
+  }
+
+  /** EHLO, falling back to HELO when EHLO is refused; records the extensions offered. */
+  async hello(name: string): Promise<SmtpReply> {
+    const ehlo = await this.command(`EHLO ${name}`);
+    if (ehlo.code === 250) {
+      this.extensions = new Map(
+        ehlo.lines.slice(1).map((line) => {
+          const [keyword, ...rest] = line.slice(4).trim().split(/\s+/);
+          return [keyword.toUpperCase(), rest.join(' ')];
+        }),
+      );
+      return ehlo;
+    }
+    if (ehlo.code >= 500 && ehlo.code < 600) {
+      this.extensions = new Map();
+      return this.command(`HELO ${name}`);
+    }
+    return ehlo;
+  }
+
+  /** STARTTLS and the TLS handshake (certificates not verified: RFC 7435 opportunistic TLS). */
+  async startTls(): Promise<SmtpReply> {
+    const reply = await this.command('STARTTLS');
+    if (reply.code !== 220) return reply;
+    const plain = this.socket as Socket;
+    plain.removeAllListeners('data');
+    plain.removeAllListeners('close');
+    plain.removeAllListeners('error');
+    // Anything the server sent after its 220 in plaintext is discarded (STARTTLS injection).
+    this.parser.reset();
+    this.replies.length = 0;
+    this.roundTrips++;
+    const secure = await new Promise<TLSSocket>((resolve, reject) => {
+      const socket = tlsConnect({ socket: plain, servername: this.options.host, rejectUnauthorized: false });
+      const timer = setTimeout(() => {
+        socket.destroy();
+        reject(new SmtpError('tls', 'TLS handshake timed out'));
+      }, this.options.timeoutMs);
+      socket.once('secureConnect', () => {
+        clearTimeout(timer);
+        resolve(socket);
+      });
+      socket.once('error', (error) => {
+        clearTimeout(timer);
+        socket.destroy();
+        reject(new SmtpError('tls', `TLS handshake failed: ${error.message}`));
+      });
+    }).catch((error: SmtpError) => {
+      this.failure ??= error;
+      throw error;
+    });
+    this.socket = secure;
+    this.secure = true;
+    this.extensions = new Map();
+    this.attach(secure);
+    return reply;
+  }
+
+  /** Says goodbye without waiting: the answer to QUIT changes nothing. */
+  quit(): void {
+    if (this.failure) return;
+    try {
+      this.write(['QUIT']);
+    } catch {
+      // Already failed: nothing to say goodbye to.
+    }
+    this.socket.end();
+    this.detach();
+  }
+
+  close(): void {
+    this.socket.destroy();
+    this.detach();
+  }
+
+  private detach(): void {
+    this.options.signal?.removeEventListener('abort', this.onAbort);
+  }
+}

@@ -1,0 +1,233 @@
+import { isPublicAddress } from './address-policy';
+import { classifyReply, type ReplyClass } from './classify';
+import { SmtpError, SmtpSession, type Connector } from './client';
+import type { SmtpReply } from './reply';
+
+export interface ProbeHost {
+  exchange: string;
+  addresses: string[];
+}
+
+export interface ProbeOptions {
+  hosts: ProbeHost[];
+  /** RCPT TO form of the address (A-label domain). */
+  address: string;
+  needsSmtpUtf8: boolean;
+  /** A made-up local part to test the domain for catch-all; null to skip (the answer is known). */
+  catchAllLocalPart: string | null;
+  heloName: string;
+  mailFrom: string;
+  port: number;
+  timeoutMs: number;
+  connector: Connector;
+  allowPrivate: boolean;
+  signal?: AbortSignal;
+}
+
+/** How far the probe got when no server gave a definite answer. */
+export type ProbeFailure = 'greylisted' | 'sender_blocked' | 'tls_failed' | 'timeout' | 'no_connection' | 'private_address' | 'smtputf8_unsupported' | 'refused';
+
+export interface ProbeResult {
+  /** A server answered for the mailbox (accepted, no such user, disabled or full). */
+  definite: boolean;
+  /** The class of the target's RCPT reply, when there was one. */
+  replyClass: ReplyClass | null;
+  failure: ProbeFailure | null;
+  /** The reply that decided (the target's RCPT reply, else the most telling refusal). */
+  reply: SmtpReply | null;
+  host: string | null;
+  /** true/false when the made-up address was accepted/refused; null when untested or unclear. */
+  catchAll: boolean | null;
+  sessions: number;
+  roundTrips: number;
+}
+
+const DEFINITE: ReplyClass[] = ['accepted', 'mailbox_exists', 'no_such_user', 'disabled', 'full'];
+/** When nobody answers definitely, report the most telling failure. */
+const FAILURE_RANK: ProbeFailure[] = ['greylisted', 'sender_blocked', 'tls_failed', 'smtputf8_unsupported', 'refused', 'timeout', 'no_connection', 'private_address'];
+
+function failureOf(replyClass: ReplyClass): ProbeFailure {
+  switch (replyClass) {
+    case 'greylisted':
+    case 'temporary':
+    case 'too_many_recipients':
+      return 'greylisted';
+    case 'sender_blocked':
+      return 'sender_blocked';
+    case 'tls_required':
+      return 'tls_failed';
+    default:
+      return 'refused';
+  }
+}
+
+function catchAllOf(reply: SmtpReply | undefined): boolean | null | 'separately' {
+  if (!reply) return null;
+  const replyClass = classifyReply(reply);
+  if (replyClass === 'accepted' || replyClass === 'mailbox_exists') return true;
+  if (replyClass === 'no_such_user' || replyClass === 'disabled') return false;
+  if (replyClass === 'too_many_recipients') return 'separately';
+  return null;
+}
+
+class Attempt {
+  sessions = 0;
+  roundTrips = 0;
+  failures: Array<{ failure: ProbeFailure; reply: SmtpReply | null; host: string }> = [];
+
+  constructor(private readonly options: ProbeOptions) {}
+
+  note(failure: ProbeFailure, host: string, reply: SmtpReply | null = null): void {
+    this.failures.push({ failure, reply, host });
+  }
+
+  /** A greeted session, TLS negotiated when offered (or plain when `plain`), ready for MAIL FROM. */
+  async session(host: string, address: string, plain: boolean): Promise<SmtpSession | null> {
+    const options = this.options;
+    this.sessions++;
+    const { session, banner } = await SmtpSession.open({ host, address, port: options.port, timeoutMs: options.timeoutMs, connector: options.connector, signal: options.signal });
+    const track = () => (this.roundTrips += session.roundTrips);
+    if (banner.code >= 400) {
+      track();
+      this.note(failureOf(classifyReply(banner, 'banner')), host, banner);
+      return null;
+    }
+    let hello = await session.hello(options.heloName);
+    if (hello.code === 250 && !plain && session.extensions.has('STARTTLS')) {
+      const tls = await session.startTls();
+      if (tls.code === 220) hello = await session.hello(options.heloName);
+    }
+    if (hello.code !== 250) {
+      track();
+      session.quit();
+      this.note(failureOf(classifyReply(hello, 'ehlo')), host, hello);
+      return null;
+    }
+    return Object.assign(session, { track });
+  }
+}
+
+type TrackedSession = SmtpSession & { track(): void };
+
+/**
+ * Check 4: asks the domain's MX hosts, in priority order, whether they take mail for the address,
+ * and in the same session (PIPELINING: in the same round trip) whether they take a made-up address
+ * too. The target is always asked first. Every MX is tried until one answers definitely.
+ */
+export async function probeMailbox(options: ProbeOptions): Promise<ProbeResult> {
+  const attempt = new Attempt(options);
+  const mail = `MAIL FROM:<${options.mailFrom}>${options.needsSmtpUtf8 ? ' SMTPUTF8' : ''}`;
+  const rcpt = `RCPT TO:<${options.address}>`;
+  const domain = options.address.slice(options.address.lastIndexOf('@') + 1);
+  const decoy = options.catchAllLocalPart ? `RCPT TO:<${options.catchAllLocalPart}@${domain}>` : null;
+
+  for (const host of options.hosts) {
+    const addresses = host.addresses.filter((address) => options.allowPrivate || isPublicAddress(address));
+    if (addresses.length === 0) {
+      attempt.note('private_address', host.exchange);
+      continue;
+    }
+    for (const address of addresses) {
+      let session: TrackedSession | null = null;
+      let plain = false;
+      try {
+        for (;;) {
+          try {
+            session = (await attempt.session(host.exchange, address, plain)) as TrackedSession | null;
+            break;
+          } catch (error) {
+            // A broken TLS handshake: try once more in plaintext, as senders do (RFC 7435).
+            if (error instanceof SmtpError && error.kind === 'tls' && !plain) {
+              plain = true;
+              continue;
+            }
+            throw error;
+          }
+        }
+        if (!session) break;
+        if (options.needsSmtpUtf8 && !session.extensions.has('SMTPUTF8')) {
+          session.track();
+          session.quit();
+          attempt.note('smtputf8_unsupported', host.exchange);
+          break;
+        }
+        const commands = session.pipelining && decoy ? [mail, rcpt, decoy] : [mail, rcpt];
+        const replies = session.pipelining ? await session.send(...commands) : [await session.command(mail)];
+        const mailReply = replies[0];
+        if (mailReply.code !== 250) {
+          session.track();
+          session.quit();
+          const failure = failureOf(classifyReply(mailReply, 'mail'));
+          attempt.note(plain && failure === 'tls_failed' ? 'tls_failed' : failure, host.exchange, mailReply);
+          break;
+        }
+        const target = replies[1] ?? (await session.command(rcpt));
+        const targetClass = classifyReply(target);
+        if (!DEFINITE.includes(targetClass)) {
+          session.track();
+          session.quit();
+          attempt.note(failureOf(targetClass), host.exchange, target);
+          break;
+        }
+        let decoyReply = replies[2];
+        if (!decoyReply && decoy && targetClass !== 'no_such_user') decoyReply = await session.command(decoy);
+        session.track();
+        session.quit();
+        let catchAll = targetClass === 'no_such_user' ? false : catchAllOf(decoyReply);
+        if (catchAll === 'separately' && decoy) catchAll = await probeSeparately(attempt, host.exchange, address, plain, mail, decoy);
+        return {
+          definite: true,
+          replyClass: targetClass,
+          failure: null,
+          reply: target,
+          host: host.exchange,
+          catchAll: catchAll === 'separately' ? null : catchAll,
+          sessions: attempt.sessions,
+          roundTrips: attempt.roundTrips,
+        };
+      } catch (error) {
+        if (session) session.track();
+        session?.close();
+        if (!(error instanceof SmtpError)) throw error;
+        if (error.kind === 'aborted') return summarise(attempt, 'timeout');
+        attempt.note(error.kind === 'connect' ? 'no_connection' : error.kind === 'tls' ? 'tls_failed' : 'timeout', host.exchange);
+        // A refused connection may succeed on the host's next address; anything else moves on.
+        if (error.kind !== 'connect') break;
+      }
+    }
+  }
+  return summarise(attempt, null);
+}
+
+/** The made-up recipient in a session of its own, for servers that refuse a second RCPT. */
+async function probeSeparately(attempt: Attempt, host: string, address: string, plain: boolean, mail: string, decoy: string): Promise<boolean | null> {
+  let session: TrackedSession | null = null;
+  try {
+    session = (await attempt.session(host, address, plain)) as TrackedSession | null;
+    if (!session) return null;
+    const [mailReply, decoyReply] = session.pipelining ? await session.send(mail, decoy) : [await session.command(mail)];
+    const reply = mailReply.code === 250 ? (decoyReply ?? (await session.command(decoy))) : undefined;
+    session.track();
+    session.quit();
+    const catchAll = catchAllOf(reply);
+    return catchAll === 'separately' ? null : catchAll;
+  } catch {
+    session?.close();
+    return null;
+  }
+}
+
+function summarise(attempt: Attempt, forced: ProbeFailure | null): ProbeResult {
+  const ranked = [...attempt.failures].sort((a, b) => FAILURE_RANK.indexOf(a.failure) - FAILURE_RANK.indexOf(b.failure));
+  const best = ranked[0];
+  return {
+    definite: false,
+    replyClass: best?.reply ? classifyReply(best.reply) : null,
+    failure: forced ?? best?.failure ?? 'no_connection',
+    reply: best?.reply ?? null,
+    host: best?.host ?? null,
+    catchAll: null,
+    sessions: attempt.sessions,
+    roundTrips: attempt.roundTrips,
+  };
+}
