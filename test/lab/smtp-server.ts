@@ -119,7 +119,8 @@ export class LabSmtpServer {
 
   private send(session: Session, text: string, delayMs = this.spec.latencyMs ?? 0): Promise<void> {
     session.queue = session.queue.then(async () => {
-      if (delayMs > 0) await new Promise((done) => setTimeout(done, delayMs));
+      // Unref: a tarpit's pending banner must not keep a finished test process alive.
+      if (delayMs > 0) await new Promise((done) => setTimeout(done, delayMs).unref());
       if (!session.closed && !session.socket.destroyed) session.socket.write(text);
     });
     return session.queue;

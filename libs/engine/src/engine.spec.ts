@@ -1,0 +1,270 @@
+import { loadConfig } from '@mailguard/config';
+import { startLab, type Lab } from '../../../test/lab';
+import { loadScenario } from '../../../test/lab/scenario';
+import { createEngine, type VerificationEngine } from './engine';
+
+/** The engine through the real sockets of the mail lab: every verdict row and every behaviour. */
+let lab: Lab;
+let engine: VerificationEngine;
+
+function engineFor(extra: Record<string, string> = {}): VerificationEngine {
+  return createEngine(loadConfig({ ...lab.env, SMTP_HELO_NAME: 'probe.mailguard.test', SMTP_TIMEOUT_MS: '2000', GREYLIST_RETRY_SECONDS: '300', ...extra }));
+}
+
+beforeAll(async () => {
+  const scenario = loadScenario();
+  scenario.servers!['mx.greylist.test'].greylistMs = 400;
+  lab = await startLab(scenario);
+  engine = engineFor();
+});
+
+afterAll(() => lab.stop());
+
+describe('API.md §1.1, row by row', () => {
+  it.each([
+    ['john.doe..x@acme.test', 'invalid', 'invalid', 'invalid_syntax'],
+    ['someone@no-such-domain.test', 'invalid', 'invalid', 'invalid_domain'],
+    ['someone@nullmx.test', 'invalid', 'invalid', 'no_mx'],
+    ['someone@nomail.test', 'invalid', 'invalid', 'no_mx'],
+    ['nobody@acme.test', 'invalid', 'invalid', 'rejected_email'],
+    ['gone@acme.test', 'invalid', 'invalid', 'disabled'],
+    ['inactive.user@acme.test', 'invalid', 'invalid', 'disabled'],
+    ['anyone@catchall.test', 'risky', 'risky', 'catch_all'],
+    ['temp@mailinator.com', 'risky', 'risky', 'disposable'],
+    ['full.box@acme.test', 'risky', 'risky', 'full_inbox'],
+    ['temp.full@acme.test', 'risky', 'risky', 'full_inbox'],
+    ['admin@acme.test', 'risky', 'risky', 'role'],
+    ['bob@blocked.test', 'risky', 'unknown', 'unknown'],
+    ['john.doe@acme.test', 'valid', 'safe', 'accepted_email'],
+  ])('%s → %s / %s / %s', async (email, status, reachable, reason) => {
+    const result = await engine.verify(email);
+    expect({ status: result.status, reachable: result.reachable, reason: result.reason }).toEqual({ status, reachable, reason });
+    expect(result.isValid).toBe(status !== 'invalid');
+    expect(result.confidence === null).toBe(reason !== 'catch_all');
+  });
+
+  it('probes disposable domains like any other: a rejected mailbox there is rejected_email', async () => {
+    const result = await engine.verify('nobody@mailinator.com');
+    expect(result).toMatchObject({ status: 'invalid', reason: 'rejected_email', isDisposable: true });
+  });
+});
+
+describe('the result object', () => {
+  it('carries every field of API.md §1 for an accepted address', async () => {
+    const result = await engine.verify('  John.Doe@ACME.test ');
+    expect(result).toMatchObject({
+      email: 'John.Doe@acme.test',
+      domain: 'acme.test',
+      status: 'valid',
+      confidence: null,
+      reason: 'accepted_email',
+      isValid: true,
+      reachable: 'safe',
+      syntax: true,
+      smtp: { hostExists: true, deliverable: true, catchAll: false, fullInbox: false, disabled: false },
+      isFree: false,
+      isRole: false,
+      isDisposable: false,
+      hasGravatar: true,
+      suggestion: null,
+      cached: false,
+      checks: {
+        syntax: { valid: true, localPart: 'John.Doe', domain: 'acme.test' },
+        domain: { exists: true },
+        mx: { valid: true, records: [{ exchange: 'mx1.acme.test', priority: 10 }], nullMx: false, implicit: false, provider: null },
+        smtp: { checked: true, code: 250, enhancedCode: '2.1.5', message: 'Ok' },
+        disposable: { value: false },
+        role: { value: false },
+        catchAll: { value: false, confidence: null },
+        domainAge: { createdAt: '1998-04-12T00:00:00Z' },
+        authentication: {
+          spf: { present: true, record: 'v=spf1 mx -all' },
+          dkim: { present: true, selectors: ['google'] },
+          dmarc: { present: true, policy: 'reject' },
+        },
+      },
+    });
+    expect(result.score).toBeGreaterThanOrEqual(90);
+    expect(result.checks.domainAge.ageDays).toBeGreaterThan(10_000);
+    expect(Date.parse(result.verifiedAt)).not.toBeNaN();
+  });
+
+  it('keeps scores in line with the verdict: accepted high, rejected near 0, unknown between', async () => {
+    const [accepted, rejected, unknown] = await Promise.all(['jane@acme.test', 'nobody@acme.test', 'bob@blocked.test'].map((email) => engine.verify(email)));
+    expect(accepted.score).toBeGreaterThan(unknown.score);
+    expect(unknown.score).toBeGreaterThan(rejected.score);
+    expect(rejected.score).toBeLessThanOrEqual(5);
+  });
+
+  it('reports free providers, typo suggestions and the provider behind the MX', async () => {
+    const gmail = await engine.verify('real.person@gmail.com');
+    expect(gmail).toMatchObject({ status: 'valid', isFree: true, checks: { mx: { provider: 'google' }, smtp: { code: 250 } } });
+    const typo = await engine.verify('john@gmial.com');
+    expect(typo.suggestion).toBe('john@gmail.com');
+  });
+
+  it('reads multi-line Gmail rejections', async () => {
+    const result = await engine.verify('no.one@gmail.com');
+    expect(result).toMatchObject({ reason: 'rejected_email', checks: { smtp: { code: 550, enhancedCode: '5.1.1' } } });
+    expect(result.checks.smtp.message).toMatch(/^The email account that you tried to reach does not exist/);
+    expect((await engine.verify('suspended@gmail.com')).reason).toBe('disabled');
+    expect((await engine.verify('hoarder@gmail.com')).reason).toBe('full_inbox');
+  });
+});
+
+describe('lab behaviours', () => {
+  it('greylisting: unknown when the retry does not fit the deadline, accepted when it does', async () => {
+    expect((await engine.verify('alice@greylist.test')).reachable).toBe('unknown');
+    const patient = engineFor({ GREYLIST_RETRY_SECONDS: '1' });
+    expect((await patient.verify('alice@greylist.test')).reason).toBe('accepted_email');
+  });
+
+  it('sender blocked at RCPT or at the banner is unknown, never rejected', async () => {
+    for (const email of ['bob@blocked.test', 'bob@blocked-banner.test']) {
+      const result = await engine.verify(email);
+      expect(result).toMatchObject({ status: 'risky', reachable: 'unknown', reason: 'unknown' });
+      expect(result.checks.smtp.checked).toBe(false);
+      expect(result.checks.smtp.code).toBe(554);
+    }
+  });
+
+  it('STARTTLS: offered and required are negotiated; a broken required handshake is unknown', async () => {
+    lab.resetStats();
+    expect((await engine.verify('sec@tls-offered.test')).reason).toBe('accepted_email');
+    expect((await engine.verify('sec@tls-required.test')).reason).toBe('accepted_email');
+    expect(lab.stats('mx.tls.test').tlsSessions).toBe(1);
+    expect(lab.stats('mx.tlsreq.test').tlsSessions).toBe(1);
+    expect((await engine.verify('sec@tls-broken.test')).reachable).toBe('unknown');
+  });
+
+  it('fails over from a dead primary MX to the backup', async () => {
+    const result = await engine.verify('henry@failover.test');
+    expect(result.reason).toBe('accepted_email');
+  });
+
+  it('dead MX hosts and DNS failures are unknown; dangling MX hosts mean no mail', async () => {
+    expect((await engine.verify('a@deadmx.test')).reachable).toBe('unknown');
+    expect((await engine.verify('a@dangling.test')).reason).toBe('no_mx');
+    const servfail = await engine.verify('a@servfail.test');
+    expect(servfail).toMatchObject({ reachable: 'unknown', checks: { domain: { exists: null } } });
+    expect((await engine.verify('a@timeout.test')).reachable).toBe('unknown');
+    expect((await engine.verify('jane@slowdns.test')).reason).toBe('accepted_email');
+  });
+
+  it('uses the implicit MX of a domain with only an A record', async () => {
+    const result = await engine.verify('ivan@implicit.test');
+    expect(result).toMatchObject({ reason: 'accepted_email', checks: { mx: { implicit: true, records: [] } } });
+  });
+
+  it('falls back to HELO, works without PIPELINING, and through injected latency', async () => {
+    expect((await engine.verify('frank@helo-only.test')).reason).toBe('accepted_email');
+    expect((await engine.verify('gina@nopipe.test')).reason).toBe('accepted_email');
+    expect((await engine.verify('nobody@nopipe.test')).reason).toBe('rejected_email');
+    expect((await engine.verify('erin@slow.test')).reason).toBe('accepted_email');
+  });
+
+  it('probes non-ASCII local parts only where SMTPUTF8 is offered', async () => {
+    expect((await engine.verify('josé@utf8.test')).reason).toBe('accepted_email');
+    expect((await engine.verify('josé@acme.test')).reachable).toBe('unknown');
+  });
+
+  it('never probes an address literal', async () => {
+    lab.resetStats();
+    const result = await engine.verify('user@[127.0.0.1]');
+    expect(result).toMatchObject({ syntax: true, status: 'risky', reachable: 'unknown' });
+  });
+
+  it('turns a tarpit into unknown at the check deadline instead of hanging', async () => {
+    const hurried = engineFor({ CHECK_DEADLINE_MS: '600', SMTP_TIMEOUT_MS: '30000' });
+    const result = await hurried.verify('slow@tarpit.test');
+    expect(result.reachable).toBe('unknown');
+  });
+
+  it('reads 421 too many connections as unknown', async () => {
+    const held = await Promise.all([1, 2].map(() => import('node:net').then(({ connect }) => connect({ host: lab.ipOf('mx.busy.test'), port: lab.smtpPort }))));
+    await Promise.all(held.map((socket) => new Promise((resolve) => socket.once('data', resolve))));
+    const result = await engine.verify('carol@busy.test');
+    expect(result.reachable).toBe('unknown');
+    held.forEach((socket) => socket.destroy());
+  });
+
+  it('refuses MX hosts on private or loopback addresses unless ALLOW_PRIVATE_MX=true', async () => {
+    lab.resetStats();
+    const strict = engineFor({ ALLOW_PRIVATE_MX: 'false' });
+    const result = await strict.verify('jane@acme.test');
+    expect(result.reachable).toBe('unknown');
+    expect(lab.stats('mx1.acme.test').sessions).toBe(0);
+  });
+});
+
+describe('catch-all', () => {
+  it('probes the target first and the made-up address after it, in one session', async () => {
+    lab.resetStats();
+    const fresh = engineFor();
+    await fresh.verify('peter@catchall.test');
+    const rcpts = lab.stats('mx.catchall.test').commands.filter((command) => command.startsWith('RCPT'));
+    expect(rcpts[0]).toBe('RCPT TO:<peter@catchall.test>');
+    expect(rcpts).toHaveLength(2);
+    expect(lab.stats('mx.catchall.test').sessions).toBe(1);
+  });
+
+  it('asks a server that refuses a second recipient in a session of its own, and keeps the real answer', async () => {
+    lab.resetStats();
+    const fresh = engineFor();
+    const result = await fresh.verify('dave@picky.test');
+    expect(result).toMatchObject({ reason: 'accepted_email', smtp: { catchAll: false } });
+    expect(lab.stats('mx.picky.test').sessions).toBe(2);
+  });
+
+  it("reports a provider that accepts every recipient (Yahoo) as catch-all, never safe", async () => {
+    const result = await engine.verify('real.person@yahoo.com');
+    expect(result).toMatchObject({ status: 'risky', reason: 'catch_all', checks: { mx: { provider: 'yahoo' } } });
+    expect(result.confidence).toEqual(expect.any(Number));
+  });
+
+  it('scores real mailboxes above made-up ones on the lab catch-all domain', async () => {
+    const real = ['ceo', 'peter', 'john.smith', 'maria.garcia', 'lisa.wong', 'jsmith'];
+    const madeUp = ['xk29qz8w', 'qwrtzplkm', 'a8f3c9e1b2', 'zzkq0912xx', 'user84736251', 'bcdfghjkl'];
+    const confidence = async (local: string) => (await engine.verify(`${local}@catchall.test`)).confidence as number;
+    const realScores = await Promise.all(real.map(confidence));
+    const madeUpScores = await Promise.all(madeUp.map(confidence));
+    expect(Math.min(...realScores)).toBeGreaterThan(Math.max(...madeUpScores));
+    const explained = await engine.verify('john.smith@catchall.test');
+    expect(explained.checks.catchAll.signals?.map((s) => s.signal)).toEqual(expect.arrayContaining(['name_pattern', 'gravatar']));
+  });
+
+  it('caches the domain: a second address at it needs no new DNS look-ups and no made-up probe', async () => {
+    const fresh = engineFor();
+    await fresh.verify('peter@catchall.test');
+    lab.resetStats();
+    const queries = lab.dns.queries;
+    await fresh.verify('maria.garcia@catchall.test');
+    expect(lab.dns.queries).toBe(queries);
+    expect(lab.stats('mx.catchall.test').commands.filter((command) => command.startsWith('RCPT'))).toEqual(['RCPT TO:<maria.garcia@catchall.test>']);
+  });
+});
+
+describe('socket hygiene', () => {
+  it('never writes CR, LF or NUL to a mail server, whatever the input', async () => {
+    lab.resetStats();
+    const hostile = [
+      'john.doe@acme.test\r\nRCPT TO:<jane@acme.test>',
+      'john.doe@acme.test>\r\nDATA',
+      '"x\r\nQUIT"@acme.test',
+      'jo\nhn@acme.test',
+      'john\0@acme.test',
+      'john.doe@acme.test\n',
+      'a@acme.test\rMAIL FROM:<x@y.z>',
+      'a\u2028b@acme.test',
+    ];
+    for (const input of hostile) expect((await engine.verify(input)).reason).toBe('invalid_syntax');
+    await engine.verify('"quoted local"@acme.test');
+    for (const server of lab.world.servers) {
+      if (server.spec.down || server.spec.unresolvable) continue;
+      const stats = lab.stats(server.name);
+      expect(stats.violations).toEqual([]);
+      for (const command of stats.commands) expect(command).not.toMatch(/[\r\n\0]/);
+    }
+    expect(lab.stats('mx1.acme.test').commands).toContain('RCPT TO:<"quoted local"@acme.test>');
+  });
+});
