@@ -2,6 +2,7 @@ import { LabDnsServer } from './dns-server';
 import { LabHttpServer } from './http-server';
 import type { Scenario } from './scenario';
 import { LabSmtpServer, type SmtpStats } from './smtp-server';
+import { LabSocksServer } from './socks-server';
 import { World } from './world';
 
 export interface LabOptions {
@@ -10,6 +11,7 @@ export interface LabOptions {
   smtpPort?: number;
   dnsPort?: number;
   httpPort?: number;
+  socksPort?: number;
   /** Latency of the RDAP/avatar server. */
   httpLatencyMs?: number;
 }
@@ -18,6 +20,8 @@ export interface Lab {
   world: World;
   dns: LabDnsServer;
   http: LabHttpServer;
+  /** A SOCKS5 proxy (user `lab`, password `lab-secret`) for testing SMTP_PROXY. */
+  socks: LabSocksServer;
   /** `DNS_SERVERS` value for the service. */
   dnsServer: string;
   /** The API.md §8 variables that point MailGuard at this lab. */
@@ -52,10 +56,11 @@ async function startOnce(scenario: Scenario, options: LabOptions & { network: st
   const smtpPort = options.smtpPort ?? 2525;
   const dns = new LabDnsServer(world, `${options.network}.0.53`, options.dnsPort ?? 5353);
   const http = new LabHttpServer(world, `${options.network}.0.80`, options.httpPort ?? 8080, options.httpLatencyMs ?? 0);
+  const socks = new LabSocksServer(`${options.network}.0.108`, options.socksPort ?? 1080, { username: 'lab', password: 'lab-secret' });
   const smtpServers = new Map(world.servers.map((server) => [server.name, new LabSmtpServer(world, server, smtpPort)]));
   const started: Array<{ stop(): Promise<void> }> = [];
   try {
-    for (const part of [dns, http, ...smtpServers.values()]) {
+    for (const part of [dns, http, socks, ...smtpServers.values()]) {
       await part.start();
       started.push(part);
     }
@@ -73,6 +78,7 @@ async function startOnce(scenario: Scenario, options: LabOptions & { network: st
     world,
     dns,
     http,
+    socks,
     dnsServer,
     smtpPort,
     env: {

@@ -32,6 +32,8 @@ export interface SmtpStats {
   /** Sessions turned away with 421 because of `maxConnections`. */
   refused: number;
   tlsSessions: number;
+  /** Reply batches written (the banner included): the round trips clients waited for. */
+  replyBatches: number;
   /** Every command line received, as received (without its CRLF), in order. */
   commands: string[];
   /** Protocol faults seen from clients: bare CR or LF, NUL, over-long lines. */
@@ -39,7 +41,7 @@ export interface SmtpStats {
 }
 
 function emptyStats(): SmtpStats {
-  return { sessions: 0, active: 0, peakConcurrent: 0, refused: 0, tlsSessions: 0, commands: [], violations: [] };
+  return { sessions: 0, active: 0, peakConcurrent: 0, refused: 0, tlsSessions: 0, replyBatches: 0, commands: [], violations: [] };
 }
 
 /** Renders a reply template: `\n` separates lines, continuation lines get `code-`. */
@@ -118,6 +120,7 @@ export class LabSmtpServer {
   }
 
   private send(session: Session, text: string, delayMs = this.spec.latencyMs ?? 0): Promise<void> {
+    this.stats.replyBatches++;
     session.queue = session.queue.then(async () => {
       // Unref: a tarpit's pending banner must not keep a finished test process alive.
       if (delayMs > 0) await new Promise((done) => setTimeout(done, delayMs).unref());

@@ -188,6 +188,15 @@ describe('lab behaviours', () => {
     held.forEach((socket) => socket.destroy());
   });
 
+  it('probes through a SOCKS5 proxy when SMTP_PROXY is set', async () => {
+    const proxied = engineFor({ SMTP_PROXY: lab.socks.url });
+    const result = await proxied.verify('jane@acme.test');
+    expect(result.reason).toBe('accepted_email');
+    expect(lab.socks.connects).toContain(`${lab.ipOf('mx1.acme.test')}:${lab.smtpPort}`);
+    const refused = engineFor({ SMTP_PROXY: lab.socks.url.replace('lab-secret', 'wrong') });
+    expect((await refused.verify('jane@acme.test')).reachable).toBe('unknown');
+  });
+
   it('refuses MX hosts on private or loopback addresses unless ALLOW_PRIVATE_MX=true', async () => {
     lab.resetStats();
     const strict = engineFor({ ALLOW_PRIVATE_MX: 'false' });

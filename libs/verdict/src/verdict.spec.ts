@@ -1,0 +1,61 @@
+import { decideVerdict, type VerdictInput } from './verdict';
+
+const accepted: VerdictInput = {
+  syntaxValid: true,
+  domainExists: true,
+  noMail: false,
+  mailbox: 'accepted',
+  unknownCause: null,
+  catchAll: false,
+  catchAllConfidence: null,
+  disposable: false,
+  role: false,
+};
+
+/** API.md §1.1, one row per case, plus the cases where row order decides. */
+const TABLE: Array<[string, Partial<VerdictInput>, string, string, string]> = [
+  ['syntax failure', { syntaxValid: false, domainExists: null, mailbox: 'unknown' }, 'invalid', 'invalid', 'invalid_syntax'],
+  ['NXDOMAIN', { domainExists: false, mailbox: 'unknown' }, 'invalid', 'invalid', 'invalid_domain'],
+  ['null MX or no MX/A', { noMail: true, mailbox: 'unknown' }, 'invalid', 'invalid', 'no_mx'],
+  ['no such user', { mailbox: 'no_such_user' }, 'invalid', 'invalid', 'rejected_email'],
+  ['disabled', { mailbox: 'disabled' }, 'invalid', 'invalid', 'disabled'],
+  ['catch-all', { catchAll: true, catchAllConfidence: 70 }, 'risky', 'risky', 'catch_all'],
+  ['disposable', { disposable: true }, 'risky', 'risky', 'disposable'],
+  ['full inbox', { mailbox: 'full' }, 'risky', 'risky', 'full_inbox'],
+  ['role accepted', { role: true }, 'risky', 'risky', 'role'],
+  ['no SMTP answer', { mailbox: 'unknown', unknownCause: 'greylisted' }, 'risky', 'unknown', 'unknown'],
+  ['accepted', {}, 'valid', 'safe', 'accepted_email'],
+  ['mailbox busy but exists', { mailbox: 'busy' }, 'valid', 'safe', 'accepted_email'],
+  // Order: the first row that applies decides.
+  ['disposable and rejected', { disposable: true, mailbox: 'no_such_user' }, 'invalid', 'invalid', 'rejected_email'],
+  ['catch-all and disposable', { catchAll: true, catchAllConfidence: 40, disposable: true }, 'risky', 'risky', 'catch_all'],
+  ['disposable and unknown', { disposable: true, mailbox: 'unknown' }, 'risky', 'risky', 'disposable'],
+  ['role and full', { role: true, mailbox: 'full' }, 'risky', 'risky', 'full_inbox'],
+  ['role but no answer', { role: true, mailbox: 'unknown' }, 'risky', 'unknown', 'unknown'],
+  ['DNS could not say', { domainExists: null, mailbox: 'unknown', unknownCause: 'dns_error' }, 'risky', 'unknown', 'unknown'],
+];
+
+describe('decideVerdict', () => {
+  it.each(TABLE)('%s', (_name, input, status, reachable, reason) => {
+    const verdict = decideVerdict({ ...accepted, ...input });
+    expect(verdict).toMatchObject({ status, reachable, reason, isValid: status !== 'invalid' });
+    expect(verdict.score).toBeGreaterThanOrEqual(0);
+    expect(verdict.score).toBeLessThanOrEqual(100);
+    expect(verdict.confidence === null).toBe(reason !== 'catch_all');
+  });
+
+  it('orders scores: accepted > role > unknown > full/disposable > invalid', () => {
+    const score = (input: Partial<VerdictInput>) => decideVerdict({ ...accepted, ...input }).score;
+    expect(score({})).toBeGreaterThan(score({ role: true }));
+    expect(score({ role: true })).toBeGreaterThan(score({ mailbox: 'unknown', unknownCause: 'greylisted' }));
+    expect(score({ mailbox: 'unknown', unknownCause: 'greylisted' })).toBeGreaterThan(score({ mailbox: 'full' }));
+    expect(score({ mailbox: 'full' })).toBeGreaterThan(score({ mailbox: 'no_such_user' }));
+  });
+
+  it('tracks the catch-all confidence in the score', () => {
+    const low = decideVerdict({ ...accepted, catchAll: true, catchAllConfidence: 20 });
+    const high = decideVerdict({ ...accepted, catchAll: true, catchAllConfidence: 90 });
+    expect(high.score).toBeGreaterThan(low.score);
+    expect(high.confidence).toBe(90);
+  });
+});
