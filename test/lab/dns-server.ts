@@ -1,8 +1,9 @@
 import { createSocket, type Socket as UdpSocket } from 'node:dgram';
-import { createServer, type Server, type Socket } from 'node:net';
+import type { Socket } from 'node:net';
 import * as packet from 'dns-packet';
 import type { Answer, Packet, Question } from 'dns-packet';
 import { canonicalName } from './scenario';
+import { TcpListener } from './tcp-listener';
 import type { World } from './world';
 
 const TTL = 300;
@@ -30,8 +31,7 @@ function txtStrings(value: string): Buffer[] {
  */
 export class LabDnsServer {
   private udp: UdpSocket | null = null;
-  private tcp: Server | null = null;
-  private readonly tcpClients = new Set<Socket>();
+  private readonly tcp = new TcpListener((socket) => this.serveTcp(socket));
   queries = 0;
 
   constructor(
@@ -125,48 +125,39 @@ export class LabDnsServer {
     });
     this.udp = udp;
 
-    const tcp = createServer((socket) => {
-      this.tcpClients.add(socket);
-      socket.on('close', () => this.tcpClients.delete(socket));
-      socket.on('error', () => socket.destroy());
-      let buffer = Buffer.alloc(0);
-      socket.on('data', (chunk) => {
-        buffer = Buffer.concat([buffer, chunk]);
-        while (buffer.length >= 2 && buffer.length >= 2 + buffer.readUInt16BE(0)) {
-          const length = buffer.readUInt16BE(0);
-          const message = buffer.subarray(2, 2 + length);
-          buffer = buffer.subarray(2 + length);
-          let query: Packet;
-          try {
-            query = packet.decode(message);
-          } catch {
-            socket.destroy();
-            return;
-          }
-          void this.answer(query, 65_535).then((response) => {
-            if (!response || socket.destroyed) return;
-            const framed = Buffer.alloc(2 + response.length);
-            framed.writeUInt16BE(response.length, 0);
-            response.copy(framed, 2);
-            socket.write(framed);
-          });
+    await this.tcp.listen(this.port, this.host);
+  }
+
+  /** DNS over TCP: two-octet length before every message (RFC 1035 §4.2.2). */
+  private serveTcp(socket: Socket): void {
+    socket.on('error', () => socket.destroy());
+    let buffer = Buffer.alloc(0);
+    socket.on('data', (chunk) => {
+      buffer = Buffer.concat([buffer, chunk]);
+      while (buffer.length >= 2 && buffer.length >= 2 + buffer.readUInt16BE(0)) {
+        const length = buffer.readUInt16BE(0);
+        const message = buffer.subarray(2, 2 + length);
+        buffer = buffer.subarray(2 + length);
+        let query: Packet;
+        try {
+          query = packet.decode(message);
+        } catch {
+          socket.destroy();
+          return;
         }
-      });
+        void this.answer(query, 65_535).then((response) => {
+          if (!response || socket.destroyed) return;
+          const framed = Buffer.alloc(2 + response.length);
+          framed.writeUInt16BE(response.length, 0);
+          response.copy(framed, 2);
+          socket.write(framed);
+        });
+      }
     });
-    await new Promise<void>((resolve, reject) => {
-      tcp.once('error', reject);
-      tcp.listen(this.port, this.host, () => resolve());
-    });
-    this.tcp = tcp;
   }
 
   async stop(): Promise<void> {
-    for (const socket of this.tcpClients) socket.destroy();
-    await Promise.all([
-      new Promise<void>((resolve) => (this.udp ? this.udp.close(() => resolve()) : resolve())),
-      new Promise<void>((resolve) => (this.tcp ? this.tcp.close(() => resolve()) : resolve())),
-    ]);
+    await Promise.all([new Promise<void>((resolve) => (this.udp ? this.udp.close(() => resolve()) : resolve())), this.tcp.close()]);
     this.udp = null;
-    this.tcp = null;
   }
 }

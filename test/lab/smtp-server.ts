@@ -1,7 +1,8 @@
-import { createServer, type Server, type Socket } from 'node:net';
+import type { Socket } from 'node:net';
 import { TLSSocket } from 'node:tls';
 import { LAB_TLS_CERT, LAB_TLS_KEY } from './certs';
 import type { ReplyName } from './scenario';
+import { TcpListener } from './tcp-listener';
 import type { LabServer, World } from './world';
 
 /** Postfix-like texts; a scenario may replace any of them per server (real provider texts, say). */
@@ -78,8 +79,7 @@ interface Session {
  * and records what it was sent so tests can assert politeness and hygiene.
  */
 export class LabSmtpServer {
-  private server: Server | null = null;
-  private readonly sockets = new Set<Socket>();
+  private readonly listener = new TcpListener((socket) => this.accept(socket));
   private readonly greylist = new Map<string, number>();
   stats: SmtpStats = emptyStats();
 
@@ -103,20 +103,11 @@ export class LabSmtpServer {
   }
 
   async start(): Promise<void> {
-    if (this.spec.down) return;
-    const server = createServer((socket) => this.accept(socket));
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(this.port, this.lab.ip, () => resolve());
-    });
-    this.server = server;
+    if (!this.spec.down) await this.listener.listen(this.port, this.lab.ip);
   }
 
-  async stop(): Promise<void> {
-    for (const socket of this.sockets) socket.destroy();
-    const server = this.server;
-    this.server = null;
-    if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
+  stop(): Promise<void> {
+    return this.listener.close();
   }
 
   private send(session: Session, text: string, delayMs = this.spec.latencyMs ?? 0): Promise<void> {
@@ -137,7 +128,6 @@ export class LabSmtpServer {
   }
 
   private accept(socket: Socket): void {
-    this.sockets.add(socket);
     const session: Session = {
       socket,
       clientIp: socket.remoteAddress ?? '',
@@ -156,7 +146,6 @@ export class LabSmtpServer {
       if (released) return;
       released = true;
       this.stats.active--;
-      this.sockets.delete(socket);
     };
     socket.on('close', release);
     socket.on('error', () => socket.destroy());

@@ -1,12 +1,12 @@
-import { connect, createServer, type Server, type Socket } from 'node:net';
+import { connect, type Socket } from 'node:net';
+import { TcpListener } from './tcp-listener';
 
 /**
  * A small SOCKS5 proxy (RFC 1928, CONNECT only; RFC 1929 user/password when credentials are set),
  * so the prober's SMTP_PROXY path runs against a real proxy.
  */
 export class LabSocksServer {
-  private server: Server | null = null;
-  private readonly sockets = new Set<Socket>();
+  private readonly listener = new TcpListener((client) => this.handle(client));
   /** CONNECT requests served, as `host:port`. */
   readonly connects: string[] = [];
 
@@ -21,25 +21,15 @@ export class LabSocksServer {
     return `socks5://${auth}${this.host}:${this.port}`;
   }
 
-  async start(): Promise<void> {
-    const server = createServer((client) => this.handle(client));
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(this.port, this.host, () => resolve());
-    });
-    this.server = server;
+  start(): Promise<void> {
+    return this.listener.listen(this.port, this.host);
   }
 
-  async stop(): Promise<void> {
-    for (const socket of this.sockets) socket.destroy();
-    const server = this.server;
-    this.server = null;
-    if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
+  stop(): Promise<void> {
+    return this.listener.close();
   }
 
   private handle(client: Socket): void {
-    this.sockets.add(client);
-    client.on('close', () => this.sockets.delete(client));
     client.on('error', () => client.destroy());
     let buffer = Buffer.alloc(0);
     let stage: 'greeting' | 'auth' | 'request' = 'greeting';
@@ -83,11 +73,8 @@ export class LabSocksServer {
         client.write(Buffer.from([0x05, 0x00, 0x00, 0x01, 0, 0, 0, 0, 0, 0]));
         client.pipe(upstream).pipe(client);
       });
-      this.sockets.add(upstream);
-      upstream.on('close', () => {
-        this.sockets.delete(upstream);
-        client.destroy();
-      });
+      this.listener.track(upstream);
+      upstream.on('close', () => client.destroy());
       upstream.on('error', () => client.end(Buffer.from([0x05, 0x05, 0x00, 0x01, 0, 0, 0, 0, 0, 0])));
     };
     client.on('data', onData);
