@@ -1,7 +1,15 @@
 import { Module, type DynamicModule } from '@nestjs/common';
+import { APP_GUARD } from '@nestjs/core';
 import { ConfigModule, type AppConfig } from '@mailguard/config';
+import { AccountsController } from './accounts/accounts.controller';
+import { ApiKeyGuard } from './auth/api-key.guard';
+import { CreditsController } from './credits/credits.controller';
+import { DocsController } from './docs/docs.controller';
 import { HealthController } from './health/health.controller';
 import { InfraModule, type Infrastructure } from './infra.module';
+import { KeysController } from './keys/keys.controller';
+import { ValidationController } from './validation/validation.controller';
+import { VerificationService } from './validation/verification.service';
 
 @Module({})
 export class AppModule {
@@ -9,7 +17,8 @@ export class AppModule {
     return {
       module: AppModule,
       imports: [ConfigModule.forRoot(config), InfraModule.forRoot(infra)],
-      controllers: [HealthController],
+      controllers: [HealthController, DocsController, AccountsController, KeysController, CreditsController, ValidationController],
+      providers: [VerificationService, { provide: APP_GUARD, useClass: ApiKeyGuard }],
     };
   }
 }

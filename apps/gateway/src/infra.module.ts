@@ -1,31 +1,48 @@
 import { Global, Module, type DynamicModule } from '@nestjs/common';
 import type { Redis } from 'ioredis';
+import type { ResultCache } from '@mailguard/cache';
+import { CreditLedger } from '@mailguard/credits';
 import { Database } from '@mailguard/db';
+import { ApiKeys } from '@mailguard/keys';
 import type { Logger } from '@mailguard/logger';
+import type { QueueDriver } from '@mailguard/queue';
+import type { RateLimiter } from '@mailguard/ratelimit';
 
 export const LOGGER = Symbol('LOGGER');
 export const REDIS = Symbol('REDIS');
+export const RATE_LIMITER = Symbol('RATE_LIMITER');
+export const RESULT_CACHE = Symbol('RESULT_CACHE');
+export const QUEUE = Symbol('QUEUE');
 
 export interface Infrastructure {
   logger: Logger;
   database: Database;
   /** null when REDIS_URL is unset (in-process mode). */
   redis: Redis | null;
+  limiter: RateLimiter;
+  cache: ResultCache;
+  queue: QueueDriver;
 }
 
-/** Connections opened once in main() and shared by every module of the process. */
+/** Connections and stores opened once in main() and shared by every module of the process. */
 @Global()
 @Module({})
 export class InfraModule {
   static forRoot(infra: Infrastructure): DynamicModule {
+    const dataSource = () => infra.database.dataSource;
     return {
       module: InfraModule,
       providers: [
         { provide: LOGGER, useValue: infra.logger },
         { provide: Database, useValue: infra.database },
         { provide: REDIS, useValue: infra.redis },
+        { provide: RATE_LIMITER, useValue: infra.limiter },
+        { provide: RESULT_CACHE, useValue: infra.cache },
+        { provide: QUEUE, useValue: infra.queue },
+        { provide: ApiKeys, useValue: new ApiKeys(dataSource) },
+        { provide: CreditLedger, useValue: new CreditLedger(dataSource) },
       ],
-      exports: [LOGGER, Database, REDIS],
+      exports: [LOGGER, Database, REDIS, RATE_LIMITER, RESULT_CACHE, QUEUE, ApiKeys, CreditLedger],
     };
   }
 }

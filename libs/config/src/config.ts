@@ -14,6 +14,8 @@ export interface DatabaseConfig {
 export interface RedisConfig {
   /** null: in-process queues, cache and counters (single process only). */
   url: string | null;
+  /** Prefix of every key and queue this deployment writes, so deployments (and tests) can share a Redis. */
+  keyPrefix: string;
 }
 
 export interface DnsConfig {
@@ -114,7 +116,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const config: AppConfig = {
     http: { port: read.int('PORT', 3000, 0, 65535) },
     database: { url: databaseUrl ? databaseUrl.toString() : null, embeddedDataDir: 'data' },
-    redis: { url: redisUrl ? redisUrl.toString() : null },
+    redis: { url: redisUrl ? redisUrl.toString() : null, keyPrefix: read.string('REDIS_PREFIX', 'mailguard:') },
     dns: { servers: read.dnsServers('DNS_SERVERS') },
     smtp: {
       port: read.int('SMTP_PORT', 25, 1, 65535),

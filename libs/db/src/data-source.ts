@@ -1,4 +1,5 @@
 import { DataSource, MigrationExecutor } from 'typeorm';
+import { ENTITIES } from './entities';
 import { MIGRATIONS } from './migrations';
 
 export interface DataSourceOptions {
@@ -12,7 +13,7 @@ export function createDataSource(options: DataSourceOptions): DataSource {
     type: 'postgres',
     url: options.url,
     poolSize: options.poolSize,
-    entities: [],
+    entities: ENTITIES,
     migrations: MIGRATIONS,
     migrationsTableName: 'migrations',
     synchronize: false,

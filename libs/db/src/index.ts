@@ -1,3 +1,4 @@
-export { Database, DatabaseUnavailableError } from './database';
+export { Database, DatabaseUnavailableError, isDatabaseConnectionError } from './database';
 export { createDataSource, runMigrations } from './data-source';
 export { startEmbeddedPostgres, type EmbeddedPostgres } from './embedded-postgres';
+export * from './entities';

@@ -1,1 +1,1 @@
-export { createRedis, pingRedis, RedisUnavailableError } from './redis';
+export { createRedis, isRedisConnectionError, pingRedis, RedisUnavailableError } from './redis';

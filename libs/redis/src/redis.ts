@@ -27,9 +27,16 @@ export function createRedis(config: RedisConfig): Redis | null {
 
 export async function pingRedis(redis: Redis): Promise<void> {
   try {
-    if (redis.status === 'wait') await redis.connect();
     await redis.ping();
   } catch (error) {
     throw new RedisUnavailableError(error);
   }
+}
+
+/** Whether an error from a command means Redis is not reachable (503). */
+export function isRedisConnectionError(error: unknown): boolean {
+  const candidate = error as { name?: string; message?: string } | null;
+  if (!candidate) return false;
+  if (candidate.name === 'MaxRetriesPerRequestError') return true;
+  return /Stream isn't writeable|Connection is closed|connect ECONNREFUSED .*6379|enableOfflineQueue/i.test(candidate.message ?? '');
 }

@@ -2,10 +2,12 @@ import { Controller, Get, Inject } from '@nestjs/common';
 import type { Redis } from 'ioredis';
 import { Database } from '@mailguard/db';
 import { pingRedis } from '@mailguard/redis';
+import { Public } from '../auth/access';
 import { REDIS } from '../infra.module';
 
 /** Liveness says the process runs; readiness says it can serve (Postgres and Redis answer). */
 @Controller('health')
+@Public()
 export class HealthController {
   constructor(
     private readonly database: Database,

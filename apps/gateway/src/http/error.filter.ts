@@ -1,7 +1,9 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException } from '@nestjs/common';
 import type { Request, Response } from 'express';
+import { DatabaseUnavailableError, isDatabaseConnectionError } from '@mailguard/db';
 import { AppError } from '@mailguard/errors';
 import type { Logger } from '@mailguard/logger';
+import { isRedisConnectionError, RedisUnavailableError } from '@mailguard/redis';
 
 interface ErrorBody {
   error: string;
@@ -49,6 +51,8 @@ export class ErrorFilter implements ExceptionFilter {
   }
 
   private describe(exception: unknown, req: Request): { status: number; body: ErrorBody } {
+    if (isDatabaseConnectionError(exception)) return this.describe(new DatabaseUnavailableError(exception), req);
+    if (isRedisConnectionError(exception)) return this.describe(new RedisUnavailableError(exception), req);
     if (exception instanceof AppError) {
       return { status: exception.status, body: { error: exception.message, code: exception.code } };
     }

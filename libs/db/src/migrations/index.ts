@@ -1,5 +1,7 @@
+import { AccountsKeysCredits1764115200000 } from './1764115200000-accounts-keys-credits';
+
 /**
- * Every schema change, in order. The service never uses `synchronize`: each issue that adds
- * tables adds a migration class here.
+ * Every schema change, in order. The service never uses `synchronize`: each change is a migration
+ * class added here.
  */
-export const MIGRATIONS: Function[] = [];
+export const MIGRATIONS: Function[] = [AccountsKeysCredits1764115200000];

@@ -1,0 +1,22 @@
+import { SetMetadata } from '@nestjs/common';
+import type { Request, Response } from 'express';
+import type { KeyScope } from '@mailguard/db';
+import type { Authenticated } from '@mailguard/keys';
+
+export const ACCESS = Symbol('ACCESS');
+
+/** Who may call a route: the scopes allowed (API.md §4), or `public` for routes without a key. */
+export type AccessRule = { public: true } | { public: false; scopes: KeyScope[] };
+
+/** The scopes a secret key needs for this route (API.md §2, §4). */
+export const Scopes = (...scopes: KeyScope[]) => SetMetadata(ACCESS, { public: false, scopes } satisfies AccessRule);
+
+/** No key needed (sign-up, widget script, widget verify). */
+export const Public = () => SetMetadata(ACCESS, { public: true } satisfies AccessRule);
+
+export type AuthedRequest = Request & { auth: Authenticated };
+
+/** Every response to a request with a valid secret key says the balance after the call (API.md §3). */
+export function setCreditsRemaining(res: Response, balance: number): void {
+  res.setHeader('X-Credits-Remaining', String(balance));
+}

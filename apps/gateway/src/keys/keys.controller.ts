@@ -1,0 +1,107 @@
+import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Req } from '@nestjs/common';
+import { IsIn, IsOptional, IsString, Length } from 'class-validator';
+import { ApiKeyEntity, Database, type KeyScope, type KeyType } from '@mailguard/db';
+import { AppError } from '@mailguard/errors';
+import { generateKey, newId, SCOPES } from '@mailguard/keys';
+import { Scopes, type AuthedRequest } from '../auth/access';
+
+export interface KeyRecord {
+  id: string;
+  name: string;
+  prefix: string;
+  scope: KeyScope;
+  type: KeyType;
+  createdAt: string;
+  lastUsedAt: string | null;
+  revokedAt: string | null;
+}
+
+export function keyRecord(key: ApiKeyEntity): KeyRecord {
+  return {
+    id: key.id,
+    name: key.name,
+    prefix: key.prefix,
+    scope: key.scope,
+    type: key.type,
+    createdAt: key.createdAt.toISOString(),
+    lastUsedAt: key.lastUsedAt?.toISOString() ?? null,
+    revokedAt: key.revokedAt?.toISOString() ?? null,
+  };
+}
+
+const SCOPE_MESSAGE = `scope must be one of ${SCOPES.join(', ')}`;
+
+export class CreateKeyDto {
+  @IsString({ message: 'name must be a string' })
+  @Length(1, 100, { message: 'name must be 1 to 100 characters' })
+  name!: string;
+
+  @IsIn(SCOPES, { message: SCOPE_MESSAGE })
+  scope!: KeyScope;
+
+  @IsOptional()
+  @IsIn(['secret', 'widget'], { message: 'type must be secret or widget' })
+  type?: KeyType;
+}
+
+export class UpdateKeyDto {
+  @IsOptional()
+  @IsString({ message: 'name must be a string' })
+  @Length(1, 100, { message: 'name must be 1 to 100 characters' })
+  name?: string;
+
+  @IsOptional()
+  @IsIn(SCOPES, { message: SCOPE_MESSAGE })
+  scope?: KeyScope;
+}
+
+@Controller('keys')
+export class KeysController {
+  constructor(private readonly database: Database) {}
+
+  private get repository() {
+    return this.database.dataSource.getRepository(ApiKeyEntity);
+  }
+
+  /** Another account's key, a malformed id and a missing key all read as 404. */
+  private async owned(req: AuthedRequest, id: string): Promise<ApiKeyEntity> {
+    const key = /^key_[A-Za-z0-9]{24}$/.test(id) ? await this.repository.findOne({ where: { id, accountId: req.auth.account.id } }) : null;
+    if (!key) throw new AppError('not_found', 'No such key');
+    return key;
+  }
+
+  @Get()
+  @Scopes('full', 'read-only')
+  async list(@Req() req: AuthedRequest): Promise<{ data: KeyRecord[] }> {
+    const keys = await this.repository.find({ where: { accountId: req.auth.account.id }, order: { createdAt: 'ASC' } });
+    return { data: keys.map(keyRecord) };
+  }
+
+  @Post()
+  @Scopes('full')
+  async create(@Body() body: CreateKeyDto, @Req() req: AuthedRequest): Promise<KeyRecord & { key: string }> {
+    const type = body.type ?? 'secret';
+    const { key, prefix, hash } = generateKey(type);
+    const entity = this.repository.create({ id: newId('key'), accountId: req.auth.account.id, name: body.name, type, scope: body.scope, prefix, keyHash: hash, lastUsedAt: null, revokedAt: null });
+    await this.repository.insert(entity);
+    const saved = await this.owned(req, entity.id);
+    return { ...keyRecord(saved), key };
+  }
+
+  @Patch(':id')
+  @Scopes('full')
+  async update(@Param('id') id: string, @Body() body: UpdateKeyDto, @Req() req: AuthedRequest): Promise<KeyRecord> {
+    const key = await this.owned(req, id);
+    if (body.name === undefined && body.scope === undefined) throw new AppError('bad_request', 'Nothing to change: give name and/or scope');
+    await this.repository.update({ id: key.id }, { ...(body.name !== undefined ? { name: body.name } : {}), ...(body.scope !== undefined ? { scope: body.scope } : {}) });
+    return keyRecord(await this.owned(req, id));
+  }
+
+  @Delete(':id')
+  @Scopes('full')
+  @HttpCode(204)
+  async revoke(@Param('id') id: string, @Req() req: AuthedRequest): Promise<void> {
+    const key = await this.owned(req, id);
+    if (!key.revokedAt) await this.repository.update({ id: key.id }, { revokedAt: new Date() });
+  }
+}

@@ -1,0 +1,41 @@
+import { Body, Controller, Get, Param, Post, Req, Res } from '@nestjs/common';
+import { ArrayMaxSize, ArrayMinSize, IsArray, IsString, MaxLength } from 'class-validator';
+import type { Response } from 'express';
+import type { VerificationResult } from '@mailguard/engine';
+import { AppError } from '@mailguard/errors';
+import { Scopes, setCreditsRemaining, type AuthedRequest } from '../auth/access';
+import { VerificationService } from './verification.service';
+
+export const MAX_PATH_EMAIL = 1024;
+
+export class BatchDto {
+  @IsArray({ message: 'emails must be an array of addresses' })
+  @ArrayMinSize(1, { message: 'emails must hold at least one address' })
+  @ArrayMaxSize(100, { message: 'emails may hold at most 100 addresses' })
+  @IsString({ each: true, message: 'every entry of emails must be a string' })
+  @MaxLength(MAX_PATH_EMAIL, { each: true, message: `every address must be at most ${MAX_PATH_EMAIL} characters` })
+  emails!: string[];
+}
+
+@Controller('email-validation')
+export class ValidationController {
+  constructor(private readonly verifications: VerificationService) {}
+
+  @Get(':email')
+  @Scopes('full', 'verify')
+  async single(@Param('email') email: string, @Req() req: AuthedRequest, @Res({ passthrough: true }) res: Response): Promise<VerificationResult> {
+    if (email.length > MAX_PATH_EMAIL) throw new AppError('bad_request', `The address is longer than ${MAX_PATH_EMAIL} characters`);
+    const { results, balance } = await this.verifications.check(req.auth.account.id, [email], 'single');
+    setCreditsRemaining(res, balance);
+    return results[0];
+  }
+
+  @Post('batch')
+  @Scopes('full', 'verify')
+  async batch(@Body() body: BatchDto, @Req() req: AuthedRequest, @Res({ passthrough: true }) res: Response): Promise<{ results: VerificationResult[] }> {
+    const { results, balance } = await this.verifications.check(req.auth.account.id, body.emails, 'batch');
+    setCreditsRemaining(res, balance);
+    res.status(200);
+    return { results };
+  }
+}

@@ -1,0 +1,1 @@
+export { MemoryResultCache, RedisResultCache, type ResultCache } from './result-cache';

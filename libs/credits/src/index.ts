@@ -1,0 +1,2 @@
+export { CreditLedger, type Balance, type TransactionPage } from './ledger';
+export { usageBetween, type UsageRow } from './usage';

@@ -1,0 +1,1 @@
+export { ApiKeys, base62, generateKey, hashKey, KEY_PREFIX, newId, SCOPES, type Authenticated } from './api-keys';

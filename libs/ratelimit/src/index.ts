@@ -1,0 +1,1 @@
+export { MemoryRateLimiter, RedisRateLimiter, type RateDecision, type RateLimiter } from './rate-limiter';

@@ -1,0 +1,77 @@
+import type { Redis } from 'ioredis';
+
+export interface RateDecision {
+  allowed: boolean;
+  limit: number;
+  /** Requests left in the window, counting this one. */
+  remaining: number;
+  /** Seconds until the oldest request in the window leaves it (a slot frees). */
+  resetSeconds: number;
+}
+
+/** A rolling-window counter: at most `limit` hits per `windowMs` for each key. */
+export interface RateLimiter {
+  hit(key: string, limit: number, windowMs: number): Promise<RateDecision>;
+}
+
+/**
+ * Sliding log in a sorted set, in one Lua script so that several gateway processes share the count
+ * atomically; the script reads Redis's clock so their clocks need not agree.
+ */
+const SLIDING_WINDOW = `
+local key = KEYS[1]
+local window = tonumber(ARGV[1])
+local limit = tonumber(ARGV[2])
+local member = ARGV[3]
+local time = redis.call('TIME')
+local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+redis.call('ZREMRANGEBYSCORE', key, '-inf', now - window)
+local count = redis.call('ZCARD', key)
+local allowed = 0
+if count < limit then
+  redis.call('ZADD', key, now, member)
+  count = count + 1
+  allowed = 1
+end
+redis.call('PEXPIRE', key, window)
+local oldest = redis.call('ZRANGE', key, 0, 0, 'WITHSCORES')
+local reset = 0
+if oldest[2] then reset = tonumber(oldest[2]) + window - now end
+return { allowed, count, reset }
+`;
+
+function decision(allowed: boolean, count: number, limit: number, resetMs: number): RateDecision {
+  return { allowed, limit, remaining: Math.max(0, limit - count), resetSeconds: Math.max(0, Math.ceil(resetMs / 1000)) };
+}
+
+export class RedisRateLimiter implements RateLimiter {
+  private sequence = 0;
+
+  constructor(
+    private readonly redis: Redis,
+    private readonly prefix: string,
+  ) {}
+
+  async hit(key: string, limit: number, windowMs: number): Promise<RateDecision> {
+    const member = `${process.pid}:${Date.now()}:${this.sequence++}:${Math.random()}`;
+    const [allowed, count, reset] = (await this.redis.eval(SLIDING_WINDOW, 1, `${this.prefix}rl:${key}`, windowMs, limit, member)) as [number, number, number];
+    return decision(allowed === 1, count, limit, reset);
+  }
+}
+
+/** The same window for the single-process embedded mode. */
+export class MemoryRateLimiter implements RateLimiter {
+  private readonly windows = new Map<string, number[]>();
+
+  constructor(private readonly now: () => number = Date.now) {}
+
+  async hit(key: string, limit: number, windowMs: number): Promise<RateDecision> {
+    const now = this.now();
+    const hits = (this.windows.get(key) ?? []).filter((at) => at > now - windowMs);
+    const allowed = hits.length < limit;
+    if (allowed) hits.push(now);
+    if (hits.length > 0) this.windows.set(key, hits);
+    else this.windows.delete(key);
+    return decision(allowed, hits.length, limit, hits.length > 0 ? hits[0] + windowMs - now : 0);
+  }
+}

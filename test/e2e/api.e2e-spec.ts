@@ -1,0 +1,467 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startLab, type Lab } from '../lab';
+import { loadScenario } from '../lab/scenario';
+import { apiClient, type ApiCall } from '../support/api-client';
+import { startGatewayProcess, type GatewayProcess } from '../support/gateway-process';
+import { createTestDatabase, TEST_REDIS_URL, type TestDatabase } from '../support/services';
+
+/**
+ * API.md §2, §3, §4 (#1, 2, 15–22) and §7 over HTTP: the built gateway on real Postgres and Redis,
+ * checking addresses in the mail lab.
+ */
+jest.setTimeout(120_000);
+
+let lab: Lab;
+let database: TestDatabase;
+let gateway: GatewayProcess;
+let api: ApiCall;
+let signups = 0;
+
+interface Signup {
+  account: { id: string; email: string; credits: number };
+  apiKey: string;
+  webhookSecret: string;
+}
+
+const workDir = () => mkdtempSync(join(tmpdir(), 'mailguard-api-'));
+
+function gatewayEnv(extra: Record<string, string> = {}): Record<string, string> {
+  return {
+    ...lab.env,
+    DATABASE_URL: database.url,
+    REDIS_URL: TEST_REDIS_URL,
+    REDIS_PREFIX: `mgtest:${randomBytes(6).toString('hex')}:`,
+    SMTP_HELO_NAME: 'e2e.mailguard.test',
+    SMTP_TIMEOUT_MS: '3000',
+    SIGNUP_LIMIT_PER_IP_HOUR: '1000',
+    ...extra,
+  };
+}
+
+/** A fresh account on the lab's catch-all domain: a work address, so 2,500 credits. */
+async function signup(): Promise<Signup> {
+  const response = await api<Signup>('POST', '/v1/accounts', { body: { email: `user${++signups}.${randomBytes(3).toString('hex')}@catchall.test` } });
+  expect(response.status).toBe(201);
+  return response.body;
+}
+
+/** Brings an account's balance to `target`, through a ledger row as every movement is. */
+async function setBalance(accountId: string, target: number): Promise<void> {
+  await database.query(
+    // Every statement of a CTE sees the same snapshot: `old` is the balance before the update.
+    `WITH moved AS (UPDATE accounts SET balance = $2 WHERE id = $1 RETURNING balance)
+     INSERT INTO credit_transactions (account_id, delta, kind, reason, ref, balance_after)
+     SELECT $1, $2 - old.balance, 'charge', 'test: spend down', NULL, moved.balance FROM moved, (SELECT balance FROM accounts WHERE id = $1) AS old`,
+    [accountId, target],
+  );
+}
+
+async function createKey(key: string, scope: string, type = 'secret'): Promise<{ id: string; key: string }> {
+  const response = await api<{ id: string; key: string }>('POST', '/v1/keys', { key, body: { name: `${scope} key`, scope, type } });
+  expect(response.status).toBe(201);
+  return response.body;
+}
+
+async function ledgerSum(accountId: string): Promise<number> {
+  const [row] = await database.query<{ sum: string }>('SELECT coalesce(sum(delta), 0) AS sum FROM credit_transactions WHERE account_id = $1', [accountId]);
+  return Number(row.sum);
+}
+
+beforeAll(async () => {
+  lab = await startLab(loadScenario());
+  database = await createTestDatabase();
+  gateway = await startGatewayProcess(gatewayEnv(), workDir());
+  api = apiClient(gateway.url);
+});
+
+afterAll(async () => {
+  await gateway?.stop();
+  await database?.drop();
+  await lab?.stop();
+});
+
+describe('POST /v1/accounts (sign-up)', () => {
+  it('creates an account with its first full key and webhook secret, each shown once', async () => {
+    const response = await api<Signup>('POST', '/v1/accounts', { body: { email: 'Founder@catchall.test', name: 'Founder' } });
+    expect(response.status).toBe(201);
+    expect(response.body.account).toEqual({ id: expect.stringMatching(/^acc_/), email: 'Founder@catchall.test', credits: 2500 });
+    expect(response.body.apiKey).toMatch(/^mg_live_[A-Za-z0-9]{32}$/);
+    expect(response.body.webhookSecret).toEqual(expect.any(String));
+    const keys = await api<{ data: Array<Record<string, unknown>> }>('GET', '/v1/keys', { key: response.body.apiKey });
+    expect(keys.body.data).toHaveLength(1);
+    const [record] = keys.body.data;
+    expect(record).toMatchObject({ id: expect.stringMatching(/^key_/), name: expect.any(String), prefix: response.body.apiKey.slice(0, 12), scope: 'full', type: 'secret', createdAt: expect.any(String), revokedAt: null });
+    expect(Object.keys(record).sort()).toEqual(['createdAt', 'id', 'lastUsedAt', 'name', 'prefix', 'revokedAt', 'scope', 'type']);
+    const [stored] = await database.query<{ key_hash: string }>('SELECT key_hash FROM api_keys WHERE account_id = $1', [response.body.account.id]);
+    expect(stored.key_hash).toMatch(/^[0-9a-f]{64}$/);
+    expect(JSON.stringify(await database.query('SELECT * FROM api_keys'))).not.toContain(response.body.apiKey);
+  });
+
+  it('grants 1,000 credits for a free-provider address and 2,500 for a work address, as ledger grants', async () => {
+    const free = await api<Signup>('POST', '/v1/accounts', { body: { email: 'real.person@gmail.com' } });
+    expect(free.status).toBe(201);
+    expect(free.body.account.credits).toBe(1000);
+    const work = await api<Signup>('POST', '/v1/accounts', { body: { email: 'jane@acme.test' } });
+    expect(work.body.account.credits).toBe(2500);
+    const rows = await database.query<{ kind: string; delta: number }>('SELECT kind, delta FROM credit_transactions WHERE account_id = $1 ORDER BY id', [work.body.account.id]);
+    expect(rows.every((row) => row.kind === 'grant')).toBe(true);
+    expect(rows.reduce((sum, row) => sum + row.delta, 0)).toBe(2500);
+  });
+
+  it.each([
+    ['a disposable address', { email: 'temp@mailinator.com' }, 400],
+    ['an invalid address', { email: 'not an address' }, 400],
+    ['an address whose mailbox does not exist', { email: 'nobody@acme.test' }, 400],
+    ['a domain without mail', { email: 'someone@nullmx.test' }, 400],
+    ['no email', { name: 'x' }, 400],
+    ['an email that is not a string', { email: 42 }, 400],
+  ])('refuses %s with 400 { error }', async (_name, body, status) => {
+    const response = await api('POST', '/v1/accounts', { body });
+    expect(response.status).toBe(status);
+    expect(response.body.error).toEqual(expect.any(String));
+  });
+
+  it('answers 409 for an email that already has an account, whatever its case', async () => {
+    await api('POST', '/v1/accounts', { body: { email: 'twice@catchall.test' } });
+    const again = await api('POST', '/v1/accounts', { body: { email: 'TWICE@CatchAll.test' } });
+    expect(again.status).toBe(409);
+    expect(again.body.error).toEqual(expect.any(String));
+  });
+
+  it('answers 400 to malformed JSON', async () => {
+    const response = await api('POST', '/v1/accounts', { body: '{"email":' });
+    expect(response.status).toBe(400);
+    expect(response.body.error).toMatch(/JSON/);
+  });
+});
+
+describe('authentication', () => {
+  it('answers 401 for a missing, unknown, malformed or revoked key', async () => {
+    const { apiKey } = await signup();
+    expect((await api('GET', '/v1/credits')).status).toBe(401);
+    expect((await api('GET', '/v1/credits', { key: `mg_live_${'x'.repeat(32)}` })).status).toBe(401);
+    expect((await api('GET', '/v1/credits', { key: 'hello' })).status).toBe(401);
+    const spare = await createKey(apiKey, 'full');
+    expect((await api('GET', '/v1/credits', { key: spare.key })).status).toBe(200);
+    expect((await api('DELETE', `/v1/keys/${spare.id}`, { key: apiKey })).status).toBe(204);
+    const revoked = await api('GET', '/v1/credits', { key: spare.key });
+    expect(revoked.status).toBe(401);
+    expect(revoked.body).toEqual({ error: 'Invalid or revoked API key', code: 'unauthorized' });
+  });
+
+  it('refuses widget keys everywhere but the widget (403)', async () => {
+    const { apiKey } = await signup();
+    const widget = await createKey(apiKey, 'verify', 'widget');
+    expect(widget.key).toMatch(/^mg_widget_[A-Za-z0-9]{32}$/);
+    for (const [method, path] of [['GET', '/v1/credits'], ['GET', '/v1/email-validation/jane@acme.test'], ['GET', '/v1/keys']]) {
+      expect((await api(method, path, { key: widget.key })).status).toBe(403);
+    }
+  });
+
+  it('answers 404 for unknown paths, with or without a key', async () => {
+    const { apiKey } = await signup();
+    expect((await api('GET', '/v1/nothing')).status).toBe(404);
+    expect((await api('GET', '/v1/nothing', { key: apiKey })).status).toBe(404);
+  });
+});
+
+describe('scopes (API.md §2 and §4)', () => {
+  const ROUTES: Array<[string, string, string[], unknown?]> = [
+    ['GET', '/v1/email-validation/jane@acme.test', ['full', 'verify']],
+    ['POST', '/v1/email-validation/batch', ['full', 'verify'], { emails: ['jane@acme.test'] }],
+    ['GET', '/v1/keys', ['full', 'read-only']],
+    ['POST', '/v1/keys', ['full'], { name: 'k', scope: 'verify' }],
+    ['PATCH', '/v1/keys/key_000000000000000000000000', ['full'], { name: 'renamed' }],
+    ['DELETE', '/v1/keys/key_000000000000000000000000', ['full']],
+    ['GET', '/v1/credits', ['full', 'verify', 'lists', 'read-only']],
+    ['GET', '/v1/credits/usage', ['full', 'verify', 'lists', 'read-only']],
+    ['GET', '/v1/credits/transactions', ['full', 'verify', 'lists', 'read-only']],
+  ];
+  const keys: Record<string, string> = {};
+
+  beforeAll(async () => {
+    const { apiKey } = await signup();
+    for (const scope of ['full', 'verify', 'lists', 'read-only']) keys[scope] = (await createKey(apiKey, scope)).key;
+  });
+
+  const cases = ROUTES.flatMap(([method, path, allowed, body]) => ['full', 'verify', 'lists', 'read-only'].map((scope) => [method, path, scope, allowed.includes(scope), body] as const));
+
+  it.each(cases)('%s %s with a %s key → allowed: %s', async (method, path, scope, allowed, body) => {
+    const response = await api(method, path, { key: keys[scope], body });
+    if (allowed) expect(response.status).not.toBe(403);
+    else {
+      expect(response.status).toBe(403);
+      expect(response.body.error).toMatch(/scope/);
+    }
+    expect(response.status).toBeLessThan(500);
+  });
+});
+
+describe('checks (#1, #2)', () => {
+  it('verifies one address, charges one credit and says the balance after', async () => {
+    const { apiKey, account } = await signup();
+    const response = await api('GET', '/v1/email-validation/jane@acme.test', { key: apiKey });
+    expect(response.status).toBe(200);
+    expect(response.body).toMatchObject({ email: 'jane@acme.test', status: 'valid', reason: 'accepted_email', reachable: 'safe' });
+    expect(response.headers.get('x-credits-remaining')).toBe('2499');
+    expect(await ledgerSum(account.id)).toBe(2499);
+    const [stored] = await database.query<{ email: string; kind: string; credits: number }>('SELECT email, kind, credits FROM verifications WHERE account_id = $1', [account.id]);
+    expect(stored).toEqual({ email: 'jane@acme.test', kind: 'single', credits: 1 });
+  });
+
+  it('serves a repeat from the cache, marked cached and still charged', async () => {
+    const { apiKey } = await signup();
+    const address = `cache.${randomBytes(4).toString('hex')}@catchall.test`;
+    const first = await api('GET', `/v1/email-validation/${address}`, { key: apiKey });
+    expect(first.body.cached).toBe(false);
+    const again = await api('GET', `/v1/email-validation/${address.toUpperCase()}`, { key: apiKey });
+    expect(again.body.cached).toBe(true);
+    expect(again.headers.get('x-credits-remaining')).toBe('2498');
+  });
+
+  it('refunds results whose reachable is unknown, as their own ledger rows', async () => {
+    const { apiKey, account } = await signup();
+    const response = await api('GET', '/v1/email-validation/bob@blocked.test', { key: apiKey });
+    expect(response.body).toMatchObject({ reachable: 'unknown' });
+    expect(response.headers.get('x-credits-remaining')).toBe('2500');
+    const rows = await database.query<{ kind: string; delta: number }>("SELECT kind, delta FROM credit_transactions WHERE account_id = $1 AND kind <> 'grant' ORDER BY id", [account.id]);
+    expect(rows).toEqual([{ kind: 'charge', delta: -1 }, { kind: 'refund', delta: 1 }]);
+  });
+
+  it('charges syntax failures, answers 200 for any segment up to 1,024 characters and 400 beyond', async () => {
+    const { apiKey } = await signup();
+    const bad = await api('GET', `/v1/email-validation/${encodeURIComponent('not..valid@@x')}`, { key: apiKey });
+    expect(bad.status).toBe(200);
+    expect(bad.body).toMatchObject({ status: 'invalid', reason: 'invalid_syntax' });
+    expect(bad.headers.get('x-credits-remaining')).toBe('2499');
+    const long = await api('GET', `/v1/email-validation/${'a'.repeat(1025)}`, { key: apiKey });
+    expect(long.status).toBe(400);
+    const edge = await api('GET', `/v1/email-validation/${'a'.repeat(1024)}`, { key: apiKey });
+    expect(edge.status).toBe(200);
+  });
+
+  it('decodes the path segment: / and % work when encoded, and CR/LF are only ever invalid_syntax', async () => {
+    const { apiKey } = await signup();
+    const slash = await api('GET', `/v1/email-validation/${encodeURIComponent('a/b@acme.test')}`, { key: apiKey });
+    expect(slash.status).toBe(200);
+    expect(slash.body.email).toBe('a/b@acme.test');
+    const percent = await api('GET', `/v1/email-validation/${encodeURIComponent('100%@acme.test')}`, { key: apiKey });
+    expect(percent.body.email).toBe('100%@acme.test');
+    lab.resetStats();
+    const injected = await api('GET', `/v1/email-validation/${encodeURIComponent('jane@acme.test\r\nRCPT TO:<x@acme.test>')}`, { key: apiKey });
+    expect(injected.body.reason).toBe('invalid_syntax');
+    expect(lab.stats('mx1.acme.test').commands.join('\n')).not.toContain('x@acme.test');
+  });
+
+  it('verifies a batch in input order, checking and charging duplicates once', async () => {
+    const { apiKey, account } = await signup();
+    const emails = ['nobody@acme.test', 'jane@acme.test', 'JANE@acme.test', 'not-an-address', 'nobody@acme.test'];
+    const response = await api<{ results: Array<{ email: string; reason: string }> }>('POST', '/v1/email-validation/batch', { key: apiKey, body: { emails } });
+    expect(response.status).toBe(200);
+    expect(response.body.results.map((result) => result.reason)).toEqual(['rejected_email', 'accepted_email', 'accepted_email', 'invalid_syntax', 'rejected_email']);
+    expect(response.headers.get('x-credits-remaining')).toBe('2497');
+    expect(await ledgerSum(account.id)).toBe(2497);
+  });
+
+  it.each([
+    ['more than 100 addresses', { emails: Array.from({ length: 101 }, (_, i) => `u${i}@acme.test`) }],
+    ['no addresses', { emails: [] }],
+    ['a string instead of a list', { emails: 'jane@acme.test' }],
+    ['a list with a number', { emails: ['jane@acme.test', 7] }],
+    ['no body', undefined],
+  ])('answers 400 to a batch with %s, charging nothing', async (_name, body) => {
+    const { apiKey, account } = await signup();
+    const response = await api('POST', '/v1/email-validation/batch', { key: apiKey, body });
+    expect(response.status).toBe(400);
+    expect(response.body.error).toEqual(expect.any(String));
+    expect(await ledgerSum(account.id)).toBe(2500);
+  });
+});
+
+describe('credits (§3, #20–22)', () => {
+  it('answers 402 and charges nothing when the balance is short', async () => {
+    const { apiKey, account } = await signup();
+    await setBalance(account.id, 1);
+    const batch = await api('POST', '/v1/email-validation/batch', { key: apiKey, body: { emails: ['jane@acme.test', 'info@acme.test'] } });
+    expect(batch.status).toBe(402);
+    expect(batch.body).toMatchObject({ error: expect.stringMatching(/credits/i), code: 'insufficient_credits' });
+    expect(batch.headers.get('x-credits-remaining')).toBe('1');
+    expect((await api('GET', '/v1/email-validation/jane@acme.test', { key: apiKey })).status).toBe(200);
+    const empty = await api('GET', '/v1/email-validation/jane@acme.test', { key: apiKey });
+    expect(empty.status).toBe(402);
+    expect(empty.headers.get('x-credits-remaining')).toBe('0');
+  });
+
+  it('never overdraws or double-charges: 100 parallel checks on a balance of 10', async () => {
+    const { apiKey, account } = await signup();
+    // Two keys, so the per-key rate limit does not decide this test.
+    const second = await createKey(apiKey, 'verify');
+    await setBalance(account.id, 10);
+    const responses = await Promise.all(
+      Array.from({ length: 100 }, (_, i) => api('GET', `/v1/email-validation/${i % 2 ? 'jane' : 'info'}@acme.test`, { key: i < 50 ? apiKey : second.key })),
+    );
+    const statuses = responses.map((response) => response.status);
+    expect(statuses.filter((status) => status === 200)).toHaveLength(10);
+    expect(statuses.filter((status) => status === 402)).toHaveLength(90);
+    const credits = await api<{ balance: number; held: number; currency: string }>('GET', '/v1/credits', { key: apiKey });
+    expect(credits.body).toEqual({ balance: 0, held: 0, currency: 'credits' });
+    expect(await ledgerSum(account.id)).toBe(0);
+    const [charges] = await database.query<{ count: string }>("SELECT count(*) FROM credit_transactions WHERE account_id = $1 AND kind = 'charge' AND ref IS NOT NULL", [account.id]);
+    expect(Number(charges.count)).toBe(10);
+  });
+
+  it('pages the ledger newest first, with balanceAfter on every row, limit capped at 100', async () => {
+    const { apiKey } = await signup();
+    await api('GET', '/v1/email-validation/jane@acme.test', { key: apiKey });
+    const page = await api<{ data: Array<Record<string, unknown>>; page: number; limit: number; total: number }>('GET', '/v1/credits/transactions?limit=1', { key: apiKey });
+    expect(page.body).toMatchObject({ page: 1, limit: 1, total: 3 });
+    expect(page.body.data[0]).toMatchObject({ id: expect.any(String), delta: -1, reason: 'single check', ref: expect.any(String), createdAt: expect.any(String), balanceAfter: 2499 });
+    const capped = await api<{ limit: number }>('GET', '/v1/credits/transactions?limit=500', { key: apiKey });
+    expect(capped.body.limit).toBe(100);
+    expect((await api('GET', '/v1/credits/transactions?page=0', { key: apiKey })).status).toBe(400);
+    expect((await api('GET', '/v1/credits/transactions?limit=abc', { key: apiKey })).status).toBe(400);
+  });
+
+  it('reports usage per UTC day and kind, with inclusive dates', async () => {
+    const { apiKey } = await signup();
+    await api('GET', '/v1/email-validation/jane@acme.test', { key: apiKey });
+    await api('GET', '/v1/email-validation/bob@blocked.test', { key: apiKey });
+    await api('POST', '/v1/email-validation/batch', { key: apiKey, body: { emails: ['jane@acme.test', 'nobody@acme.test'] } });
+    const today = new Date().toISOString().slice(0, 10);
+    const usage = await api<{ data: unknown[] }>('GET', `/v1/credits/usage?from=${today}&to=${today}`, { key: apiKey });
+    expect(usage.status).toBe(200);
+    expect(usage.body.data).toEqual([
+      { date: today, kind: 'batch', checks: 2, credits: 2 },
+      { date: today, kind: 'single', checks: 2, credits: 1 },
+    ]);
+    expect((await api('GET', '/v1/credits/usage?from=2026-13-01', { key: apiKey })).status).toBe(400);
+    expect((await api('GET', '/v1/credits/usage?from=2026-02-30', { key: apiKey })).status).toBe(400);
+    expect((await api('GET', `/v1/credits/usage?from=${today}&to=2020-01-01`, { key: apiKey })).status).toBe(400);
+  });
+});
+
+describe('rate limit (§2)', () => {
+  it('allows 60 requests a rolling minute per key, then 429 with Retry-After, before any credit is touched', async () => {
+    const { apiKey } = await signup();
+    const fresh = await createKey(apiKey, 'full');
+    let last = 60;
+    for (let i = 0; i < 59; i++) {
+      const response = await api('GET', '/v1/credits', { key: fresh.key });
+      expect(response.status).toBe(200);
+      expect(response.headers.get('ratelimit-limit')).toBe('60');
+      const remaining = Number(response.headers.get('ratelimit-remaining'));
+      expect(remaining).toBe(last - 1);
+      last = remaining;
+      expect(Number(response.headers.get('ratelimit-reset'))).toBeGreaterThanOrEqual(0);
+    }
+    expect((await api('GET', '/v1/email-validation/jane@acme.test', { key: fresh.key })).status).toBe(200);
+    const limited = await api('GET', '/v1/email-validation/jane@acme.test', { key: fresh.key });
+    expect(limited.status).toBe(429);
+    expect(limited.body).toMatchObject({ error: expect.stringMatching(/rate limit/i) });
+    expect(limited.headers.get('ratelimit-remaining')).toBe('0');
+    expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(limited.headers.get('x-credits-remaining')).toBe('2499');
+    // Another key of the same account has its own window.
+    expect((await api('GET', '/v1/credits', { key: apiKey })).status).toBe(200);
+  });
+
+  it('limits sign-ups per client address per hour', async () => {
+    const strict = await startGatewayProcess(gatewayEnv({ SIGNUP_LIMIT_PER_IP_HOUR: '2' }), workDir());
+    try {
+      const call = apiClient(strict.url);
+      const statuses = [];
+      for (let i = 0; i < 3; i++) statuses.push((await call('POST', '/v1/accounts', { body: { email: `limited${i}.${randomBytes(3).toString('hex')}@catchall.test` } })).status);
+      expect(statuses).toEqual([201, 201, 429]);
+    } finally {
+      await strict.stop();
+    }
+  });
+});
+
+describe('keys (#16–19)', () => {
+  it('creates, lists, renames, re-scopes and revokes keys; the full key is shown only at creation', async () => {
+    const { apiKey } = await signup();
+    const created = await api<Record<string, unknown>>('POST', '/v1/keys', { key: apiKey, body: { name: 'CI', scope: 'read-only' } });
+    expect(created.status).toBe(201);
+    expect(created.body).toMatchObject({ id: expect.stringMatching(/^key_/), name: 'CI', scope: 'read-only', type: 'secret', key: expect.stringMatching(/^mg_live_/), revokedAt: null });
+    const listed = await api<{ data: Array<Record<string, unknown>> }>('GET', '/v1/keys', { key: apiKey });
+    expect(listed.body.data).toHaveLength(2);
+    expect(listed.body.data.every((record) => !('key' in record))).toBe(true);
+    const renamed = await api('PATCH', `/v1/keys/${created.body.id}`, { key: apiKey, body: { name: 'CI runner', scope: 'verify' } });
+    expect(renamed.body).toMatchObject({ name: 'CI runner', scope: 'verify' });
+    expect((await api('PATCH', `/v1/keys/${created.body.id}`, { key: apiKey, body: { scope: 'admin' } })).status).toBe(400);
+    expect((await api('POST', '/v1/keys', { key: apiKey, body: { name: 'x', scope: 'everything' } })).status).toBe(400);
+    expect((await api('POST', '/v1/keys', { key: apiKey, body: { scope: 'full' } })).status).toBe(400);
+    await api('GET', '/v1/credits', { key: created.body.key as string });
+    const used = await api<{ data: Array<{ id: string; lastUsedAt: string | null }> }>('GET', '/v1/keys', { key: apiKey });
+    expect(used.body.data.find((record) => record.id === created.body.id)?.lastUsedAt).toEqual(expect.any(String));
+    expect((await api('DELETE', `/v1/keys/${created.body.id}`, { key: apiKey })).status).toBe(204);
+    expect((await api('GET', '/v1/credits', { key: created.body.key as string })).status).toBe(401);
+  });
+
+  it('answers 404 for a malformed key id', async () => {
+    const { apiKey } = await signup();
+    expect((await api('PATCH', '/v1/keys/../../etc', { key: apiKey, body: { name: 'x' } })).status).toBe(404);
+    expect((await api('DELETE', '/v1/keys/123', { key: apiKey })).status).toBe(404);
+  });
+});
+
+describe('cross-account isolation', () => {
+  it("cannot read, change or revoke another account's keys, nor see its ledger", async () => {
+    const alice = await signup();
+    const bob = await signup();
+    const aliceKey = await createKey(alice.apiKey, 'verify');
+    expect((await api('PATCH', `/v1/keys/${aliceKey.id}`, { key: bob.apiKey, body: { name: 'mine' } })).status).toBe(404);
+    expect((await api('DELETE', `/v1/keys/${aliceKey.id}`, { key: bob.apiKey })).status).toBe(404);
+    const bobKeys = await api<{ data: Array<{ id: string }> }>('GET', '/v1/keys', { key: bob.apiKey });
+    expect(bobKeys.body.data.map((record) => record.id)).not.toContain(aliceKey.id);
+    await api('GET', '/v1/email-validation/jane@acme.test', { key: alice.apiKey });
+    const bobLedger = await api<{ data: Array<{ reason: string }>; total: number }>('GET', '/v1/credits/transactions', { key: bob.apiKey });
+    expect(bobLedger.body.total).toBe(2);
+    expect((await api('GET', '/v1/credits', { key: aliceKey.key })).status).toBe(200);
+  });
+});
+
+describe('OpenAPI', () => {
+  it('describes all 22 endpoints at /docs-json and serves the UI at /docs', async () => {
+    const document = await api<{ openapi: string; paths: Record<string, Record<string, unknown>> }>('GET', '/docs-json');
+    expect(document.status).toBe(200);
+    expect(document.body.openapi).toMatch(/^3\./);
+    const operations = Object.values(document.body.paths).flatMap((methods) => Object.keys(methods));
+    expect(operations).toHaveLength(22);
+    const page = await fetch(`${gateway.url}/docs`);
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain('swagger-ui-bundle.js');
+    expect((await fetch(`${gateway.url}/docs/assets/swagger-ui-bundle.js`)).status).toBe(200);
+  });
+});
+
+describe('503 when a server is down', () => {
+  it('answers 503 { error } to keyed requests while Postgres is unreachable', async () => {
+    const down = await startGatewayProcess({ ...gatewayEnv(), DATABASE_URL: 'postgres://postgres@127.0.0.1:1/none' }, workDir());
+    try {
+      const response = await apiClient(down.url)('GET', '/v1/credits', { key: `mg_live_${'a'.repeat(32)}` });
+      expect(response.status).toBe(503);
+      expect(response.body).toEqual({ error: 'The database is unavailable; retry shortly', code: 'unavailable' });
+      const signupResponse = await apiClient(down.url)('POST', '/v1/accounts', { body: { email: 'x@catchall.test' } });
+      expect(signupResponse.status).toBe(503);
+    } finally {
+      await down.stop();
+    }
+  });
+
+  it('answers 503 { error } while Redis is unreachable', async () => {
+    const { apiKey } = await signup();
+    const down = await startGatewayProcess({ ...gatewayEnv(), REDIS_URL: 'redis://127.0.0.1:1' }, workDir());
+    try {
+      const response = await apiClient(down.url)('GET', '/v1/credits', { key: apiKey });
+      expect(response.status).toBe(503);
+      expect(response.body).toEqual({ error: 'Redis is unavailable; retry shortly', code: 'unavailable' });
+    } finally {
+      await down.stop();
+    }
+  });
+});

@@ -1,0 +1,31 @@
+/** A small HTTP client for e2e tests: one call, its status, headers and parsed body. */
+export interface ApiResponse<T = Record<string, unknown>> {
+  status: number;
+  headers: Headers;
+  body: T;
+}
+
+export interface ApiOptions {
+  key?: string;
+  body?: unknown;
+  headers?: Record<string, string>;
+}
+
+export function apiClient(baseUrl: string) {
+  return async function call<T = Record<string, unknown>>(method: string, path: string, options: ApiOptions = {}): Promise<ApiResponse<T>> {
+    const headers: Record<string, string> = { ...options.headers };
+    if (options.key) headers['X-API-Key'] = options.key;
+    let body: string | undefined;
+    if (options.body !== undefined) {
+      headers['content-type'] ??= 'application/json';
+      body = typeof options.body === 'string' ? options.body : JSON.stringify(options.body);
+    }
+    const response = await fetch(`${baseUrl}${path}`, { method, headers, body });
+    const text = await response.text();
+    let parsed: unknown = text;
+    if ((response.headers.get('content-type') ?? '').includes('json') && text) parsed = JSON.parse(text);
+    return { status: response.status, headers: response.headers, body: parsed as T };
+  };
+}
+
+export type ApiCall = ReturnType<typeof apiClient>;
