@@ -368,6 +368,22 @@ describe('rate limit (§2)', () => {
     expect((await api('GET', '/v1/credits', { key: apiKey })).status).toBe(200);
   });
 
+  it('shares one window across several gateway processes on the same Redis', async () => {
+    const { apiKey } = await signup();
+    const fresh = await createKey(apiKey, 'read-only');
+    const env = gatewayEnv();
+    const [one, two] = await Promise.all([startGatewayProcess(env, workDir()), startGatewayProcess(env, workDir())]);
+    try {
+      const calls = [apiClient(one.url), apiClient(two.url)];
+      const statuses = [];
+      for (let i = 0; i < 61; i++) statuses.push((await calls[i % 2]('GET', '/v1/credits', { key: fresh.key })).status);
+      expect(statuses.slice(0, 60).every((status) => status === 200)).toBe(true);
+      expect(statuses[60]).toBe(429);
+    } finally {
+      await Promise.all([one.stop(), two.stop()]);
+    }
+  });
+
   it('limits sign-ups per client address per hour', async () => {
     const strict = await startGatewayProcess(gatewayEnv({ SIGNUP_LIMIT_PER_IP_HOUR: '2' }), workDir());
     try {
