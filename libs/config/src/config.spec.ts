@@ -7,7 +7,7 @@ describe('loadConfig', () => {
     expect(config.database).toEqual({ url: null, embeddedDataDir: 'data' });
     expect(config.redis.url).toBeNull();
     expect(config.dns.servers).toBeNull();
-    expect(config.smtp).toMatchObject({ port: 25, timeoutMs: 10_000, proxy: null, allowPrivateMx: false });
+    expect(config.smtp).toMatchObject({ port: 25, timeoutMs: 10_000, proxy: null, allowPrivateMx: false, mxConcurrency: 5 });
     expect(config.smtp.mailFrom).toBe(`verify@${config.smtp.heloName}`);
     expect(config.checks).toEqual({ deadlineMs: 12_000, greylistRetrySeconds: 300, cacheTtlSeconds: 86_400 });
     expect(config.lookups).toEqual({ rdapBaseUrl: null, gravatarBaseUrl: 'https://gravatar.com' });
@@ -46,6 +46,7 @@ describe('loadConfig', () => {
       timeoutMs: 5000,
       proxy: { host: 'proxy.example.com', port: 1081, username: 'user', password: 'p@ss' },
       allowPrivateMx: true,
+      mxConcurrency: 5,
     });
     expect(config.checks).toEqual({ deadlineMs: 8000, greylistRetrySeconds: 60, cacheTtlSeconds: 0 });
     expect(config.lookups).toEqual({ rdapBaseUrl: 'http://127.0.0.80:8080', gravatarBaseUrl: 'http://127.0.0.80:8080' });

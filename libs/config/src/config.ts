@@ -37,6 +37,8 @@ export interface SmtpConfig {
   timeoutMs: number;
   proxy: SocksProxyConfig | null;
   allowPrivateMx: boolean;
+  /** Concurrent sessions per MX host, across every prober process. */
+  mxConcurrency: number;
 }
 
 export interface CheckConfig {
@@ -125,6 +127,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       timeoutMs: read.int('SMTP_TIMEOUT_MS', 10_000, 100, 600_000),
       proxy,
       allowPrivateMx: read.bool('ALLOW_PRIVATE_MX', false),
+      mxConcurrency: read.int('SMTP_MX_CONCURRENCY', 5, 1, 1000),
     },
     checks: {
       deadlineMs: read.int('CHECK_DEADLINE_MS', 12_000, 100, 600_000),

@@ -197,6 +197,15 @@ describe('lab behaviours', () => {
     expect((await refused.verify('jane@acme.test')).reachable).toBe('unknown');
   });
 
+  it('keeps to SMTP_MX_CONCURRENCY sessions per MX host, so a server capped at 2 never answers 421', async () => {
+    lab.resetStats();
+    const polite = engineFor({ SMTP_MX_CONCURRENCY: '2' });
+    const results = await Promise.all(Array.from({ length: 10 }, () => polite.verify('carol@busy.test')));
+    expect(results.map((result) => result.reason)).toEqual(Array(10).fill('accepted_email'));
+    expect(lab.stats('mx.busy.test').peakConcurrent).toBe(2);
+    expect(lab.stats('mx.busy.test').refused).toBe(0);
+  });
+
   it('refuses MX hosts on private or loopback addresses unless ALLOW_PRIVATE_MX=true', async () => {
     lab.resetStats();
     const strict = engineFor({ ALLOW_PRIVATE_MX: 'false' });

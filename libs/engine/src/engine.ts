@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import type { AppConfig } from '@mailguard/config';
 import { createResolver, lookupAuthentication, lookupMailDomain, type Authentication, type DnsResolver, type MailDomain } from '@mailguard/dns';
-import { isDisposableDomain, isFreeDomain, isRoleLocalPart, parseAddress, suggestCorrection, type ValidAddress } from '@mailguard/email';
+import { isDisposableDomain, isFreeDomain, isRoleLocalPart, parseAddress, suggestCorrection } from '@mailguard/email';
 import { DomainAgeLookup, fetchGet, hasGravatar, type DomainAge, type HttpGet } from '@mailguard/lookups';
 import { catchAllConfidence } from '@mailguard/scoring';
-import { detectProvider, directConnector, probeMailbox, providerAcceptsAll, socksConnector, type Connector, type ProbeResult } from '@mailguard/smtp';
+import { detectProvider, directConnector, MemorySessionGate, probeMailbox, providerAcceptsAll, socksConnector, type Connector, type ProbeResult, type SessionGate } from '@mailguard/smtp';
 import { decideVerdict, type MailboxAnswer, type UnknownCause } from '@mailguard/verdict';
 import { MemoryDomainCache, type DomainCacheStore } from './domain-cache';
 import type { VerificationResult } from './result';
@@ -31,6 +31,8 @@ export interface EngineDeps {
   /** Source of the made-up local part used to test for catch-all. */
   decoyLocalPart: () => string;
   domainCache: DomainCacheStore<DomainFacts>;
+  /** Caps concurrent sessions per MX host (shared by every prober process when distributed). */
+  gate: SessionGate;
   now: () => Date;
 }
 
@@ -73,6 +75,7 @@ export function createEngine(config: AppConfig, overrides: Partial<EngineDeps> =
       http,
       decoyLocalPart: randomDecoy,
       domainCache: new MemoryDomainCache<DomainFacts>(),
+      gate: new MemorySessionGate(config.smtp.mxConcurrency),
       now: () => new Date(),
       ...overrides,
     },
@@ -145,9 +148,48 @@ function unknownCause(facts: DomainFacts | null, probe: ProbeResult | null): Unk
   }
 }
 
+/** What the DNS stage learns about an address: everything but the SMTP answer. Plain JSON, so it can travel between workers. */
+export interface Inspection {
+  email: string;
+  domain: string;
+  localPart: string;
+  syntaxValid: boolean;
+  /** A-label domain and RCPT TO form; null when the syntax failed. */
+  asciiDomain: string | null;
+  smtpAddress: string | null;
+  needsSmtpUtf8: boolean;
+  disposable: boolean;
+  role: boolean;
+  free: boolean;
+  suggestion: string | null;
+  facts: DomainFacts | null;
+  gravatar: boolean | null;
+  /** Syntax valid, not an address literal, and mail hosts to ask: the SMTP stage has work. */
+  needsProbe: boolean;
+}
+
+export interface ProbeOutcome {
+  probe: ProbeResult;
+  durationMs: number;
+}
+
+export interface StageOptions {
+  /** Epoch ms by which the whole check must answer. */
+  deadlineAt: number;
+}
+
+/** An AbortSignal that fires at `deadlineAt`, and its cleanup. */
+function deadlineSignal(deadlineAt: number, now: number): { signal: AbortSignal; clear(): void } {
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(), Math.max(0, deadlineAt - now));
+  return { signal: controller.signal, clear: () => clearTimeout(timer) };
+}
+
 /**
- * The nine checks of SPEC.md §1 for one address, and the verdict. Framework-free: DNS, sockets,
- * HTTP, clock and randomness come in through `deps`, so workers, the CLI and tests share this path.
+ * The nine checks of SPEC.md §1 for one address, and the verdict, in three stages that the
+ * distributed pipeline runs in three workers: `inspect` (syntax, DNS, lists, age, authentication,
+ * Gravatar), `probe` (SMTP) and `conclude` (catch-all confidence and verdict). `verify` runs them in
+ * a row. Framework-free: DNS, sockets, HTTP, clock and randomness come in through `deps`.
  */
 export class VerificationEngine {
   private readonly inflight = new Map<string, Promise<DomainFacts>>();
@@ -179,12 +221,59 @@ export class VerificationEngine {
     return beforeDeadline(pending, signal, null);
   }
 
-  private async probe(address: ValidAddress, facts: DomainFacts, signal: AbortSignal): Promise<ProbeResult> {
+  /** Stage 1: everything that needs no SMTP session. */
+  async inspect(input: string, { deadlineAt }: StageOptions): Promise<Inspection> {
+    const syntax = parseAddress(input);
+    if (!syntax.valid) {
+      return {
+        email: syntax.email, domain: syntax.domain, localPart: syntax.localPart, syntaxValid: false, asciiDomain: null, smtpAddress: null,
+        needsSmtpUtf8: false, disposable: false, role: false, free: false, suggestion: null, facts: null, gravatar: null, needsProbe: false,
+      };
+    }
+    const literal = syntax.addressLiteral;
+    const base: Inspection = {
+      email: syntax.email,
+      domain: syntax.domain,
+      localPart: syntax.localPart,
+      syntaxValid: true,
+      asciiDomain: syntax.asciiDomain,
+      smtpAddress: syntax.smtpAddress,
+      needsSmtpUtf8: syntax.needsSmtpUtf8,
+      disposable: !literal && isDisposableDomain(syntax.asciiDomain),
+      role: isRoleLocalPart(syntax.localPart),
+      free: !literal && isFreeDomain(syntax.asciiDomain),
+      suggestion: literal ? null : suggestCorrection(syntax.localPart, syntax.asciiDomain),
+      facts: null,
+      gravatar: null,
+      needsProbe: false,
+    };
+    if (literal) return base;
+    const deadline = deadlineSignal(deadlineAt, this.deps.now().getTime());
+    try {
+      const [facts, gravatar] = await Promise.all([
+        this.domainFacts(syntax.asciiDomain, deadline.signal),
+        beforeDeadline(hasGravatar(this.deps.http, this.options.gravatarBaseUrl, syntax.email), deadline.signal, null),
+      ]);
+      return { ...base, facts, gravatar: facts?.mail.status === 'ok' ? gravatar : null, needsProbe: facts?.mail.status === 'ok' };
+    } finally {
+      deadline.clear();
+    }
+  }
+
+  /**
+   * Stage 2: the SMTP probe. With `retryGreylisting`, a greylisted probe waits GREYLIST_RETRY_SECONDS
+   * and tries again when that fits before the deadline (the distributed pipeline schedules a
+   * delayed job instead). What the probe learns about catch-all goes into the shared domain cache.
+   */
+  async probe(inspection: Inspection, { deadlineAt, retryGreylisting = true }: StageOptions & { retryGreylisting?: boolean }): Promise<ProbeOutcome> {
+    const facts = inspection.facts as DomainFacts;
+    const started = this.deps.now().getTime();
+    const deadline = deadlineSignal(deadlineAt, started);
     const run = (decoy: string | null) =>
       probeMailbox({
         hosts: facts.mail.hosts,
-        address: address.smtpAddress,
-        needsSmtpUtf8: address.needsSmtpUtf8,
+        address: inspection.smtpAddress as string,
+        needsSmtpUtf8: inspection.needsSmtpUtf8,
         catchAllLocalPart: decoy,
         heloName: this.options.heloName,
         mailFrom: this.options.mailFrom,
@@ -192,121 +281,66 @@ export class VerificationEngine {
         timeoutMs: this.options.smtpTimeoutMs,
         connector: this.deps.connector,
         allowPrivate: this.options.allowPrivateMx,
-        signal,
+        gate: this.deps.gate,
+        signal: deadline.signal,
       });
-    let result = await run(facts.catchAll === null ? this.deps.decoyLocalPart() : null);
-    const retry = this.options.greylistRetryMs;
-    if (!result.definite && result.failure === 'greylisted' && retry !== null) {
-      const started = this.deps.now().getTime();
-      if (started + retry < this.deadlineAt(signal) && (await sleep(retry, signal))) {
-        result = await run(facts.catchAll === null ? this.deps.decoyLocalPart() : null);
-      }
-    }
-    if (result.catchAll !== null && facts.catchAll === null) {
-      facts.catchAll = result.catchAll;
-      await this.deps.domainCache.set(address.asciiDomain, facts, this.options.domainCacheTtlMs);
-    }
-    return result;
-  }
-
-  private readonly deadlines = new WeakMap<AbortSignal, number>();
-
-  private deadlineAt(signal: AbortSignal): number {
-    return this.deadlines.get(signal) ?? Number.POSITIVE_INFINITY;
-  }
-
-  async verify(input: string, options: { deadlineMs?: number } = {}): Promise<VerificationResult> {
-    const deadlineMs = options.deadlineMs ?? this.options.deadlineMs;
-    const controller = new AbortController();
-    const timer = setTimeout(() => controller.abort(), deadlineMs);
-    this.deadlines.set(controller.signal, this.deps.now().getTime() + deadlineMs);
     try {
-      return await this.run(input, controller.signal);
+      const known = async () => (await this.deps.domainCache.get(inspection.asciiDomain as string))?.catchAll ?? facts.catchAll;
+      let result = await run((await known()) === null ? this.deps.decoyLocalPart() : null);
+      const retry = this.options.greylistRetryMs;
+      if (retryGreylisting && !result.definite && result.failure === 'greylisted' && retry !== null && this.deps.now().getTime() + retry < deadlineAt) {
+        if (await sleep(retry, deadline.signal)) result = await run((await known()) === null ? this.deps.decoyLocalPart() : null);
+      }
+      if (result.catchAll !== null && (await known()) === null) {
+        await this.deps.domainCache.set(inspection.asciiDomain as string, { ...facts, catchAll: result.catchAll }, this.options.domainCacheTtlMs);
+      }
+      return { probe: result, durationMs: this.deps.now().getTime() - started };
     } finally {
-      clearTimeout(timer);
+      deadline.clear();
     }
   }
 
-  private async run(input: string, signal: AbortSignal): Promise<VerificationResult> {
-    const syntax = parseAddress(input);
-    if (!syntax.valid) return this.assemble({ email: syntax.email, domain: syntax.domain, localPart: syntax.localPart, syntaxValid: false });
-    const disposable = !syntax.addressLiteral && isDisposableDomain(syntax.asciiDomain);
-    const role = isRoleLocalPart(syntax.localPart);
-    const common = {
-      email: syntax.email,
-      domain: syntax.domain,
-      localPart: syntax.localPart,
-      syntaxValid: true,
-      disposable,
-      role,
-      free: !syntax.addressLiteral && isFreeDomain(syntax.asciiDomain),
-      suggestion: syntax.addressLiteral ? null : suggestCorrection(syntax.localPart, syntax.asciiDomain),
-    };
-    if (syntax.addressLiteral) return this.assemble(common);
-
-    const facts = await this.domainFacts(syntax.asciiDomain, signal);
-    if (!facts || facts.mail.status !== 'ok') return this.assemble({ ...common, facts });
-
-    const smtpStarted = this.deps.now().getTime();
-    const [probe, gravatar] = await Promise.all([
-      this.probe(syntax, facts, signal),
-      beforeDeadline(hasGravatar(this.deps.http, this.options.gravatarBaseUrl, syntax.email), signal, null),
-    ]);
-    const smtpMs = this.deps.now().getTime() - smtpStarted;
-    return this.assemble({ ...common, facts, probe, gravatar, smtpMs });
-  }
-
-  private assemble(parts: {
-    email: string;
-    domain: string;
-    localPart: string;
-    syntaxValid: boolean;
-    disposable?: boolean;
-    role?: boolean;
-    free?: boolean;
-    suggestion?: string | null;
-    facts?: DomainFacts | null;
-    probe?: ProbeResult;
-    gravatar?: boolean | null;
-    smtpMs?: number;
-  }): VerificationResult {
-    const { facts = null, probe = null } = parts;
+  /** Stage 3: catch-all confidence and the verdict; `outcome` is null when SMTP was not (or could not be) asked. */
+  conclude(inspection: Inspection, outcome: ProbeOutcome | null): VerificationResult {
+    const facts = inspection.facts;
+    const probe = outcome?.probe ?? null;
     const mailbox = mailboxAnswer(probe);
     const accepted = mailbox === 'accepted' || mailbox === 'busy';
-    const catchAll = accepted && (probe?.catchAll === true || facts?.catchAll === true || providerAcceptsAll(facts?.provider ?? null));
+    const acceptsAll = providerAcceptsAll(facts?.provider ?? null);
+    const catchAll = accepted && (probe?.catchAll === true || facts?.catchAll === true || acceptsAll);
     const confidence = catchAll
       ? catchAllConfidence({
-          localPart: parts.localPart,
-          role: parts.role ?? false,
-          gravatar: parts.gravatar ?? null,
+          localPart: inspection.localPart,
+          role: inspection.role,
+          gravatar: inspection.gravatar,
           spf: facts?.authentication.spf.present ?? false,
           dmarc: facts?.authentication.dmarc.present ?? false,
           ageDays: facts?.age.ageDays ?? null,
-          providerAcceptsAll: providerAcceptsAll(facts?.provider ?? null),
+          providerAcceptsAll: acceptsAll,
         })
       : null;
     const verdict = decideVerdict({
-      syntaxValid: parts.syntaxValid,
+      syntaxValid: inspection.syntaxValid,
       domainExists: facts ? facts.mail.exists : null,
       noMail: facts?.mail.status === 'no_mail',
       mailbox,
       unknownCause: unknownCause(facts, probe),
       catchAll,
       catchAllConfidence: confidence?.confidence ?? null,
-      disposable: parts.disposable ?? false,
-      role: parts.role ?? false,
+      disposable: inspection.disposable,
+      role: inspection.role,
     });
-    const reply = probe?.definite ? probe.reply : (probe?.reply ?? null);
+    const reply = probe?.reply ?? null;
     return {
-      email: parts.email,
-      domain: parts.domain,
+      email: inspection.email,
+      domain: inspection.domain,
       status: verdict.status,
       confidence: verdict.confidence,
       score: verdict.score,
       reason: verdict.reason,
       isValid: verdict.isValid,
       reachable: verdict.reachable,
-      syntax: parts.syntaxValid,
+      syntax: inspection.syntaxValid,
       smtp: {
         hostExists: (facts?.mail.hosts.length ?? 0) > 0,
         deliverable: accepted,
@@ -314,15 +348,15 @@ export class VerificationEngine {
         fullInbox: mailbox === 'full',
         disabled: mailbox === 'disabled',
       },
-      isFree: parts.free ?? false,
-      isRole: parts.role ?? false,
-      isDisposable: parts.disposable ?? false,
-      hasGravatar: parts.gravatar === true,
-      suggestion: parts.suggestion ?? null,
+      isFree: inspection.free,
+      isRole: inspection.role,
+      isDisposable: inspection.disposable,
+      hasGravatar: inspection.gravatar === true,
+      suggestion: inspection.suggestion,
       verifiedAt: this.deps.now().toISOString(),
       cached: false,
       checks: {
-        syntax: { valid: parts.syntaxValid, localPart: parts.localPart, domain: parts.domain },
+        syntax: { valid: inspection.syntaxValid, localPart: inspection.localPart, domain: inspection.domain },
         domain: { exists: facts ? facts.mail.exists : null },
         mx: {
           valid: facts?.mail.status === 'ok',
@@ -336,14 +370,22 @@ export class VerificationEngine {
           code: reply?.code ?? null,
           enhancedCode: reply?.enhancedCode ?? null,
           message: reply?.message ?? null,
-          durationMs: parts.smtpMs ?? 0,
+          durationMs: outcome?.durationMs ?? 0,
         },
-        disposable: { value: parts.disposable ?? false },
-        role: { value: parts.role ?? false },
+        disposable: { value: inspection.disposable },
+        role: { value: inspection.role },
         catchAll: { value: catchAll, confidence: confidence?.confidence ?? null, ...(confidence ? { signals: confidence.signals } : {}) },
         domainAge: facts?.age ?? { createdAt: null, ageDays: null },
         authentication: facts?.authentication ?? NO_AUTH,
       },
     };
+  }
+
+  /** All three stages in this process. */
+  async verify(input: string, options: { deadlineMs?: number } = {}): Promise<VerificationResult> {
+    const deadlineAt = this.deps.now().getTime() + (options.deadlineMs ?? this.options.deadlineMs);
+    const inspection = await this.inspect(input, { deadlineAt });
+    const outcome = inspection.needsProbe ? await this.probe(inspection, { deadlineAt }) : null;
+    return this.conclude(inspection, outcome);
   }
 }

@@ -110,6 +110,12 @@ export class SmtpSession {
     return { session, banner };
   }
 
+  /** Called once the connection is gone, however it ended (frees the MX slot). */
+  onClose(callback: () => void): void {
+    if (this.socket.destroyed) callback();
+    else this.socket.once('close', callback);
+  }
+
   private attach(socket: Socket | TLSSocket): void {
     socket.setEncoding('utf8');
     socket.on('data', (chunk: string) => {

@@ -2,6 +2,7 @@ import { isPublicAddress } from './address-policy';
 import { classifyReply, type ReplyClass } from './classify';
 import { SmtpError, SmtpSession, type Connector } from './client';
 import type { SmtpReply } from './reply';
+import { GateAbortedError, type SessionGate } from './session-gate';
 
 export interface ProbeHost {
   exchange: string;
@@ -21,6 +22,8 @@ export interface ProbeOptions {
   timeoutMs: number;
   connector: Connector;
   allowPrivate: boolean;
+  /** Per-MX session cap; every session holds a slot from connect to close. */
+  gate: SessionGate;
   signal?: AbortSignal;
 }
 
@@ -84,8 +87,23 @@ class Attempt {
   /** A greeted session, TLS negotiated when offered (or plain when `plain`), ready for MAIL FROM. */
   async session(host: string, address: string, plain: boolean): Promise<SmtpSession | null> {
     const options = this.options;
+    let release: () => void;
+    try {
+      release = await options.gate.acquire(host, options.signal);
+    } catch (error) {
+      if (error instanceof GateAbortedError) throw new SmtpError('aborted', error.message);
+      throw error;
+    }
     this.sessions++;
-    const { session, banner } = await SmtpSession.open({ host, address, port: options.port, timeoutMs: options.timeoutMs, connector: options.connector, signal: options.signal });
+    let opened: { session: SmtpSession; banner: SmtpReply };
+    try {
+      opened = await SmtpSession.open({ host, address, port: options.port, timeoutMs: options.timeoutMs, connector: options.connector, signal: options.signal });
+    } catch (error) {
+      release();
+      throw error;
+    }
+    const { session, banner } = opened;
+    session.onClose(release);
     const track = () => (this.roundTrips += session.roundTrips);
     if (banner.code >= 400) {
       track();
