@@ -1,7 +1,7 @@
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runGatewayToExit, startGatewayProcess, type GatewayProcess } from '../support/gateway-process';
+import { runGatewayToExit, startGatewayProcess, type RunningProcess } from '../support/processes';
 import { createTestDatabase, TEST_REDIS_URL, type TestDatabase } from '../support/services';
 
 jest.setTimeout(60_000);
@@ -15,7 +15,7 @@ async function json(response: Response): Promise<Record<string, unknown>> {
 
 describe('gateway on real Postgres and Redis', () => {
   let database: TestDatabase;
-  let gateway: GatewayProcess;
+  let gateway: RunningProcess;
 
   beforeAll(async () => {
     database = await createTestDatabase();

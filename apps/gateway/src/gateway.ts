@@ -7,12 +7,12 @@ import { absolutePath as swaggerUiPath } from 'swagger-ui-dist';
 import { MemoryResultCache, RedisResultCache } from '@mailguard/cache';
 import type { AppConfig } from '@mailguard/config';
 import { Database } from '@mailguard/db';
-import { createEngine } from '@mailguard/engine';
 import { AppError } from '@mailguard/errors';
 import { PinoNestLogger, type Logger } from '@mailguard/logger';
-import { InProcessDriver } from '@mailguard/queue';
+import { bullOptions, buildEngine, ResultStore, stageHandlers } from '@mailguard/pipeline';
+import { BullMqPipeline, InProcessPipeline, type CheckPipeline } from '@mailguard/queue';
 import { MemoryRateLimiter, RedisRateLimiter } from '@mailguard/ratelimit';
-import { createRedis } from '@mailguard/redis';
+import { connectRedis, createRedis } from '@mailguard/redis';
 import { AppModule } from './app.module';
 import { ErrorFilter, noRouteMessage } from './http/error.filter';
 import { requestLogging } from './http/request-logging';
@@ -28,20 +28,34 @@ export async function startGateway(config: AppConfig, logger: Logger): Promise<G
   const database = new Database(config.database, logger);
   const redis = createRedis(config.redis);
   redis?.on('error', (err: Error) => logger.warn({ err: err.message }, 'redis connection error'));
-  // Commands fail fast while Redis is not ready, so wait for the first connection (or its failure:
-  // ioredis keeps retrying, and readiness says 503 meanwhile).
-  await Promise.all([database.start(), redis?.connect().catch(() => undefined)]);
+  await Promise.all([database.start(), redis && connectRedis(redis)]);
 
-  const engine = createEngine(config);
-  const queue = new InProcessDriver({ 'verify.address': ({ email, deadlineMs }) => engine.verify(email, { deadlineMs }) });
   const prefix = config.redis.keyPrefix;
+  const engine = buildEngine(config, redis);
+  const cache = redis ? new RedisResultCache(redis, prefix) : new MemoryResultCache();
+  const store = new ResultStore(() => database.dataSource, cache, config.checks.cacheTtlSeconds);
+  let pipeline: CheckPipeline;
+  if (redis) {
+    // Distributed: the dns, smtp and scoring workers do the checks; this process only waits.
+    const bull = new BullMqPipeline(bullOptions(config));
+    // Redis may be down at start: readiness says so, and the listener attaches when it comes back.
+    const ready = await Promise.race([bull.start().then(() => true), new Promise<false>((resolve) => setTimeout(() => resolve(false), 3_000).unref())]);
+    if (!ready) logger.warn('queue events not ready yet');
+    pipeline = bull;
+  } else {
+    pipeline = new InProcessPipeline(stageHandlers(engine, store, { greylistRetryMs: config.checks.greylistRetrySeconds * 1000 }), (err, job) =>
+      logger.error({ err, job }, 'check stage failed'),
+    );
+  }
   const infra = {
     logger,
     database,
     redis,
     limiter: redis ? new RedisRateLimiter(redis, prefix) : new MemoryRateLimiter(),
-    cache: redis ? new RedisResultCache(redis, prefix) : new MemoryResultCache(),
-    queue,
+    cache,
+    pipeline,
+    store,
+    engine,
   };
 
   const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config, infra), {
@@ -78,7 +92,7 @@ export async function startGateway(config: AppConfig, logger: Logger): Promise<G
   const close = () =>
     (closing ??= (async () => {
       await app.close();
-      await queue.close();
+      await pipeline.close();
       await database.stop();
       redis?.disconnect();
     })());

@@ -5,14 +5,18 @@ import { CreditLedger } from '@mailguard/credits';
 import { Database } from '@mailguard/db';
 import { ApiKeys } from '@mailguard/keys';
 import type { Logger } from '@mailguard/logger';
-import type { QueueDriver } from '@mailguard/queue';
+import type { VerificationEngine } from '@mailguard/engine';
+import type { ResultStore } from '@mailguard/pipeline';
+import type { CheckPipeline } from '@mailguard/queue';
 import type { RateLimiter } from '@mailguard/ratelimit';
 
 export const LOGGER = Symbol('LOGGER');
 export const REDIS = Symbol('REDIS');
 export const RATE_LIMITER = Symbol('RATE_LIMITER');
 export const RESULT_CACHE = Symbol('RESULT_CACHE');
-export const QUEUE = Symbol('QUEUE');
+export const PIPELINE = Symbol('PIPELINE');
+export const RESULT_STORE = Symbol('RESULT_STORE');
+export const ENGINE = Symbol('ENGINE');
 
 export interface Infrastructure {
   logger: Logger;
@@ -21,7 +25,10 @@ export interface Infrastructure {
   redis: Redis | null;
   limiter: RateLimiter;
   cache: ResultCache;
-  queue: QueueDriver;
+  pipeline: CheckPipeline;
+  store: ResultStore;
+  /** For answers that need no network (the provisional answer at a deadline). */
+  engine: VerificationEngine;
 }
 
 /** Connections and stores opened once in main() and shared by every module of the process. */
@@ -38,11 +45,13 @@ export class InfraModule {
         { provide: REDIS, useValue: infra.redis },
         { provide: RATE_LIMITER, useValue: infra.limiter },
         { provide: RESULT_CACHE, useValue: infra.cache },
-        { provide: QUEUE, useValue: infra.queue },
+        { provide: PIPELINE, useValue: infra.pipeline },
+        { provide: RESULT_STORE, useValue: infra.store },
+        { provide: ENGINE, useValue: infra.engine },
         { provide: ApiKeys, useValue: new ApiKeys(dataSource) },
         { provide: CreditLedger, useValue: new CreditLedger(dataSource) },
       ],
-      exports: [LOGGER, Database, REDIS, RATE_LIMITER, RESULT_CACHE, QUEUE, ApiKeys, CreditLedger],
+      exports: [LOGGER, Database, REDIS, RATE_LIMITER, RESULT_CACHE, PIPELINE, RESULT_STORE, ENGINE, ApiKeys, CreditLedger],
     };
   }
 }

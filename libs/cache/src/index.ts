@@ -1,1 +1,1 @@
-export { MemoryResultCache, RedisResultCache, type ResultCache } from './result-cache';
+export { MemoryResultCache, RedisJsonStore, RedisResultCache, resultKey, type ResultCache } from './result-cache';

@@ -119,13 +119,17 @@ describe('lab behaviours', () => {
     expect((await patient.verify('alice@greylist.test')).reason).toBe('accepted_email');
   });
 
-  it('sender blocked at RCPT or at the banner is unknown, never rejected', async () => {
+  it('sender blocked at RCPT or at the banner is unknown, never rejected, and the host is then left alone', async () => {
+    const fresh = engineFor();
     for (const email of ['bob@blocked.test', 'bob@blocked-banner.test']) {
-      const result = await engine.verify(email);
+      const result = await fresh.verify(email);
       expect(result).toMatchObject({ status: 'risky', reachable: 'unknown', reason: 'unknown' });
       expect(result.checks.smtp.checked).toBe(false);
       expect(result.checks.smtp.code).toBe(554);
     }
+    lab.resetStats();
+    expect((await fresh.verify('bob@blocked.test')).reachable).toBe('unknown');
+    expect(lab.stats('mx.blocked.test').sessions).toBe(0);
   });
 
   it('STARTTLS: offered and required are negotiated; a broken required handshake is unknown', async () => {

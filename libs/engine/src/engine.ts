@@ -221,8 +221,8 @@ export class VerificationEngine {
     return beforeDeadline(pending, signal, null);
   }
 
-  /** Stage 1: everything that needs no SMTP session. */
-  async inspect(input: string, { deadlineAt }: StageOptions): Promise<Inspection> {
+  /** What can be said without the network: syntax, and the disposable, role, free and typo lists. */
+  inspectLocally(input: string): Inspection {
     const syntax = parseAddress(input);
     if (!syntax.valid) {
       return {
@@ -231,7 +231,7 @@ export class VerificationEngine {
       };
     }
     const literal = syntax.addressLiteral;
-    const base: Inspection = {
+    return {
       email: syntax.email,
       domain: syntax.domain,
       localPart: syntax.localPart,
@@ -247,12 +247,19 @@ export class VerificationEngine {
       gravatar: null,
       needsProbe: false,
     };
-    if (literal) return base;
+  }
+
+  /** Stage 1: everything that needs no SMTP session. */
+  async inspect(input: string, { deadlineAt }: StageOptions): Promise<Inspection> {
+    const base = this.inspectLocally(input);
+    // Address literals pass syntax but are never looked up or probed.
+    if (!base.syntaxValid || base.domain.startsWith('[')) return base;
+    const asciiDomain = base.asciiDomain as string;
     const deadline = deadlineSignal(deadlineAt, this.deps.now().getTime());
     try {
       const [facts, gravatar] = await Promise.all([
-        this.domainFacts(syntax.asciiDomain, deadline.signal),
-        beforeDeadline(hasGravatar(this.deps.http, this.options.gravatarBaseUrl, syntax.email), deadline.signal, null),
+        this.domainFacts(asciiDomain, deadline.signal),
+        beforeDeadline(hasGravatar(this.deps.http, this.options.gravatarBaseUrl, base.email), deadline.signal, null),
       ]);
       return { ...base, facts, gravatar: facts?.mail.status === 'ok' ? gravatar : null, needsProbe: facts?.mail.status === 'ok' };
     } finally {

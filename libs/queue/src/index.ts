@@ -1,2 +1,21 @@
-export { InProcessDriver, type QueueDriver } from './driver';
-export { JOB_QUEUES, type JobHandlers, type JobMap, type JobName, type JobPayload, type JobResult } from './jobs';
+export { BullMqPipeline, JobProducer, startStageWorker, type BullOptions, type StageWorkerOptions } from './bullmq';
+export { InProcessPipeline } from './in-process';
+export {
+  assertHandlers,
+  FINAL_JOB,
+  JOB_QUEUES,
+  jobIdFor,
+  QUEUE_NAMES,
+  type CheckPipeline,
+  type CheckRequest,
+  type JobHandler,
+  type JobHandlers,
+  type JobMap,
+  type JobName,
+  type JobPayload,
+  type JobResult,
+  type QueueName,
+  type ScoringPayload,
+  type SmtpPayload,
+  type StageContext,
+} from './jobs';

@@ -1,23 +1,85 @@
-import type { VerificationResult } from '@mailguard/engine';
+import type { UsageKind } from '@mailguard/db';
+import type { Inspection, ProbeOutcome, VerificationResult } from '@mailguard/engine';
+
+/** One address to check, as it travels through the pipeline. */
+export interface CheckRequest {
+  /** Unique per check: the stored verification's id, and the root of every job id of the check. */
+  requestId: string;
+  email: string;
+  /** Epoch ms by which the check must answer. */
+  deadlineAt: number;
+  /** Who pays and owns the stored result; null for the service's own checks (sign-up). */
+  accountId: string | null;
+  kind: UsageKind | null;
+}
+
+export interface SmtpPayload {
+  request: CheckRequest;
+  inspection: Inspection;
+  /** Greylisting retries so far (each a delayed job). */
+  attempt: number;
+}
+
+export interface ScoringPayload {
+  request: CheckRequest;
+  inspection: Inspection;
+  outcome: ProbeOutcome | null;
+}
 
 /**
- * Every job of the service, declared once: its queue, its payload and its result. Drivers and
- * handlers are typed from this map, so a payload can never drift from its handler.
+ * Every job of the service, declared once: its queue, its payload and its result. Drivers, workers
+ * and handlers are typed from this map, so a payload can never drift from its handler.
+ * The flow per address: dns.inspect → smtp.probe (only when there is a mail host to ask;
+ * greylisting re-queues it with a delay) → scoring.conclude.
  */
 export interface JobMap {
-  'verify.address': {
-    queue: 'verify';
-    payload: { email: string; deadlineMs?: number };
-    result: VerificationResult;
-  };
+  'dns.inspect': { queue: 'dns'; payload: CheckRequest; result: Inspection };
+  'smtp.probe': { queue: 'smtp'; payload: SmtpPayload; result: ProbeOutcome };
+  'scoring.conclude': { queue: 'scoring'; payload: ScoringPayload; result: VerificationResult };
 }
 
 export type JobName = keyof JobMap;
+export type QueueName = JobMap[JobName]['queue'];
 export type JobPayload<N extends JobName> = JobMap[N]['payload'];
 export type JobResult<N extends JobName> = JobMap[N]['result'];
 
 export const JOB_QUEUES: { [N in JobName]: JobMap[N]['queue'] } = {
-  'verify.address': 'verify',
+  'dns.inspect': 'dns',
+  'smtp.probe': 'smtp',
+  'scoring.conclude': 'scoring',
 };
 
-export type JobHandlers = { [N in JobName]: (payload: JobPayload<N>) => Promise<JobResult<N>> };
+export const QUEUE_NAMES: QueueName[] = ['dns', 'smtp', 'scoring'];
+
+/** The job whose result is the check's answer. */
+export const FINAL_JOB = 'scoring.conclude' satisfies JobName;
+
+/** Job ids are derived from the request, so re-adding a stage (a retry, a restarted worker) is a no-op. */
+export function jobIdFor(requestId: string, name: JobName, attempt = 0): string {
+  return `${requestId}.${name}.${attempt}`;
+}
+
+export interface StageContext {
+  enqueue<N extends JobName>(name: N, payload: JobPayload<N>, options: { jobId: string; delayMs?: number }): Promise<void>;
+}
+
+export type JobHandler<N extends JobName> = (payload: JobPayload<N>, context: StageContext) => Promise<JobResult<N>>;
+export type JobHandlers = { [N in JobName]: JobHandler<N> };
+
+/** Refuses a handler table that misses a declared job or has one too many (checked at boot). */
+export function assertHandlers(handlers: Partial<JobHandlers>, names: JobName[]): void {
+  const given = Object.keys(handlers).sort();
+  const wanted = [...names].sort();
+  if (given.join() !== wanted.join()) {
+    throw new Error(`job handlers do not match the declared jobs: declared ${wanted.join(', ')}; given ${given.join(', ')}`);
+  }
+}
+
+/** Where the gateway sends checks: this process (embedded default) or the workers over BullMQ. */
+export interface CheckPipeline {
+  /** The result, or null when the deadline passed first. */
+  verify(request: CheckRequest): Promise<VerificationResult | null>;
+  /** Readiness: the transport answers. */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}

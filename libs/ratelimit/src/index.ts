@@ -1,1 +1,2 @@
 export { MemoryRateLimiter, RedisRateLimiter, type RateDecision, type RateLimiter } from './rate-limiter';
+export { RedisSessionGate } from './session-gate';

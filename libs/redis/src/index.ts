@@ -1,1 +1,1 @@
-export { createRedis, isRedisConnectionError, pingRedis, RedisUnavailableError } from './redis';
+export { connectRedis, createRedis, isRedisConnectionError, pingRedis, RedisUnavailableError } from './redis';

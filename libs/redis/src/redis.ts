@@ -40,3 +40,13 @@ export function isRedisConnectionError(error: unknown): boolean {
   if (candidate.name === 'MaxRetriesPerRequestError') return true;
   return /Stream isn't writeable|Connection is closed|connect ECONNREFUSED .*6379|enableOfflineQueue/i.test(candidate.message ?? '');
 }
+
+/**
+ * Waits for the first connection, at most `timeoutMs`: commands fail fast while Redis is not ready,
+ * but a Redis that is down at start must not stop the process from starting (readiness says 503
+ * meanwhile, and ioredis keeps reconnecting).
+ */
+export async function connectRedis(redis: Redis, timeoutMs = 3_000): Promise<boolean> {
+  const timeout = new Promise<false>((resolve) => setTimeout(() => resolve(false), timeoutMs).unref());
+  return Promise.race([redis.connect().then(() => true, () => false), timeout]);
+}

@@ -4,4 +4,4 @@ export { directConnector, socksConnector, SmtpError, SmtpSession, type Connector
 export { probeMailbox, type ProbeFailure, type ProbeHost, type ProbeOptions, type ProbeResult } from './probe';
 export { detectProvider, providerAcceptsAll } from './provider';
 export { buildReply, ReplyParser, type SmtpReply } from './reply';
-export { GateAbortedError, MemorySessionGate, type SessionGate } from './session-gate';
+export { CoolingDownError, GateAbortedError, MemorySessionGate, type CoolDownReason, type SessionGate } from './session-gate';

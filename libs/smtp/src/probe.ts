@@ -2,7 +2,7 @@ import { isPublicAddress } from './address-policy';
 import { classifyReply, type ReplyClass } from './classify';
 import { SmtpError, SmtpSession, type Connector } from './client';
 import type { SmtpReply } from './reply';
-import { GateAbortedError, type SessionGate } from './session-gate';
+import { CoolingDownError, GateAbortedError, type SessionGate } from './session-gate';
 
 export interface ProbeHost {
   exchange: string;
@@ -44,6 +44,9 @@ export interface ProbeResult {
   sessions: number;
   roundTrips: number;
 }
+
+const BUSY_COOL_DOWN_MS = 30_000;
+const BLOCKED_COOL_DOWN_MS = 10 * 60_000;
 
 const DEFINITE: ReplyClass[] = ['accepted', 'mailbox_exists', 'no_such_user', 'disabled', 'full'];
 /** When nobody answers definitely, report the most telling failure. */
@@ -92,6 +95,10 @@ class Attempt {
       release = await options.gate.acquire(host, options.signal);
     } catch (error) {
       if (error instanceof GateAbortedError) throw new SmtpError('aborted', error.message);
+      if (error instanceof CoolingDownError) {
+        this.note(error.reason === 'blocked' ? 'sender_blocked' : 'greylisted', host);
+        return null;
+      }
       throw error;
     }
     this.sessions++;
@@ -107,7 +114,10 @@ class Attempt {
     const track = () => (this.roundTrips += session.roundTrips);
     if (banner.code >= 400) {
       track();
-      this.note(failureOf(classifyReply(banner, 'banner')), host, banner);
+      const failure = failureOf(classifyReply(banner, 'banner'));
+      // A server that is full or refuses us is left alone for a while, by every prober.
+      await options.gate.coolDown(host, failure === 'sender_blocked' ? BLOCKED_COOL_DOWN_MS : BUSY_COOL_DOWN_MS, failure === 'sender_blocked' ? 'blocked' : 'busy');
+      this.note(failure, host, banner);
       return null;
     }
     let hello = await session.hello(options.heloName);
@@ -184,6 +194,7 @@ export async function probeMailbox(options: ProbeOptions): Promise<ProbeResult> 
         if (!DEFINITE.includes(targetClass)) {
           session.track();
           session.quit();
+          if (targetClass === 'sender_blocked') await options.gate.coolDown(host.exchange, BLOCKED_COOL_DOWN_MS, 'blocked');
           attempt.note(failureOf(targetClass), host.exchange, target);
           break;
         }

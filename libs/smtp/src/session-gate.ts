@@ -1,9 +1,25 @@
 /**
- * Politeness: at most `limit` concurrent SMTP sessions per MX host. `acquire` resolves with the
- * function that gives the slot back; it waits (in order) while the host is at its limit.
+ * Politeness towards mail servers, shared by every prober: at most `limit` concurrent SMTP sessions
+ * per MX host (`acquire` waits while the host is at its limit and resolves with the function that
+ * gives the slot back), and a cool-down during which a host is not contacted at all (after it said
+ * "too many connections" or that our address is blocked).
  */
 export interface SessionGate {
   acquire(host: string, signal?: AbortSignal): Promise<() => void>;
+  coolDown(host: string, ms: number, reason: CoolDownReason): Promise<void>;
+}
+
+export type CoolDownReason = 'busy' | 'blocked';
+
+/** The host is cooling down: no session is opened to it until then. */
+export class CoolingDownError extends Error {
+  constructor(
+    readonly host: string,
+    readonly reason: CoolDownReason,
+  ) {
+    super(`${host} is cooling down (${reason})`);
+    this.name = 'CoolingDownError';
+  }
 }
 
 export class GateAbortedError extends Error {
@@ -16,13 +32,20 @@ export class GateAbortedError extends Error {
 /** The gate of one process (embedded mode, the CLI). */
 export class MemorySessionGate implements SessionGate {
   private readonly active = new Map<string, number>();
+  private readonly cooling = new Map<string, { until: number; reason: CoolDownReason }>();
   private readonly waiting = new Map<string, Array<() => void>>();
   /** How often a caller had to wait for a slot (a metric). */
   waits = 0;
 
   constructor(private readonly limit: number) {}
 
+  async coolDown(host: string, ms: number, reason: CoolDownReason): Promise<void> {
+    this.cooling.set(host, { until: Date.now() + ms, reason });
+  }
+
   async acquire(host: string, signal?: AbortSignal): Promise<() => void> {
+    const cooling = this.cooling.get(host);
+    if (cooling && cooling.until > Date.now()) throw new CoolingDownError(host, cooling.reason);
     while ((this.active.get(host) ?? 0) >= this.limit) {
       this.waits++;
       if (signal?.aborted) throw new GateAbortedError();

@@ -1,9 +1,10 @@
 import { Controller, Get, Inject } from '@nestjs/common';
 import type { Redis } from 'ioredis';
 import { Database } from '@mailguard/db';
-import { pingRedis } from '@mailguard/redis';
+import { pingRedis, RedisUnavailableError } from '@mailguard/redis';
 import { Public } from '../auth/access';
-import { REDIS } from '../infra.module';
+import type { CheckPipeline } from '@mailguard/queue';
+import { PIPELINE, REDIS } from '../infra.module';
 
 /** Liveness says the process runs; readiness says it can serve (Postgres and Redis answer). */
 @Controller('health')
@@ -12,6 +13,7 @@ export class HealthController {
   constructor(
     private readonly database: Database,
     @Inject(REDIS) private readonly redis: Redis | null,
+    @Inject(PIPELINE) private readonly pipeline: CheckPipeline,
   ) {}
 
   @Get('live')
@@ -23,6 +25,9 @@ export class HealthController {
   async ready(): Promise<{ status: 'ok'; database: string; redis: string }> {
     await this.database.ping();
     if (this.redis) await pingRedis(this.redis);
+    await this.pipeline.ping().catch((error: unknown) => {
+      throw new RedisUnavailableError(error);
+    });
     return { status: 'ok', database: this.database.mode, redis: this.redis ? 'redis' : 'in-process' };
   }
 }

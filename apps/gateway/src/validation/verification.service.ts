@@ -1,64 +1,70 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { ResultCache } from '@mailguard/cache';
+import { resultKey, type ResultCache } from '@mailguard/cache';
 import { APP_CONFIG, type AppConfig } from '@mailguard/config';
 import { CreditLedger } from '@mailguard/credits';
-import { Database, VerificationEntity, type UsageKind } from '@mailguard/db';
-import { parseAddress } from '@mailguard/email';
-import type { VerificationResult } from '@mailguard/engine';
+import type { UsageKind } from '@mailguard/db';
+import type { VerificationEngine, VerificationResult } from '@mailguard/engine';
 import { AppError } from '@mailguard/errors';
 import { newId } from '@mailguard/keys';
-import type { QueueDriver } from '@mailguard/queue';
-import { QUEUE, RESULT_CACHE } from '../infra.module';
+import type { ResultStore } from '@mailguard/pipeline';
+import type { CheckPipeline, CheckRequest } from '@mailguard/queue';
+import { ENGINE, PIPELINE, RESULT_CACHE, RESULT_STORE } from '../infra.module';
 
 export interface CheckOutcome {
   results: VerificationResult[];
   balance: number;
 }
 
-const BATCH_CONCURRENCY = 10;
-
-/**
- * One cache entry and one charge per mailbox, however it was typed: normalised, and compared
- * without case (mail providers treat local parts case-insensitively in practice).
- */
-function cacheKey(email: string): string {
-  return parseAddress(email).email.toLowerCase();
-}
+const BATCH_CONCURRENCY = 20;
 
 /**
  * Paid checks: the credits are taken first (conditionally, so concurrent requests cannot overdraw),
- * the checks run through the queue (or come from the cache), `unknown` results are refunded before
- * the answer is sent, and every check is stored.
+ * each address comes from the cache or the pipeline, `unknown` results are refunded before the
+ * answer is sent, and every check is stored under its own request id.
  */
 @Injectable()
 export class VerificationService {
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-    @Inject(QUEUE) private readonly queue: QueueDriver,
+    @Inject(PIPELINE) private readonly pipeline: CheckPipeline,
     @Inject(RESULT_CACHE) private readonly cache: ResultCache,
+    @Inject(RESULT_STORE) private readonly store: ResultStore,
+    @Inject(ENGINE) private readonly engine: VerificationEngine,
     private readonly ledger: CreditLedger,
-    private readonly database: Database,
   ) {}
+
+  private request(email: string, accountId: string | null, kind: UsageKind | null): CheckRequest {
+    return { requestId: newId('ver'), email, deadlineAt: Date.now() + this.config.checks.deadlineMs, accountId, kind };
+  }
+
+  /**
+   * One address through the pipeline. Past CHECK_DEADLINE_MS the answer is what is known without
+   * the network, with `reachable: unknown` — unless the pipeline finished meanwhile.
+   */
+  private async run(request: CheckRequest): Promise<VerificationResult> {
+    const result = await this.pipeline.verify(request);
+    if (result) return result;
+    return this.store.claim(request, this.engine.conclude(this.engine.inspectLocally(request.email), null));
+  }
 
   /** A check without an account (sign-up's own check of the address): not charged, not stored. */
   checkUnbilled(email: string): Promise<VerificationResult> {
-    return this.queue.run('verify.address', { email });
+    return this.run(this.request(email, null, null));
   }
 
-  private async checkOne(email: string): Promise<VerificationResult> {
-    const key = cacheKey(email);
-    const cached = await this.cache.get(key);
-    if (cached) return { ...cached, cached: true };
-    const result = await this.queue.run('verify.address', { email });
-    // An unknown answer is not worth keeping: the next check may get a real one.
-    if (result.reachable !== 'unknown') await this.cache.set(key, result, this.config.checks.cacheTtlSeconds);
+  private async checkOne(email: string, accountId: string, kind: UsageKind): Promise<VerificationResult> {
+    const request = this.request(email, accountId, kind);
+    const cached = await this.cache.get(resultKey(email));
+    if (!cached) return this.run(request);
+    const result = { ...cached, cached: true };
+    await this.store.record(request, result);
     return result;
   }
 
   async check(accountId: string, emails: string[], kind: UsageKind): Promise<CheckOutcome> {
-    const unique = [...new Set(emails.map(cacheKey))];
     const first = new Map<string, string>();
-    for (const email of emails) if (!first.has(cacheKey(email))) first.set(cacheKey(email), email);
+    for (const email of emails) if (!first.has(resultKey(email))) first.set(resultKey(email), email);
+    const unique = [...first.keys()];
     const ref = newId(kind === 'single' ? 'chk' : 'bat');
     const label = kind === 'single' ? 'single check' : `batch check (${unique.length} addresses)`;
     const charged = await this.ledger.charge(accountId, unique.length, label, ref);
@@ -74,7 +80,7 @@ export class VerificationService {
         Array.from({ length: Math.min(BATCH_CONCURRENCY, unique.length) }, async () => {
           while (next < unique.length) {
             const key = unique[next++];
-            byKey.set(key, await this.checkOne(first.get(key) as string));
+            byKey.set(key, await this.checkOne(first.get(key) as string, accountId, kind));
           }
         }),
       );
@@ -86,18 +92,6 @@ export class VerificationService {
 
     const unknown = [...byKey.values()].filter((result) => result.reachable === 'unknown').length;
     const balance = unknown > 0 ? await this.ledger.refund(accountId, unknown, 'refund: results with reachable unknown', ref) : charged;
-    await this.database.dataSource.getRepository(VerificationEntity).insert(
-      [...byKey.values()].map((result) => ({
-        id: newId('ver'),
-        accountId,
-        email: result.email,
-        kind,
-        status: result.status,
-        reason: result.reason,
-        credits: result.reachable === 'unknown' ? 0 : 1,
-        result,
-      })),
-    );
-    return { results: emails.map((email) => byKey.get(cacheKey(email)) as VerificationResult), balance };
+    return { results: emails.map((email) => byKey.get(resultKey(email)) as VerificationResult), balance };
   }
 }

@@ -2,8 +2,12 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { resolve } from 'node:path';
 
 const MAIN = resolve(__dirname, '../../dist/apps/gateway/src/main.js');
+const WORKER_MAIN = (kind: WorkerKindName) => resolve(__dirname, `../../dist/apps/${kind}/src/main.js`);
 
-export interface GatewayProcess {
+export type WorkerKindName = 'dns-worker' | 'smtp-worker' | 'scoring-worker';
+export const WORKER_KINDS: WorkerKindName[] = ['dns-worker', 'smtp-worker', 'scoring-worker'];
+
+export interface RunningProcess {
   url: string;
   child: ChildProcess;
   /** Everything the process wrote to stdout and stderr so far. */
@@ -17,26 +21,26 @@ export interface ExitedProcess {
   stderr: string;
 }
 
-function launch(env: Record<string, string>, cwd: string): ChildProcess {
+function launch(env: Record<string, string>, cwd: string, main = MAIN): ChildProcess {
   // Only what the test names: no DATABASE_URL or REDIS_URL leaks in from the developer's shell.
-  const base = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', LOG_LEVEL: 'warn', PORT: '0' };
-  return spawn(process.execPath, [MAIN], { cwd, env: { ...base, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const base = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', LOG_LEVEL: 'warn', PORT: '0', WORKER_PORT: '0' };
+  return spawn(process.execPath, [main], { cwd, env: { ...base, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
 }
 
-/** Runs the built gateway (`npm run build` first) and resolves once it says where it listens. */
-export function startGatewayProcess(env: Record<string, string>, cwd: string): Promise<GatewayProcess> {
-  const child = launch(env, cwd);
+/** Runs a built process and resolves once its output matches `ready` (the first group is its url, if any). */
+function startProcess(env: Record<string, string>, cwd: string, main: string, ready: RegExp): Promise<RunningProcess> {
+  const child = launch(env, cwd, main);
   let output = '';
   const exited = new Promise<number | null>((done) => child.once('exit', (code) => done(code)));
   return new Promise((resolvePromise, reject) => {
     const onData = (chunk: Buffer) => {
       output += chunk.toString();
-      const match = /listening on (http:\/\/[^\s]+)/.exec(output);
+      const match = ready.exec(output);
       if (!match) return;
       child.stdout?.off('data', onData);
       child.stdout?.on('data', (more: Buffer) => (output += more.toString()));
       resolvePromise({
-        url: match[1],
+        url: match[1] ?? '',
         child,
         output: () => output,
         async stop(signal = 'SIGTERM') {
@@ -47,8 +51,18 @@ export function startGatewayProcess(env: Record<string, string>, cwd: string): P
     };
     child.stdout?.on('data', onData);
     child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    void exited.then((code) => reject(new Error(`gateway exited (${code}) before listening:\n${output}`)));
+    void exited.then((code) => reject(new Error(`${main} exited (${code}) before it was ready:\n${output}`)));
   });
+}
+
+/** Runs the built gateway (`npm run build` first) and resolves once it says where it listens. */
+export function startGatewayProcess(env: Record<string, string>, cwd: string): Promise<RunningProcess> {
+  return startProcess(env, cwd, MAIN, /listening on (http:\/\/[^\s]+)/);
+}
+
+/** Runs one built worker process and resolves once it takes jobs. */
+export function startWorkerProcess(kind: WorkerKindName, env: Record<string, string>, cwd: string): Promise<RunningProcess> {
+  return startProcess(env, cwd, WORKER_MAIN(kind), /working on queue/);
 }
 
 /** Runs the gateway expecting it to exit by itself (bad configuration). */

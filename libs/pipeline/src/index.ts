@@ -1,0 +1,3 @@
+export { ResultStore } from './result-store';
+export { bullOptions, buildEngine } from './runtime';
+export { concludeHandler, inspectHandler, MAX_GREYLIST_RETRIES, probeHandler, stageHandlers, type StageOptions } from './stages';

@@ -1,0 +1,63 @@
+import type { DataSource } from 'typeorm';
+import { resultKey, type ResultCache } from '@mailguard/cache';
+import { VerificationEntity } from '@mailguard/db';
+import type { VerificationResult } from '@mailguard/engine';
+import type { CheckRequest } from '@mailguard/queue';
+
+/**
+ * Where finished checks go: the result cache (answers worth repeating) and, for an account's
+ * checks, the `verifications` table, one row per request id — whoever writes first (the scoring
+ * stage, or the gateway giving up at the deadline) decides, and the other reads that row.
+ */
+export class ResultStore {
+  constructor(
+    private readonly dataSource: () => DataSource,
+    private readonly cache: ResultCache,
+    private readonly cacheTtlSeconds: number,
+  ) {}
+
+  private async insert(request: CheckRequest, result: VerificationResult): Promise<boolean> {
+    if (!request.accountId || !request.kind) return true;
+    const inserted = await this.dataSource()
+      .createQueryBuilder()
+      .insert()
+      .into(VerificationEntity)
+      .values({
+        id: request.requestId,
+        accountId: request.accountId,
+        email: result.email,
+        kind: request.kind,
+        status: result.status,
+        reason: result.reason,
+        // What the check finally costs: unknown results are refunded.
+        credits: result.reachable === 'unknown' ? 0 : 1,
+        result,
+      })
+      .orIgnore()
+      .returning(['id'])
+      .execute();
+    return inserted.raw.length > 0;
+  }
+
+  /** The scoring stage's write. */
+  async save(request: CheckRequest, result: VerificationResult): Promise<void> {
+    // An unknown answer is not worth keeping: the next check may get a real one.
+    if (result.reachable !== 'unknown') await this.cache.set(resultKey(result.email), result, this.cacheTtlSeconds);
+    await this.insert(request, result);
+  }
+
+  /** A cached answer served to an account: recorded for its usage, not cached again. */
+  async record(request: CheckRequest, result: VerificationResult): Promise<void> {
+    await this.insert(request, result);
+  }
+
+  /**
+   * The gateway's write at the deadline: its provisional answer, unless the scoring stage finished
+   * in the meantime, in which case that stored answer is the one to send.
+   */
+  async claim(request: CheckRequest, provisional: VerificationResult): Promise<VerificationResult> {
+    if (await this.insert(request, provisional)) return provisional;
+    const stored = await this.dataSource().getRepository(VerificationEntity).findOne({ where: { id: request.requestId } });
+    return stored?.result ?? provisional;
+  }
+}

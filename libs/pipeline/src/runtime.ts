@@ -1,0 +1,26 @@
+import type { Redis } from 'ioredis';
+import { RedisJsonStore } from '@mailguard/cache';
+import type { AppConfig } from '@mailguard/config';
+import { createEngine, type DomainFacts, type VerificationEngine } from '@mailguard/engine';
+import type { BullOptions } from '@mailguard/queue';
+import { RedisSessionGate } from '@mailguard/ratelimit';
+
+/**
+ * The engine of a process: with Redis, the domain cache and the per-MX session cap are shared by
+ * every process (what one prober learns about a domain's catch-all, the others know).
+ */
+export function buildEngine(config: AppConfig, redis: Redis | null): VerificationEngine {
+  if (!redis) return createEngine(config);
+  const prefix = config.redis.keyPrefix;
+  // A session lasts a few commands at most; past this its slot is presumed lost (a killed prober).
+  const leaseMs = Math.max(60_000, 6 * config.smtp.timeoutMs);
+  return createEngine(config, {
+    domainCache: new RedisJsonStore<DomainFacts>(redis, `${prefix}domain:`),
+    gate: new RedisSessionGate(redis, prefix, config.smtp.mxConcurrency, leaseMs),
+  });
+}
+
+export function bullOptions(config: AppConfig): BullOptions {
+  if (!config.redis.url) throw new Error('the distributed pipeline needs REDIS_URL');
+  return { connection: { url: config.redis.url }, prefix: `${config.redis.keyPrefix}bull` };
+}

@@ -1,0 +1,1 @@
+export { runWorker, type WorkerContext, type WorkerKind } from './run-worker';

@@ -1,0 +1,107 @@
+import { createServer, type Server } from 'node:http';
+import type { Worker } from 'bullmq';
+import { ConfigError, loadConfig, type AppConfig } from '@mailguard/config';
+import { Database } from '@mailguard/db';
+import { createLogger, type Logger } from '@mailguard/logger';
+import { bullOptions } from '@mailguard/pipeline';
+import { startStageWorker, type JobHandlers, type QueueName } from '@mailguard/queue';
+import { connectRedis, createRedis } from '@mailguard/redis';
+import type { Redis } from 'ioredis';
+import { Registry, collectDefaultMetrics } from 'prom-client';
+
+export interface WorkerKind {
+  queue: QueueName;
+  /** Default port of the worker's liveness and metrics server (WORKER_PORT overrides it). */
+  port: number;
+  concurrency: number;
+  needsDatabase: boolean;
+  handlers(context: WorkerContext): Partial<JobHandlers>;
+}
+
+export interface WorkerContext {
+  config: AppConfig;
+  logger: Logger;
+  redis: Redis;
+  database: Database | null;
+  metrics: Registry;
+}
+
+function fail(name: string, message: string): never {
+  process.stderr.write(`mailguard ${name}: ${message}\n`);
+  process.exit(1);
+}
+
+/**
+ * Boots one worker process: validated configuration, Redis (required: workers exist only in the
+ * distributed mode), Postgres when the stage stores results, the BullMQ worker of its queue, and
+ * `/health/live` + `/metrics`. SIGTERM lets in-flight jobs finish before the process exits; a
+ * SIGKILLed worker's jobs come back through BullMQ's stalled-job recovery.
+ */
+export async function runWorker(name: string, kind: WorkerKind): Promise<void> {
+  let config: AppConfig;
+  try {
+    config = loadConfig();
+  } catch (error) {
+    if (error instanceof ConfigError) fail(name, error.message);
+    throw error;
+  }
+  if (!config.redis.url) fail(name, 'REDIS_URL is required: workers take their jobs from BullMQ (without it, `npm start` runs everything in one process)');
+  const logger = createLogger(config.log, name);
+  const redis = createRedis(config.redis) as Redis;
+  redis.on('error', (err: Error) => logger.warn({ err: err.message }, 'redis connection error'));
+  await connectRedis(redis);
+  const database = kind.needsDatabase ? new Database(config.database, logger) : null;
+  await database?.start();
+
+  const metrics = new Registry();
+  metrics.setDefaultLabels({ service: name });
+  collectDefaultMetrics({ register: metrics });
+
+  const concurrency = Number(process.env.WORKER_CONCURRENCY ?? kind.concurrency);
+  const { worker, producer } = startStageWorker(kind.queue, kind.handlers({ config, logger, redis, database, metrics }), {
+    ...bullOptions(config),
+    concurrency,
+    onFailed: (job, err) => logger.warn({ job: job?.name, jobId: job?.id, attempt: job?.attemptsMade, err: err.message }, 'job failed'),
+  });
+  const server = await serveHealth(Number(process.env.WORKER_PORT ?? kind.port), worker, metrics);
+  logger.info({ queue: kind.queue, concurrency, port: (server.address() as { port: number }).port }, 'worker started');
+  process.stdout.write(`MailGuard ${name} working on queue "${kind.queue}" (concurrency ${concurrency})\n`);
+
+  const shutdown = (signal: string) => {
+    logger.info({ signal }, 'shutting down: finishing jobs in flight');
+    void (async () => {
+      await worker.close();
+      await producer.close();
+      server.close();
+      await database?.stop();
+      redis.disconnect();
+      process.exit(0);
+    })();
+  };
+  process.once('SIGTERM', () => shutdown('SIGTERM'));
+  process.once('SIGINT', () => shutdown('SIGINT'));
+}
+
+function serveHealth(port: number, worker: Worker, metrics: Registry): Promise<Server> {
+  const server = createServer((req, res) => {
+    if (req.url === '/health/live') {
+      const running = worker.isRunning();
+      res.writeHead(running ? 200 : 503, { 'content-type': 'application/json' });
+      res.end(JSON.stringify(running ? { status: 'ok' } : { error: 'the worker is not running' }));
+      return;
+    }
+    if (req.url === '/metrics') {
+      void metrics.metrics().then((text) => {
+        res.writeHead(200, { 'content-type': metrics.contentType });
+        res.end(text);
+      });
+      return;
+    }
+    res.writeHead(404, { 'content-type': 'application/json' });
+    res.end(JSON.stringify({ error: `No route for ${req.method} ${req.url}` }));
+  });
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, '0.0.0.0', () => resolve(server));
+  });
+}

@@ -1,0 +1,3 @@
+import { apiSuite } from './api-suite';
+
+apiSuite('bullmq');
