@@ -13,7 +13,7 @@ export function buildEngine(config: AppConfig, redis: Redis | null): Verificatio
   if (!redis) return createEngine(config);
   const prefix = config.redis.keyPrefix;
   // A session lasts a few commands at most; past this its slot is presumed lost (a killed prober).
-  const leaseMs = Math.max(60_000, 6 * config.smtp.timeoutMs);
+  const leaseMs = Math.max(10_000, 6 * config.smtp.timeoutMs);
   return createEngine(config, {
     domainCache: new RedisJsonStore<DomainFacts>(redis, `${prefix}domain:`),
     gate: new RedisSessionGate(redis, prefix, config.smtp.mxConcurrency, leaseMs),
