@@ -43,6 +43,7 @@ function gatewayEnv(extra: Record<string, string> = {}): Record<string, string> 
     SMTP_HELO_NAME: 'e2e.mailguard.test',
     SMTP_TIMEOUT_MS: '3000',
     SIGNUP_LIMIT_PER_IP_HOUR: '1000',
+    ADMIN_TOKEN: 'admin-secret',
     ...extra,
   };
 }
@@ -461,6 +462,42 @@ describe('OpenAPI', () => {
     expect(page.status).toBe(200);
     expect(await page.text()).toContain('swagger-ui-bundle.js');
     expect((await fetch(`${gateway.url}/docs/assets/swagger-ui-bundle.js`)).status).toBe(200);
+  });
+});
+
+describe('metrics', () => {
+  it('exposes Prometheus text on the gateway (and on each worker) with requests by route, credits and cache', async () => {
+    const { apiKey } = await signup();
+    await api('GET', '/v1/email-validation/jane@acme.test', { key: apiKey });
+    const text = await (await fetch(`${gateway.url}/metrics`)).text();
+    expect(text).toMatch(/mailguard_http_requests_total\{[^}]*route="\/v1\/email-validation\/:email"[^}]*status="200"/);
+    expect(text).toMatch(/mailguard_credits_total\{[^}]*direction="charged"[^}]*\} [1-9]/);
+    expect(text).toMatch(/mailguard_result_cache_requests_total/);
+    if (!distributed) return;
+    expect(text).toMatch(/mailguard_queue_depth\{[^}]*queue="smtp"/);
+    for (const worker of workers) {
+      expect((await fetch(`${worker.url}/health/live`)).status).toBe(200);
+      expect(await (await fetch(`${worker.url}/metrics`)).text()).toMatch(/mailguard_jobs_total\{[^}]*outcome="completed"/);
+    }
+  });
+});
+
+describe('Bull Board', () => {
+  it(distributed ? 'serves the queue board at /admin/queues behind ADMIN_TOKEN' : 'has no queue board without Redis', async () => {
+    const anonymous = await fetch(`${gateway.url}/admin/queues`);
+    if (!distributed) {
+      expect(anonymous.status).toBe(404);
+      return;
+    }
+    expect(anonymous.status).toBe(401);
+    expect((await fetch(`${gateway.url}/admin/queues`, { headers: { authorization: 'Bearer wrong' } })).status).toBe(401);
+    const board = await fetch(`${gateway.url}/admin/queues`, { headers: { authorization: 'Bearer admin-secret' } });
+    expect(board.status).toBe(200);
+    expect(await board.text()).toMatch(/<html/i);
+    const api = await fetch(`${gateway.url}/admin/queues/api/queues`, { headers: { authorization: `Basic ${Buffer.from('ops:admin-secret').toString('base64')}` } });
+    expect(api.status).toBe(200);
+    const names = ((await api.json()) as { queues: Array<{ name: string }> }).queues.map((queue) => queue.name).sort();
+    expect(names).toEqual(['dns', 'scoring', 'smtp']);
   });
 });
 

@@ -62,7 +62,7 @@ export function startGatewayProcess(env: Record<string, string>, cwd: string): P
 
 /** Runs one built worker process and resolves once it takes jobs. */
 export function startWorkerProcess(kind: WorkerKindName, env: Record<string, string>, cwd: string): Promise<RunningProcess> {
-  return startProcess(env, cwd, WORKER_MAIN(kind), /working on queue/);
+  return startProcess(env, cwd, WORKER_MAIN(kind), /working on queue.*metrics on (http:\/\/[^\s]+)/);
 }
 
 /** Runs the gateway expecting it to exit by itself (bad configuration). */

@@ -6,6 +6,7 @@ import { ApiKeyGuard } from './auth/api-key.guard';
 import { CreditsController } from './credits/credits.controller';
 import { DocsController } from './docs/docs.controller';
 import { HealthController } from './health/health.controller';
+import { MetricsController } from './health/metrics.controller';
 import { InfraModule, type Infrastructure } from './infra.module';
 import { KeysController } from './keys/keys.controller';
 import { ValidationController } from './validation/validation.controller';
@@ -17,7 +18,7 @@ export class AppModule {
     return {
       module: AppModule,
       imports: [ConfigModule.forRoot(config), InfraModule.forRoot(infra)],
-      controllers: [HealthController, DocsController, AccountsController, KeysController, CreditsController, ValidationController],
+      controllers: [HealthController, MetricsController, DocsController, AccountsController, KeysController, CreditsController, ValidationController],
       providers: [VerificationService, { provide: APP_GUARD, useClass: ApiKeyGuard }],
     };
   }

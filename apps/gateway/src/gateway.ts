@@ -5,6 +5,7 @@ import type { Request, Response } from 'express';
 import helmet from 'helmet';
 import { absolutePath as swaggerUiPath } from 'swagger-ui-dist';
 import { MemoryResultCache, RedisResultCache } from '@mailguard/cache';
+import { Metrics } from '@mailguard/metrics';
 import type { AppConfig } from '@mailguard/config';
 import { Database } from '@mailguard/db';
 import { AppError } from '@mailguard/errors';
@@ -14,6 +15,7 @@ import { BullMqPipeline, InProcessPipeline, type CheckPipeline } from '@mailguar
 import { MemoryRateLimiter, RedisRateLimiter } from '@mailguard/ratelimit';
 import { connectRedis, createRedis } from '@mailguard/redis';
 import { AppModule } from './app.module';
+import { BULL_BOARD_PATH, bullBoard } from './http/bull-board';
 import { ErrorFilter, noRouteMessage } from './http/error.filter';
 import { requestLogging } from './http/request-logging';
 
@@ -35,6 +37,7 @@ export async function startGateway(config: AppConfig, logger: Logger): Promise<G
   const cache = redis ? new RedisResultCache(redis, prefix) : new MemoryResultCache();
   const store = new ResultStore(() => database.dataSource, cache, config.checks.cacheTtlSeconds);
   let pipeline: CheckPipeline;
+  let queues: BullMqPipeline['queues'] = [];
   if (redis) {
     // Distributed: the dns, smtp and scoring workers do the checks; this process only waits.
     const bull = new BullMqPipeline(bullOptions(config));
@@ -42,13 +45,17 @@ export async function startGateway(config: AppConfig, logger: Logger): Promise<G
     const ready = await Promise.race([bull.start().then(() => true), new Promise<false>((resolve) => setTimeout(() => resolve(false), 3_000).unref())]);
     if (!ready) logger.warn('queue events not ready yet');
     pipeline = bull;
+    queues = bull.queues;
   } else {
     pipeline = new InProcessPipeline(stageHandlers(engine, store, { greylistRetryMs: config.checks.greylistRetrySeconds * 1000 }), (err, job) =>
       logger.error({ err, job }, 'check stage failed'),
     );
   }
+  const metrics = new Metrics('gateway');
   const infra = {
     logger,
+    metrics,
+    queues,
     database,
     redis,
     limiter: redis ? new RedisRateLimiter(redis, prefix) : new MemoryRateLimiter(),
@@ -64,6 +71,19 @@ export async function startGateway(config: AppConfig, logger: Logger): Promise<G
   });
   app.disable('x-powered-by');
   app.use(requestLogging(logger));
+  app.use((req: Request, res: Response, next: () => void) => {
+    const stop = metrics.httpDuration.startTimer();
+    res.on('finish', () => {
+      // The route pattern, never the raw path: one series per endpoint, not per address checked.
+      const route = req.route ? `${req.baseUrl}${(req.route as { path: string }).path}` : 'unmatched';
+      const labels = { route, method: req.method, status: String(res.statusCode) };
+      metrics.httpRequests.inc(labels);
+      stop(labels);
+    });
+    next();
+  });
+  // The board exists only with queues to show, mounted before helmet: its UI brings its own scripts (REDIS_URL) and a credential to guard it (ADMIN_TOKEN).
+  if (config.admin.token && queues.length > 0) app.use(BULL_BOARD_PATH, ...bullBoard(queues, config.admin.token));
   // The docs page loads Swagger UI's own script and styles from this origin only.
   app.use(helmet({ contentSecurityPolicy: { directives: { 'script-src': ["'self'"], 'style-src': ["'self'", "'unsafe-inline'"] } } }));
   app.useBodyParser('json', { limit: '1mb' });
@@ -77,7 +97,7 @@ export async function startGateway(config: AppConfig, logger: Logger): Promise<G
         new AppError('bad_request', errors.flatMap((error) => Object.values(error.constraints ?? { [error.property]: `${error.property} is invalid` })).join('; ')),
     }),
   );
-  app.setGlobalPrefix('v1', { exclude: ['health/live', 'health/ready', 'docs', 'docs-json', 'docs/assets/docs-init.js'] });
+  app.setGlobalPrefix('v1', { exclude: ['health/live', 'health/ready', 'metrics', 'docs', 'docs-json', 'docs/assets/docs-init.js'] });
 
   await app.init();
   // Nest's own 404 handler covers only the /v1 prefix; this answers everything else alike.

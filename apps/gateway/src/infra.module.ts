@@ -1,10 +1,12 @@
 import { Global, Module, type DynamicModule } from '@nestjs/common';
+import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { ResultCache } from '@mailguard/cache';
 import { CreditLedger } from '@mailguard/credits';
 import { Database } from '@mailguard/db';
 import { ApiKeys } from '@mailguard/keys';
 import type { Logger } from '@mailguard/logger';
+import { Metrics } from '@mailguard/metrics';
 import type { VerificationEngine } from '@mailguard/engine';
 import type { ResultStore } from '@mailguard/pipeline';
 import type { CheckPipeline } from '@mailguard/queue';
@@ -17,6 +19,7 @@ export const RESULT_CACHE = Symbol('RESULT_CACHE');
 export const PIPELINE = Symbol('PIPELINE');
 export const RESULT_STORE = Symbol('RESULT_STORE');
 export const ENGINE = Symbol('ENGINE');
+export const QUEUES = Symbol('QUEUES');
 
 export interface Infrastructure {
   logger: Logger;
@@ -29,6 +32,9 @@ export interface Infrastructure {
   store: ResultStore;
   /** For answers that need no network (the provisional answer at a deadline). */
   engine: VerificationEngine;
+  metrics: Metrics;
+  /** The BullMQ queues (distributed mode), for the queue board and the metrics; empty in-process. */
+  queues: Queue[];
 }
 
 /** Connections and stores opened once in main() and shared by every module of the process. */
@@ -48,10 +54,12 @@ export class InfraModule {
         { provide: PIPELINE, useValue: infra.pipeline },
         { provide: RESULT_STORE, useValue: infra.store },
         { provide: ENGINE, useValue: infra.engine },
+        { provide: Metrics, useValue: infra.metrics },
+        { provide: QUEUES, useValue: infra.queues },
         { provide: ApiKeys, useValue: new ApiKeys(dataSource) },
         { provide: CreditLedger, useValue: new CreditLedger(dataSource) },
       ],
-      exports: [LOGGER, Database, REDIS, RATE_LIMITER, RESULT_CACHE, PIPELINE, RESULT_STORE, ENGINE, ApiKeys, CreditLedger],
+      exports: [LOGGER, Database, REDIS, RATE_LIMITER, RESULT_CACHE, PIPELINE, RESULT_STORE, ENGINE, Metrics, QUEUES, ApiKeys, CreditLedger],
     };
   }
 }

@@ -1,4 +1,5 @@
-import { buildEngine, probeHandler } from '@mailguard/pipeline';
+import { buildEngine, buildGate, probeHandler } from '@mailguard/pipeline';
+import type { JobHandler } from '@mailguard/queue';
 import { runWorker } from '@mailguard/worker';
 
 /** Stage 2: the prober fleet. The per-MX session cap and cool-downs are shared through Redis. */
@@ -7,7 +8,16 @@ void runWorker('smtp-worker', {
   port: 3102,
   concurrency: 100,
   needsDatabase: false,
-  handlers: ({ config, redis }) => ({
-    'smtp.probe': probeHandler(buildEngine(config, redis), { greylistRetryMs: config.checks.greylistRetrySeconds * 1000 }),
-  }),
+  handlers: ({ config, redis, metrics }) => {
+    const gate = buildGate(config, redis);
+    const probe = probeHandler(buildEngine(config, redis, gate), { greylistRetryMs: config.checks.greylistRetrySeconds * 1000 });
+    const measured: JobHandler<'smtp.probe'> = async (payload, queue) => {
+      const outcome = await probe(payload, queue);
+      const provider = payload.inspection.facts?.provider ?? 'other';
+      metrics.smtpOutcomes.inc({ class: outcome.probe.replyClass ?? outcome.probe.failure ?? 'none', provider });
+      metrics.slotWaits.set(gate.waits);
+      return outcome;
+    };
+    return { 'smtp.probe': measured };
+  },
 });

@@ -9,15 +9,16 @@ import { RedisSessionGate } from '@mailguard/ratelimit';
  * The engine of a process: with Redis, the domain cache and the per-MX session cap are shared by
  * every process (what one prober learns about a domain's catch-all, the others know).
  */
-export function buildEngine(config: AppConfig, redis: Redis | null): VerificationEngine {
-  if (!redis) return createEngine(config);
-  const prefix = config.redis.keyPrefix;
+export function buildEngine(config: AppConfig, redis: Redis | null, gate: RedisSessionGate | null = redis && buildGate(config, redis)): VerificationEngine {
+  if (!redis || !gate) return createEngine(config);
+  return createEngine(config, { domainCache: new RedisJsonStore<DomainFacts>(redis, `${config.redis.keyPrefix}domain:`), gate });
+}
+
+/** The per-MX session cap shared by every prober process. */
+export function buildGate(config: AppConfig, redis: Redis): RedisSessionGate {
   // A session lasts a few commands at most; past this its slot is presumed lost (a killed prober).
   const leaseMs = Math.max(10_000, 6 * config.smtp.timeoutMs);
-  return createEngine(config, {
-    domainCache: new RedisJsonStore<DomainFacts>(redis, `${prefix}domain:`),
-    gate: new RedisSessionGate(redis, prefix, config.smtp.mxConcurrency, leaseMs),
-  });
+  return new RedisSessionGate(redis, config.redis.keyPrefix, config.smtp.mxConcurrency, leaseMs);
 }
 
 export function bullOptions(config: AppConfig): BullOptions {

@@ -7,7 +7,7 @@ import { bullOptions } from '@mailguard/pipeline';
 import { startStageWorker, type JobHandlers, type QueueName } from '@mailguard/queue';
 import { connectRedis, createRedis } from '@mailguard/redis';
 import type { Redis } from 'ioredis';
-import { Registry, collectDefaultMetrics } from 'prom-client';
+import { Metrics } from '@mailguard/metrics';
 
 export interface WorkerKind {
   queue: QueueName;
@@ -23,7 +23,7 @@ export interface WorkerContext {
   logger: Logger;
   redis: Redis;
   database: Database | null;
-  metrics: Registry;
+  metrics: Metrics;
 }
 
 function fail(name: string, message: string): never {
@@ -53,9 +53,7 @@ export async function runWorker(name: string, kind: WorkerKind): Promise<void> {
   const database = kind.needsDatabase ? new Database(config.database, logger) : null;
   await database?.start();
 
-  const metrics = new Registry();
-  metrics.setDefaultLabels({ service: name });
-  collectDefaultMetrics({ register: metrics });
+  const metrics = new Metrics(name);
 
   const concurrency = Number(process.env.WORKER_CONCURRENCY ?? kind.concurrency);
   const { worker, producer } = startStageWorker(kind.queue, kind.handlers({ config, logger, redis, database, metrics }), {
@@ -63,10 +61,12 @@ export async function runWorker(name: string, kind: WorkerKind): Promise<void> {
     concurrency,
     onFailed: (job, err) => logger.warn({ job: job?.name, jobId: job?.id, attempt: job?.attemptsMade, err: err.message }, 'job failed'),
   });
+  worker.on('completed', (job) => {
+    metrics.jobs.inc({ queue: kind.queue, job: job.name, outcome: 'completed' });
+    if (job.processedOn && job.finishedOn) metrics.jobDuration.observe({ queue: kind.queue, job: job.name }, (job.finishedOn - job.processedOn) / 1000);
+  });
+  worker.on('failed', (job) => metrics.jobs.inc({ queue: kind.queue, job: job?.name ?? 'unknown', outcome: 'failed' }));
   const server = await serveHealth(Number(process.env.WORKER_PORT ?? kind.port), worker, metrics);
-  logger.info({ queue: kind.queue, concurrency, port: (server.address() as { port: number }).port }, 'worker started');
-  process.stdout.write(`MailGuard ${name} working on queue "${kind.queue}" (concurrency ${concurrency})\n`);
-
   const shutdown = (signal: string) => {
     logger.info({ signal }, 'shutting down: finishing jobs in flight');
     void (async () => {
@@ -80,9 +80,12 @@ export async function runWorker(name: string, kind: WorkerKind): Promise<void> {
   };
   process.once('SIGTERM', () => shutdown('SIGTERM'));
   process.once('SIGINT', () => shutdown('SIGINT'));
+  const port = (server.address() as { port: number }).port;
+  logger.info({ queue: kind.queue, concurrency, port }, 'worker started');
+  process.stdout.write(`MailGuard ${name} working on queue "${kind.queue}" (concurrency ${concurrency}); liveness and metrics on http://127.0.0.1:${port}\n`);
 }
 
-function serveHealth(port: number, worker: Worker, metrics: Registry): Promise<Server> {
+function serveHealth(port: number, worker: Worker, metrics: Metrics): Promise<Server> {
   const server = createServer((req, res) => {
     if (req.url === '/health/live') {
       const running = worker.isRunning();
@@ -91,7 +94,7 @@ function serveHealth(port: number, worker: Worker, metrics: Registry): Promise<S
       return;
     }
     if (req.url === '/metrics') {
-      void metrics.metrics().then((text) => {
+      void metrics.text().then((text) => {
         res.writeHead(200, { 'content-type': metrics.contentType });
         res.end(text);
       });

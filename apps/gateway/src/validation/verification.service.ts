@@ -6,6 +6,7 @@ import type { UsageKind } from '@mailguard/db';
 import type { VerificationEngine, VerificationResult } from '@mailguard/engine';
 import { AppError } from '@mailguard/errors';
 import { newId } from '@mailguard/keys';
+import { Metrics } from '@mailguard/metrics';
 import type { ResultStore } from '@mailguard/pipeline';
 import type { CheckPipeline, CheckRequest } from '@mailguard/queue';
 import { ENGINE, PIPELINE, RESULT_CACHE, RESULT_STORE } from '../infra.module';
@@ -31,6 +32,7 @@ export class VerificationService {
     @Inject(RESULT_STORE) private readonly store: ResultStore,
     @Inject(ENGINE) private readonly engine: VerificationEngine,
     private readonly ledger: CreditLedger,
+    private readonly metrics: Metrics,
   ) {}
 
   private request(email: string, accountId: string | null, kind: UsageKind | null): CheckRequest {
@@ -55,6 +57,7 @@ export class VerificationService {
   private async checkOne(email: string, accountId: string, kind: UsageKind): Promise<VerificationResult> {
     const request = this.request(email, accountId, kind);
     const cached = await this.cache.get(resultKey(email));
+    this.metrics.cache.inc({ outcome: cached ? 'hit' : 'miss' });
     if (!cached) return this.run(request);
     const result = { ...cached, cached: true };
     await this.store.record(request, result);
@@ -73,6 +76,7 @@ export class VerificationService {
       throw new AppError('insufficient_credits', `Insufficient credits: this request costs ${unique.length} and the balance is ${balance}`);
     }
 
+    this.metrics.credits.inc({ direction: 'charged' }, unique.length);
     const byKey = new Map<string, VerificationResult>();
     let next = 0;
     try {
@@ -87,10 +91,12 @@ export class VerificationService {
     } catch (error) {
       // Nothing answered: nothing is paid for.
       await this.ledger.refund(accountId, unique.length, 'refund: the check failed', ref);
+      this.metrics.credits.inc({ direction: 'refunded' }, unique.length);
       throw error;
     }
 
     const unknown = [...byKey.values()].filter((result) => result.reachable === 'unknown').length;
+    if (unknown > 0) this.metrics.credits.inc({ direction: 'refunded' }, unknown);
     const balance = unknown > 0 ? await this.ledger.refund(accountId, unknown, 'refund: results with reachable unknown', ref) : charged;
     return { results: emails.map((email) => byKey.get(resultKey(email)) as VerificationResult), balance };
   }

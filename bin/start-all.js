@@ -1,0 +1,38 @@
+#!/usr/bin/env node
+// `npm run start:all`: the gateway and the three workers as separate processes (DATABASE_URL and
+// REDIS_URL required). Output is prefixed by process; a signal stops them all; if one dies, all stop.
+const { spawn } = require('node:child_process');
+const { join } = require('node:path');
+
+if (!process.env.REDIS_URL || !process.env.DATABASE_URL) {
+  process.stderr.write('start:all: set DATABASE_URL and REDIS_URL (without them, `npm start` runs everything in one process)\n');
+  process.exit(1);
+}
+
+const root = join(__dirname, '..');
+const apps = ['gateway', 'dns-worker', 'smtp-worker', 'scoring-worker'];
+const children = apps.map((app) => {
+  const child = spawn(process.execPath, [join(root, 'dist', 'apps', app, 'src', 'main.js')], { stdio: ['ignore', 'pipe', 'pipe'] });
+  for (const stream of [child.stdout, child.stderr]) {
+    let rest = '';
+    stream.on('data', (chunk) => {
+      const lines = (rest + chunk.toString()).split('\n');
+      rest = lines.pop();
+      for (const line of lines) process.stdout.write(`[${app}] ${line}\n`);
+    });
+  }
+  child.on('exit', (code, signal) => {
+    process.stdout.write(`[${app}] exited (${signal ?? code})\n`);
+    stopAll();
+  });
+  return child;
+});
+
+let stopping = false;
+function stopAll() {
+  if (stopping) return;
+  stopping = true;
+  for (const child of children) if (child.exitCode === null) child.kill('SIGTERM');
+}
+process.once('SIGINT', stopAll);
+process.once('SIGTERM', stopAll);
