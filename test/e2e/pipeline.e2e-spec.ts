@@ -23,12 +23,14 @@ function scenario(): Scenario {
       'mx1.pipe.test': { latencyMs: 150 },
       'mx2.pipe.test': { latencyMs: 150 },
       'mx.owners.test': { catchAll: true },
+      'mx.grey.test': { greylistMs: 500 },
     },
     domains: {
       'capped.test': { mx: [{ host: 'mx.capped.test', priority: 10 }], mailboxes: MAILBOXES },
       'pipe-a.test': { mx: [{ host: 'mx1.pipe.test', priority: 10 }], mailboxes: MAILBOXES },
       'pipe-b.test': { mx: [{ host: 'mx2.pipe.test', priority: 10 }], mailboxes: MAILBOXES },
       'owners.test': { mx: [{ host: 'mx.owners.test', priority: 10 }] },
+      'grey.test': { mx: [{ host: 'mx.grey.test', priority: 10 }], mailboxes: MAILBOXES },
     },
   };
 }
@@ -90,6 +92,17 @@ describe('the prober fleet', () => {
   });
 });
 
+describe('greylisting', () => {
+  it('retries a greylisted address as a delayed job, not a sleeping worker, and then accepts it', async () => {
+    const { api } = await cluster({ GREYLIST_RETRY_SECONDS: '1' }, 1);
+    const { apiKey } = await signup(api);
+    lab.resetStats();
+    const response = await api('GET', '/v1/email-validation/user1@grey.test', { key: apiKey });
+    expect(response.body).toMatchObject({ reason: 'accepted_email' });
+    expect(lab.stats('mx.grey.test').sessions).toBe(2);
+  });
+});
+
 describe('crash safety', () => {
   it('completes every check and charges each once when an smtp-worker is SIGKILLed mid-job', async () => {
     const { api, smtp } = await cluster({ SMTP_MX_CONCURRENCY: '10' }, 2);
@@ -120,5 +133,22 @@ describe('crash safety', () => {
     ]);
     const [stored] = await database.query<{ count: string; charged: string }>('SELECT count(*) AS count, sum(credits) AS charged FROM verifications WHERE account_id = $1', [accountId]);
     expect({ count: Number(stored.count), charged: Number(stored.charged) }).toEqual({ count: 200, charged: 200 });
+  });
+
+  it('lets jobs in flight finish when an smtp-worker is stopped with SIGTERM', async () => {
+    const { api, smtp } = await cluster({ SMTP_MX_CONCURRENCY: '10' }, 2);
+    const { apiKey } = await signup(api);
+    lab.resetStats();
+    const pending = api<{ results: Array<{ reason: string }> }>('POST', '/v1/email-validation/batch', {
+      key: apiKey,
+      body: { emails: Array.from({ length: 100 }, (_, i) => `user${i}@pipe-a.test`) },
+    });
+    await new Promise<void>((resolve) => {
+      const check = () => (lab.stats('mx1.pipe.test').sessions >= 10 ? resolve() : setTimeout(check, 20));
+      check();
+    });
+    expect(await smtp[0].stop('SIGTERM')).toBe(0);
+    const response = await pending;
+    expect(response.body.results.map((result) => result.reason)).toEqual(Array(100).fill('accepted_email'));
   });
 });
