@@ -3,6 +3,8 @@ import { ConfigError, EnvReader, isHostname } from './env-reader';
 
 export interface HttpConfig {
   port: number;
+  /** Requests per rolling minute per key (API.md §2: 60); raised only for benchmarks. */
+  rateLimitPerMinute: number;
 }
 
 export interface DatabaseConfig {
@@ -116,7 +118,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   }
 
   const config: AppConfig = {
-    http: { port: read.int('PORT', 3000, 0, 65535) },
+    http: { port: read.int('PORT', 3000, 0, 65535), rateLimitPerMinute: read.int('RATE_LIMIT_PER_MINUTE', 60, 1, 10_000_000) },
     database: { url: databaseUrl ? databaseUrl.toString() : null, embeddedDataDir: 'data' },
     redis: { url: redisUrl ? redisUrl.toString() : null, keyPrefix: read.string('REDIS_PREFIX', 'mailguard:') },
     dns: { servers: read.dnsServers('DNS_SERVERS') },

@@ -1,13 +1,12 @@
 import { Inject, Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { Request, Response } from 'express';
+import { APP_CONFIG, type AppConfig } from '@mailguard/config';
 import { AppError } from '@mailguard/errors';
 import { ApiKeys } from '@mailguard/keys';
 import type { RateLimiter } from '@mailguard/ratelimit';
 import { RATE_LIMITER } from '../infra.module';
 import { ACCESS, setCreditsRemaining, type AccessRule, type AuthedRequest } from './access';
-
-export const REST_LIMIT_PER_MINUTE = 60;
 
 /**
  * One guard for every route, in the order API.md asks: the key (401), the rate limit (429, decided
@@ -20,6 +19,7 @@ export class ApiKeyGuard implements CanActivate {
     private readonly reflector: Reflector,
     private readonly keys: ApiKeys,
     @Inject(RATE_LIMITER) private readonly limiter: RateLimiter,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
@@ -37,7 +37,7 @@ export class ApiKeyGuard implements CanActivate {
     if (auth.key.type === 'widget') throw new AppError('forbidden', 'Widget keys work only on POST /v1/widget/verify');
 
     setCreditsRemaining(res, auth.account.balance);
-    const decision = await this.limiter.hit(`key:${auth.key.id}`, REST_LIMIT_PER_MINUTE, 60_000);
+    const decision = await this.limiter.hit(`key:${auth.key.id}`, this.config.http.rateLimitPerMinute, 60_000);
     res.setHeader('RateLimit-Limit', String(decision.limit));
     res.setHeader('RateLimit-Remaining', String(decision.remaining));
     res.setHeader('RateLimit-Reset', String(decision.resetSeconds));
