@@ -50,7 +50,7 @@ export class Database {
     this.connecting ??= (async () => {
       const source = createDataSource({
         url: this.embedded?.url ?? (this.config.url as string),
-        poolSize: this.embedded ? 1 : 10,
+        poolSize: this.embedded ? 1 : 20,
       });
       try {
         await source.initialize();

@@ -42,16 +42,23 @@ export class ApiKeys {
   async authenticate(presented: string): Promise<Authenticated | null> {
     if (!KEY_FORMAT.test(presented)) return null;
     const hash = hashKey(presented);
-    const source = this.dataSource();
-    const key = await source.getRepository(ApiKeyEntity).findOne({ where: { keyHash: hash } });
+    // One round trip: the key and its account together.
+    const row = await this.dataSource()
+      .getRepository(ApiKeyEntity)
+      .createQueryBuilder('key')
+      .innerJoinAndMapOne('key.account', AccountEntity, 'account', 'account.id = key.accountId')
+      .where('key.keyHash = :hash', { hash })
+      .getOne();
+    const key = row as (ApiKeyEntity & { account?: AccountEntity }) | null;
     // The index look-up already matched; compare once more in constant time, as is proper for secrets.
-    if (!key || key.revokedAt || !timingSafeEqual(Buffer.from(key.keyHash, 'hex'), Buffer.from(hash, 'hex'))) return null;
-    const account = await source.getRepository(AccountEntity).findOne({ where: { id: key.accountId } });
-    if (!account) return null;
+    if (!key?.account || key.revokedAt || !timingSafeEqual(Buffer.from(key.keyHash, 'hex'), Buffer.from(hash, 'hex'))) return null;
+    const { account } = key;
     // At most one write a minute per key: last-use is informational, not worth a write per request.
-    void source
-      .query("UPDATE api_keys SET last_used_at = now() WHERE id = $1 AND (last_used_at IS NULL OR last_used_at < now() - interval '1 minute')", [key.id])
-      .catch(() => undefined);
+    if (!key.lastUsedAt || Date.now() - key.lastUsedAt.getTime() > 60_000) {
+      void this.dataSource()
+        .query("UPDATE api_keys SET last_used_at = now() WHERE id = $1 AND (last_used_at IS NULL OR last_used_at < now() - interval '1 minute')", [key.id])
+        .catch(() => undefined);
+    }
     return { key, account };
   }
 }
