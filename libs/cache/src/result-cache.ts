@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import { parseAddress } from '@mailguard/email';
-import type { VerificationResult } from '@mailguard/engine';
+import { MemoryTtlStore, type VerificationResult } from '@mailguard/engine';
 
 /** Verification results by `resultKey(email)`, for CACHE_TTL_SECONDS. */
 export interface ResultCache {
@@ -38,30 +38,20 @@ export class RedisResultCache implements ResultCache {
   }
 }
 
+/** The result cache of the single-process (embedded) mode. */
 export class MemoryResultCache implements ResultCache {
-  private readonly entries = new Map<string, { result: VerificationResult; expires: number }>();
-
-  constructor(
-    private readonly maxEntries = 100_000,
-    private readonly now: () => number = Date.now,
-  ) {}
+  private readonly store = new MemoryTtlStore<VerificationResult>(100_000);
 
   async get(key: string): Promise<VerificationResult | null> {
-    const entry = this.entries.get(key);
-    if (!entry) return null;
-    if (entry.expires > this.now()) return entry.result;
-    this.entries.delete(key);
-    return null;
+    return (await this.store.get(key)) ?? null;
   }
 
-  async set(key: string, result: VerificationResult, ttlSeconds: number): Promise<void> {
-    if (ttlSeconds <= 0) return;
-    if (this.entries.size >= this.maxEntries) this.entries.delete(this.entries.keys().next().value as string);
-    this.entries.set(key, { result, expires: this.now() + ttlSeconds * 1000 });
+  set(key: string, result: VerificationResult, ttlSeconds: number): Promise<void> {
+    return this.store.set(key, result, ttlSeconds * 1000);
   }
 
-  async delete(key: string): Promise<void> {
-    this.entries.delete(key);
+  delete(key: string): Promise<void> {
+    return this.store.delete(key);
   }
 }
 

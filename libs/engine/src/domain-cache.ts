@@ -1,14 +1,14 @@
 /**
  * Domain-level facts (MX, catch-all, authentication records, age) cached with a TTL, so a list of
- * addresses at one domain does not repeat them. The in-memory store serves one process; a shared
- * store (Redis) can implement the same interface.
+ * addresses at one domain does not repeat them. The in-memory store serves one process (it is also
+ * the in-process result cache); a shared store (Redis) implements the same interface.
  */
 export interface DomainCacheStore<T> {
   get(key: string): Promise<T | undefined>;
   set(key: string, value: T, ttlMs: number): Promise<void>;
 }
 
-export class MemoryDomainCache<T> implements DomainCacheStore<T> {
+export class MemoryTtlStore<T> implements DomainCacheStore<T> {
   private readonly entries = new Map<string, { value: T; expires: number }>();
 
   constructor(
@@ -32,5 +32,9 @@ export class MemoryDomainCache<T> implements DomainCacheStore<T> {
     // Maps keep insertion order: the first key is the oldest.
     if (this.entries.size >= this.maxEntries) this.entries.delete(this.entries.keys().next().value as string);
     this.entries.set(key, { value, expires: this.now() + ttlMs });
+  }
+
+  async delete(key: string): Promise<void> {
+    this.entries.delete(key);
   }
 }

@@ -6,7 +6,7 @@ import { DomainAgeLookup, fetchGet, hasGravatar, type DomainAge, type HttpGet } 
 import { catchAllConfidence } from '@mailguard/scoring';
 import { detectProvider, directConnector, MemorySessionGate, probeMailbox, providerAcceptsAll, socksConnector, type Connector, type ProbeResult, type SessionGate } from '@mailguard/smtp';
 import { decideVerdict, type MailboxAnswer, type UnknownCause } from '@mailguard/verdict';
-import { MemoryDomainCache, type DomainCacheStore } from './domain-cache';
+import { MemoryTtlStore, type DomainCacheStore } from './domain-cache';
 import type { VerificationResult } from './result';
 
 export interface EngineOptions {
@@ -74,7 +74,7 @@ export function createEngine(config: AppConfig, overrides: Partial<EngineDeps> =
       ageLookup: new DomainAgeLookup(http, config.lookups.rdapBaseUrl),
       http,
       decoyLocalPart: randomDecoy,
-      domainCache: new MemoryDomainCache<DomainFacts>(),
+      domainCache: new MemoryTtlStore<DomainFacts>(),
       gate: new MemorySessionGate(config.smtp.mxConcurrency),
       now: () => new Date(),
       ...overrides,
