@@ -1,2 +1,2 @@
-export { CreditLedger, type Balance, type TransactionPage } from './ledger';
+export { CreditLedger, type Balance, type TransactionPage, type UsageRecord } from './ledger';
 export { usageBetween, type UsageRow } from './usage';

@@ -1,5 +1,5 @@
 import type { DataSource, EntityManager } from 'typeorm';
-import { CreditTransactionEntity, type TransactionKind } from '@mailguard/db';
+import { CreditTransactionEntity, type TransactionKind, type UsageKind } from '@mailguard/db';
 
 export interface Balance {
   balance: number;
@@ -14,6 +14,16 @@ export interface TransactionPage {
 }
 
 type Runner = Pick<EntityManager, 'query'>;
+
+/** The `verifications` row of a check (its usage record). */
+export interface UsageRecord {
+  id: string;
+  email: string;
+  kind: UsageKind;
+  status: string;
+  reason: string;
+  result: unknown;
+}
 
 /**
  * The credit ledger: every movement is one SQL statement that changes the balance and appends the
@@ -42,6 +52,23 @@ export class CreditLedger {
        INSERT INTO credit_transactions (account_id, delta, kind, reason, ref, balance_after)
        SELECT $1, -$2, 'charge', $3, $4, balance FROM moved RETURNING balance_after`,
       [accountId, amount, reason, ref],
+    );
+    return rows.length > 0 ? rows[0].balance_after : null;
+  }
+
+  /**
+   * Takes one credit for an answer already in hand (a cached result) and stores the check for the
+   * account's usage, in the same statement: one commit on the hot path of cached checks.
+   */
+  async chargeOne(accountId: string, reason: string, ref: string, usage: UsageRecord): Promise<number | null> {
+    const rows: Array<{ balance_after: number }> = await this.dataSource().query(
+      `WITH moved AS (UPDATE accounts SET balance = balance - 1 WHERE id = $1 AND balance >= 1 RETURNING balance),
+       used AS (
+         INSERT INTO verifications (id, account_id, email, kind, status, reason, credits, result)
+         SELECT $4, $1, $5, $6, $7, $8, 1, $9::jsonb FROM moved)
+       INSERT INTO credit_transactions (account_id, delta, kind, reason, ref, balance_after)
+       SELECT $1, -1, 'charge', $2, $3, balance FROM moved RETURNING balance_after`,
+      [accountId, reason, ref, usage.id, usage.email, usage.kind, usage.status, usage.reason, JSON.stringify(usage.result)],
     );
     return rows.length > 0 ? rows[0].balance_after : null;
   }

@@ -54,8 +54,10 @@ export class VerificationService {
     return this.run(this.request(email, null, null));
   }
 
-  private async checkOne(email: string, accountId: string, kind: UsageKind): Promise<VerificationResult> {
+  /** `knownMiss`: the cache was just asked for this address (a single check) and had nothing. */
+  private async checkOne(email: string, accountId: string, kind: UsageKind, knownMiss: boolean): Promise<VerificationResult> {
     const request = this.request(email, accountId, kind);
+    if (knownMiss) return this.run(request);
     const cached = await this.cache.get(resultKey(email));
     this.metrics.cache.inc({ outcome: cached ? 'hit' : 'miss' });
     if (!cached) return this.run(request);
@@ -64,17 +66,35 @@ export class VerificationService {
     return result;
   }
 
+  /** A single address whose answer is cached: one statement charges it and records its usage. */
+  private async cachedSingle(accountId: string, email: string, kind: UsageKind, label: string, ref: string): Promise<CheckOutcome | null> {
+    const cached = await this.cache.get(resultKey(email));
+    this.metrics.cache.inc({ outcome: cached ? 'hit' : 'miss' });
+    if (!cached) return null;
+    const result = { ...cached, cached: true };
+    const balance = await this.ledger.chargeOne(accountId, label, ref, { id: newId('ver'), email: result.email, kind, status: result.status, reason: result.reason, result });
+    if (balance === null) throw await this.insufficient(accountId, 1);
+    this.metrics.credits.inc({ direction: 'charged' });
+    return { results: [result], balance };
+  }
+
+  private async insufficient(accountId: string, cost: number): Promise<AppError> {
+    const { balance } = await this.ledger.balance(accountId);
+    return new AppError('insufficient_credits', `Insufficient credits: this request costs ${cost} and the balance is ${balance}`);
+  }
+
   async check(accountId: string, emails: string[], kind: UsageKind): Promise<CheckOutcome> {
     const first = new Map<string, string>();
     for (const email of emails) if (!first.has(resultKey(email))) first.set(resultKey(email), email);
     const unique = [...first.keys()];
     const ref = newId(kind === 'single' ? 'chk' : 'bat');
     const label = kind === 'single' ? 'single check' : `batch check (${unique.length} addresses)`;
-    const charged = await this.ledger.charge(accountId, unique.length, label, ref);
-    if (charged === null) {
-      const { balance } = await this.ledger.balance(accountId);
-      throw new AppError('insufficient_credits', `Insufficient credits: this request costs ${unique.length} and the balance is ${balance}`);
+    if (unique.length === 1) {
+      const answered = await this.cachedSingle(accountId, first.get(unique[0]) as string, kind, label, ref);
+      if (answered) return { results: emails.map(() => answered.results[0]), balance: answered.balance };
     }
+    const charged = await this.ledger.charge(accountId, unique.length, label, ref);
+    if (charged === null) throw await this.insufficient(accountId, unique.length);
 
     this.metrics.credits.inc({ direction: 'charged' }, unique.length);
     const byKey = new Map<string, VerificationResult>();
@@ -84,7 +104,7 @@ export class VerificationService {
         Array.from({ length: Math.min(BATCH_CONCURRENCY, unique.length) }, async () => {
           while (next < unique.length) {
             const key = unique[next++];
-            byKey.set(key, await this.checkOne(first.get(key) as string, accountId, kind));
+            byKey.set(key, await this.checkOne(first.get(key) as string, accountId, kind, unique.length === 1));
           }
         }),
       );
