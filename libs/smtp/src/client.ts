@@ -151,8 +151,9 @@ export class SmtpSession {
       if (this.failure) throw this.failure;
       const remaining = deadline - Date.now();
       if (remaining <= 0) {
-        this.fail(new SmtpError('timeout', `no reply within ${this.options.timeoutMs} ms`));
-        throw this.failure as unknown as SmtpError;
+        const timeout = new SmtpError('timeout', `no reply within ${this.options.timeoutMs} ms`);
+        this.fail(timeout);
+        throw timeout;
       }
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, remaining);

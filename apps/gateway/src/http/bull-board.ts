@@ -3,7 +3,7 @@ import { createBullBoard } from '@bull-board/api';
 import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
 import { ExpressAdapter } from '@bull-board/express';
 import type { Queue } from 'bullmq';
-import type { NextFunction, Request, Response, Router } from 'express';
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
 
 export const BULL_BOARD_PATH = '/admin/queues';
 
@@ -17,11 +17,11 @@ function matches(given: string, token: string): boolean {
  * Bull Board for operators, behind ADMIN_TOKEN: `Authorization: Bearer <token>`, or HTTP Basic with
  * the token as password (so a browser can open it).
  */
-export function bullBoard(queues: Queue[], token: string): Router[] {
+export function bullBoard(queues: Queue[], token: string): RequestHandler[] {
   const adapter = new ExpressAdapter();
   adapter.setBasePath(BULL_BOARD_PATH);
   createBullBoard({ queues: queues.map((queue) => new BullMQAdapter(queue)), serverAdapter: adapter });
-  const guard = (req: Request, res: Response, next: NextFunction) => {
+  const guard: RequestHandler = (req: Request, res: Response, next: NextFunction) => {
     const header = req.header('authorization') ?? '';
     const bearer = /^Bearer (.+)$/i.exec(header)?.[1];
     const basic = /^Basic (.+)$/i.exec(header)?.[1];
@@ -30,5 +30,5 @@ export function bullBoard(queues: Queue[], token: string): Router[] {
     res.setHeader('WWW-Authenticate', 'Basic realm="MailGuard queues"');
     res.status(401).json({ error: 'The queue board needs the admin token' });
   };
-  return [guard as unknown as Router, adapter.getRouter() as Router];
+  return [guard, adapter.getRouter() as RequestHandler];
 }
