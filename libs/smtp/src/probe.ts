@@ -83,8 +83,19 @@ class Attempt {
 
   constructor(private readonly options: ProbeOptions) {}
 
+  private readonly ended = new WeakSet<SmtpSession>();
+
   note(failure: ProbeFailure, host: string, reply: SmtpReply | null = null): void {
     this.failures.push({ failure, reply, host });
+  }
+
+  /** Ends a session (QUIT, or a plain close after an error) and counts its round trips, once. */
+  end(session: SmtpSession, how: 'quit' | 'close' = 'quit'): void {
+    if (this.ended.has(session)) return;
+    this.ended.add(session);
+    this.roundTrips += session.roundTrips;
+    if (how === 'quit') session.quit();
+    else session.close();
   }
 
   /** A greeted session, TLS negotiated when offered (or plain when `plain`), ready for MAIL FROM. */
@@ -111,9 +122,8 @@ class Attempt {
     }
     const { session, banner } = opened;
     session.onClose(release);
-    const track = () => (this.roundTrips += session.roundTrips);
     if (banner.code >= 400) {
-      track();
+      this.end(session, 'close');
       const failure = failureOf(classifyReply(banner, 'banner'));
       // A server that is full or refuses us is left alone for a while, by every prober.
       await options.gate.coolDown(host, failure === 'sender_blocked' ? BLOCKED_COOL_DOWN_MS : BUSY_COOL_DOWN_MS, failure === 'sender_blocked' ? 'blocked' : 'busy');
@@ -126,16 +136,13 @@ class Attempt {
       if (tls.code === 220) hello = await session.hello(options.heloName);
     }
     if (hello.code !== 250) {
-      track();
-      session.quit();
+      this.end(session);
       this.note(failureOf(classifyReply(hello, 'ehlo')), host, hello);
       return null;
     }
-    return Object.assign(session, { track });
+    return session;
   }
 }
-
-type TrackedSession = SmtpSession & { track(): void };
 
 /**
  * Check 4: asks the domain's MX hosts, in priority order, whether they take mail for the address,
@@ -156,12 +163,12 @@ export async function probeMailbox(options: ProbeOptions): Promise<ProbeResult> 
       continue;
     }
     for (const address of addresses) {
-      let session: TrackedSession | null = null;
+      let session: SmtpSession | null = null;
       let plain = false;
       try {
         for (;;) {
           try {
-            session = (await attempt.session(host.exchange, address, plain)) as TrackedSession | null;
+            session = await attempt.session(host.exchange, address, plain);
             break;
           } catch (error) {
             // A broken TLS handshake: try once more in plaintext, as senders do (RFC 7435).
@@ -174,8 +181,7 @@ export async function probeMailbox(options: ProbeOptions): Promise<ProbeResult> 
         }
         if (!session) break;
         if (options.needsSmtpUtf8 && !session.extensions.has('SMTPUTF8')) {
-          session.track();
-          session.quit();
+          attempt.end(session);
           attempt.note('smtputf8_unsupported', host.exchange);
           break;
         }
@@ -183,8 +189,7 @@ export async function probeMailbox(options: ProbeOptions): Promise<ProbeResult> 
         const replies = session.pipelining ? await session.send(...commands) : [await session.command(mail)];
         const mailReply = replies[0];
         if (mailReply.code !== 250) {
-          session.track();
-          session.quit();
+          attempt.end(session);
           const failure = failureOf(classifyReply(mailReply, 'mail'));
           attempt.note(plain && failure === 'tls_failed' ? 'tls_failed' : failure, host.exchange, mailReply);
           break;
@@ -192,16 +197,14 @@ export async function probeMailbox(options: ProbeOptions): Promise<ProbeResult> 
         const target = replies[1] ?? (await session.command(rcpt));
         const targetClass = classifyReply(target);
         if (!DEFINITE.includes(targetClass)) {
-          session.track();
-          session.quit();
+          attempt.end(session);
           if (targetClass === 'sender_blocked') await options.gate.coolDown(host.exchange, BLOCKED_COOL_DOWN_MS, 'blocked');
           attempt.note(failureOf(targetClass), host.exchange, target);
           break;
         }
         let decoyReply = replies[2];
         if (!decoyReply && decoy && targetClass !== 'no_such_user') decoyReply = await session.command(decoy);
-        session.track();
-        session.quit();
+        attempt.end(session);
         let catchAll = targetClass === 'no_such_user' ? false : catchAllOf(decoyReply);
         if (catchAll === 'separately' && decoy) catchAll = await probeSeparately(attempt, host.exchange, address, plain, mail, decoy);
         return {
@@ -215,8 +218,7 @@ export async function probeMailbox(options: ProbeOptions): Promise<ProbeResult> 
           roundTrips: attempt.roundTrips,
         };
       } catch (error) {
-        if (session) session.track();
-        session?.close();
+        if (session) attempt.end(session, 'close');
         if (!(error instanceof SmtpError)) throw error;
         if (error.kind === 'aborted') return summarise(attempt, 'timeout');
         attempt.note(error.kind === 'connect' ? 'no_connection' : error.kind === 'tls' ? 'tls_failed' : 'timeout', host.exchange);
@@ -230,18 +232,17 @@ export async function probeMailbox(options: ProbeOptions): Promise<ProbeResult> 
 
 /** The made-up recipient in a session of its own, for servers that refuse a second RCPT. */
 async function probeSeparately(attempt: Attempt, host: string, address: string, plain: boolean, mail: string, decoy: string): Promise<boolean | null> {
-  let session: TrackedSession | null = null;
+  let session: SmtpSession | null = null;
   try {
-    session = (await attempt.session(host, address, plain)) as TrackedSession | null;
+    session = await attempt.session(host, address, plain);
     if (!session) return null;
     const [mailReply, decoyReply] = session.pipelining ? await session.send(mail, decoy) : [await session.command(mail)];
     const reply = mailReply.code === 250 ? (decoyReply ?? (await session.command(decoy))) : undefined;
-    session.track();
-    session.quit();
+    attempt.end(session);
     const catchAll = catchAllOf(reply);
     return catchAll === 'separately' ? null : catchAll;
   } catch {
-    session?.close();
+    if (session) attempt.end(session, 'close');
     return null;
   }
 }
