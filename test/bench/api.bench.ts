@@ -8,6 +8,7 @@ import { loadConfig } from '@mailguard/config';
 import { createEngine } from '@mailguard/engine';
 import { startLab } from '../lab';
 import type { Scenario } from '../lab/scenario';
+import { flushRedisPrefix, TEST_POSTGRES_URL as POSTGRES, TEST_REDIS_URL as REDIS } from '../support/services';
 
 /**
  * `npm run bench:api`: the gateway and the three workers as separate processes on real Postgres
@@ -17,8 +18,6 @@ import type { Scenario } from '../lab/scenario';
  */
 const LATENCY_MS = 40;
 const UNCACHED = 200;
-const POSTGRES = process.env.TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
-const REDIS = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const root = resolve(__dirname, '../../..');
 
 function scenario(): Scenario {
@@ -149,6 +148,7 @@ async function main(): Promise<void> {
     await admin.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
     await admin.end();
     await lab.stop();
+    await flushRedisPrefix(env.REDIS_PREFIX);
   }
 }
 

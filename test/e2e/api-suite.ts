@@ -6,7 +6,7 @@ import { startLab, type Lab } from '../lab';
 import { loadScenario } from '../lab/scenario';
 import { apiClient, type ApiCall } from '../support/api-client';
 import { startGatewayProcess, startWorkerProcess, WORKER_KINDS, type RunningProcess } from '../support/processes';
-import { createTestDatabase, TEST_REDIS_URL, type TestDatabase } from '../support/services';
+import { createTestDatabase, flushRedisPrefix, TEST_REDIS_URL, type TestDatabase } from '../support/services';
 
 export type Driver = 'in-process' | 'bullmq';
 
@@ -90,6 +90,7 @@ afterAll(async () => {
   await gateway?.stop();
   await database?.drop();
   await lab?.stop();
+  if (distributed) await flushRedisPrefix(suitePrefix);
 });
 
 describe('POST /v1/accounts (sign-up)', () => {

@@ -1,12 +1,17 @@
+import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runGatewayToExit, startGatewayProcess, type RunningProcess } from '../support/processes';
-import { createTestDatabase, TEST_REDIS_URL, type TestDatabase } from '../support/services';
+import { createTestDatabase, flushRedisPrefix, TEST_REDIS_URL, type TestDatabase } from '../support/services';
 
 jest.setTimeout(60_000);
 
 const workDir = () => mkdtempSync(join(tmpdir(), 'mailguard-e2e-'));
+/** Every key these gateways write lives under this prefix, removed at the end. */
+const REDIS_PREFIX = `mghealth:${randomBytes(6).toString('hex')}:`;
+
+afterAll(() => flushRedisPrefix(REDIS_PREFIX));
 
 async function json(response: Response): Promise<Record<string, unknown>> {
   expect(response.headers.get('content-type')).toMatch(/^application\/json/);
@@ -19,7 +24,7 @@ describe('gateway on real Postgres and Redis', () => {
 
   beforeAll(async () => {
     database = await createTestDatabase();
-    gateway = await startGatewayProcess({ DATABASE_URL: database.url, REDIS_URL: TEST_REDIS_URL }, workDir());
+    gateway = await startGatewayProcess({ DATABASE_URL: database.url, REDIS_URL: TEST_REDIS_URL, REDIS_PREFIX }, workDir());
   });
 
   afterAll(async () => {
@@ -95,7 +100,7 @@ describe('gateway on real Postgres and Redis', () => {
   });
 
   it('stops cleanly on SIGTERM', async () => {
-    const other = await startGatewayProcess({ DATABASE_URL: database.url, REDIS_URL: TEST_REDIS_URL }, workDir());
+    const other = await startGatewayProcess({ DATABASE_URL: database.url, REDIS_URL: TEST_REDIS_URL, REDIS_PREFIX }, workDir());
     expect(await other.stop('SIGTERM')).toBe(0);
   });
 });
@@ -131,7 +136,7 @@ describe('readiness when a server is down', () => {
 
   it('answers 503 { error } while Redis does not answer', async () => {
     const database = await createTestDatabase();
-    const gateway = await startGatewayProcess({ DATABASE_URL: database.url, REDIS_URL: 'redis://127.0.0.1:1' }, workDir());
+    const gateway = await startGatewayProcess({ DATABASE_URL: database.url, REDIS_URL: 'redis://127.0.0.1:1', REDIS_PREFIX }, workDir());
     try {
       const ready = await fetch(`${gateway.url}/health/ready`);
       expect(ready.status).toBe(503);

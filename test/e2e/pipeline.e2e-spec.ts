@@ -6,7 +6,7 @@ import { startLab, type Lab } from '../lab';
 import type { Scenario } from '../lab/scenario';
 import { apiClient, type ApiCall } from '../support/api-client';
 import { startGatewayProcess, startWorkerProcess, type RunningProcess, type WorkerKindName } from '../support/processes';
-import { createTestDatabase, TEST_REDIS_URL, type TestDatabase } from '../support/services';
+import { createTestDatabase, flushRedisPrefix, TEST_REDIS_URL, type TestDatabase } from '../support/services';
 
 /**
  * The distributed pipeline under stress: three smtp-worker processes keep to the per-MX cap
@@ -37,6 +37,7 @@ function scenario(): Scenario {
 
 let lab: Lab;
 let database: TestDatabase;
+const runPrefix = `mgpipe:${randomBytes(6).toString('hex')}:`;
 const processes: RunningProcess[] = [];
 const workDir = () => mkdtempSync(join(tmpdir(), 'mailguard-pipeline-'));
 
@@ -45,7 +46,7 @@ async function cluster(extra: Record<string, string>, smtpWorkers: number): Prom
     ...lab.env,
     DATABASE_URL: database.url,
     REDIS_URL: TEST_REDIS_URL,
-    REDIS_PREFIX: `mgpipe:${randomBytes(6).toString('hex')}:`,
+    REDIS_PREFIX: `${runPrefix}${randomBytes(4).toString('hex')}:`,
     SMTP_HELO_NAME: 'pipeline.mailguard.test',
     SMTP_TIMEOUT_MS: '2000',
     CHECK_DEADLINE_MS: '90000',
@@ -74,6 +75,7 @@ afterAll(async () => {
   await Promise.all(processes.map((process) => process.stop('SIGKILL')));
   await database?.drop();
   await lab?.stop();
+  await flushRedisPrefix(runPrefix);
 });
 
 describe('the prober fleet', () => {
