@@ -171,10 +171,18 @@ describe('authentication', () => {
     }
   });
 
-  it('answers 404 for unknown paths, with or without a key', async () => {
+  it('answers 404 for unknown paths, with or without a key, and still meters a valid key', async () => {
     const { apiKey } = await signup();
-    expect((await api('GET', '/v1/nothing')).status).toBe(404);
-    expect((await api('GET', '/v1/nothing', { key: apiKey })).status).toBe(404);
+    const anonymous = await api('GET', '/v1/nothing');
+    expect(anonymous.status).toBe(404);
+    expect(anonymous.headers.get('ratelimit-limit')).toBeNull();
+    for (const path of ['/v1/nothing', '/nothing']) {
+      const keyed = await api('GET', path, { key: apiKey });
+      expect(keyed.status).toBe(404);
+      expect(keyed.body).toEqual({ error: `No route for GET ${path}` });
+      expect(keyed.headers.get('ratelimit-limit')).toBe('60');
+      expect(keyed.headers.get('x-credits-remaining')).toBe('2500');
+    }
   });
 });
 

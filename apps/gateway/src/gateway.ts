@@ -9,6 +9,7 @@ import { Metrics } from '@mailguard/metrics';
 import type { AppConfig } from '@mailguard/config';
 import { Database } from '@mailguard/db';
 import { AppError } from '@mailguard/errors';
+import { ApiKeys } from '@mailguard/keys';
 import { PinoNestLogger, type Logger } from '@mailguard/logger';
 import { bullOptions, buildEngine, ResultStore, stageHandlers } from '@mailguard/pipeline';
 import { BullMqPipeline, InProcessPipeline, type CheckPipeline } from '@mailguard/queue';
@@ -16,7 +17,8 @@ import { MemoryRateLimiter, RedisRateLimiter } from '@mailguard/ratelimit';
 import { connectRedis, createRedis } from '@mailguard/redis';
 import { AppModule } from './app.module';
 import { BULL_BOARD_PATH, bullBoard } from './http/bull-board';
-import { ErrorFilter, noRouteMessage } from './http/error.filter';
+import { answerNoRoute, ErrorFilter } from './http/error.filter';
+import { KeyMeter } from './auth/key-meter';
 import { requestLogging } from './http/request-logging';
 
 export interface Gateway {
@@ -52,13 +54,18 @@ export async function startGateway(config: AppConfig, logger: Logger): Promise<G
     );
   }
   const metrics = new Metrics('gateway');
+  const limiter = redis ? new RedisRateLimiter(redis, prefix) : new MemoryRateLimiter();
+  const keys = new ApiKeys(() => database.dataSource);
+  const meter = new KeyMeter(keys, limiter, config);
   const infra = {
     logger,
     metrics,
     queues,
+    keys,
+    meter,
     database,
     redis,
-    limiter: redis ? new RedisRateLimiter(redis, prefix) : new MemoryRateLimiter(),
+    limiter,
     cache,
     pipeline,
     store,
@@ -88,7 +95,7 @@ export async function startGateway(config: AppConfig, logger: Logger): Promise<G
   app.use(helmet({ contentSecurityPolicy: { directives: { 'script-src': ["'self'"], 'style-src': ["'self'", "'unsafe-inline'"] } } }));
   app.useBodyParser('json', { limit: '1mb' });
   app.useStaticAssets(swaggerUiPath(), { prefix: '/docs/assets/', index: false });
-  app.useGlobalFilters(new ErrorFilter(logger));
+  app.useGlobalFilters(new ErrorFilter(logger, meter));
   app.useGlobalPipes(
     new ValidationPipe({
       whitelist: true,
@@ -102,7 +109,7 @@ export async function startGateway(config: AppConfig, logger: Logger): Promise<G
   await app.init();
   // Nest's own 404 handler covers only the /v1 prefix; this answers everything else alike.
   app.use((req: Request, res: Response) => {
-    res.status(404).json({ error: noRouteMessage(req.method, req.originalUrl.split('?')[0]) });
+    void answerNoRoute(req, res, meter);
   });
   await app.listen(config.http.port, '0.0.0.0');
   const address = app.getHttpServer().address();

@@ -11,6 +11,7 @@ import type { VerificationEngine } from '@mailguard/engine';
 import type { ResultStore } from '@mailguard/pipeline';
 import type { CheckPipeline } from '@mailguard/queue';
 import type { RateLimiter } from '@mailguard/ratelimit';
+import { KeyMeter } from './auth/key-meter';
 
 export const LOGGER = Symbol('LOGGER');
 export const REDIS = Symbol('REDIS');
@@ -35,6 +36,8 @@ export interface Infrastructure {
   metrics: Metrics;
   /** The BullMQ queues (distributed mode), for the queue board and the metrics; empty in-process. */
   queues: Queue[];
+  keys: ApiKeys;
+  meter: KeyMeter;
 }
 
 /** Connections and stores opened once in main() and shared by every module of the process. */
@@ -56,10 +59,11 @@ export class InfraModule {
         { provide: ENGINE, useValue: infra.engine },
         { provide: Metrics, useValue: infra.metrics },
         { provide: QUEUES, useValue: infra.queues },
-        { provide: ApiKeys, useValue: new ApiKeys(dataSource) },
+        { provide: ApiKeys, useValue: infra.keys },
+        { provide: KeyMeter, useValue: infra.meter },
         { provide: CreditLedger, useValue: new CreditLedger(dataSource) },
       ],
-      exports: [LOGGER, Database, REDIS, RATE_LIMITER, RESULT_CACHE, PIPELINE, RESULT_STORE, ENGINE, Metrics, QUEUES, ApiKeys, CreditLedger],
+      exports: [LOGGER, Database, REDIS, RATE_LIMITER, RESULT_CACHE, PIPELINE, RESULT_STORE, ENGINE, Metrics, QUEUES, ApiKeys, KeyMeter, CreditLedger],
     };
   }
 }

@@ -1,12 +1,9 @@
-import { Inject, Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
+import { Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { Request, Response } from 'express';
-import { APP_CONFIG, type AppConfig } from '@mailguard/config';
 import { AppError } from '@mailguard/errors';
-import { ApiKeys } from '@mailguard/keys';
-import type { RateLimiter } from '@mailguard/ratelimit';
-import { RATE_LIMITER } from '../infra.module';
-import { ACCESS, setCreditsRemaining, type AccessRule, type AuthedRequest } from './access';
+import { ACCESS, type AccessRule, type AuthedRequest } from './access';
+import { KeyMeter } from './key-meter';
 
 /**
  * One guard for every route, in the order API.md asks: the key (401), the rate limit (429, decided
@@ -17,9 +14,7 @@ import { ACCESS, setCreditsRemaining, type AccessRule, type AuthedRequest } from
 export class ApiKeyGuard implements CanActivate {
   constructor(
     private readonly reflector: Reflector,
-    private readonly keys: ApiKeys,
-    @Inject(RATE_LIMITER) private readonly limiter: RateLimiter,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly meter: KeyMeter,
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
@@ -32,17 +27,11 @@ export class ApiKeyGuard implements CanActivate {
     const res = context.switchToHttp().getResponse<Response>();
     const presented = req.header('x-api-key');
     if (!presented) throw new AppError('unauthorized', 'Missing API key: send it in the X-API-Key header');
-    const auth = await this.keys.authenticate(presented.trim());
-    if (!auth) throw new AppError('unauthorized', 'Invalid or revoked API key');
-    if (auth.key.type === 'widget') throw new AppError('forbidden', 'Widget keys work only on POST /v1/widget/verify');
-
-    setCreditsRemaining(res, auth.account.balance);
-    const decision = await this.limiter.hit(`key:${auth.key.id}`, this.config.http.rateLimitPerMinute, 60_000);
-    res.setHeader('RateLimit-Limit', String(decision.limit));
-    res.setHeader('RateLimit-Remaining', String(decision.remaining));
-    res.setHeader('RateLimit-Reset', String(decision.resetSeconds));
+    const metered = await this.meter.meter(presented, res);
+    if (!metered) throw new AppError('unauthorized', 'Invalid or revoked API key');
+    const { auth, decision } = metered;
+    if (!decision) throw new AppError('forbidden', 'Widget keys work only on POST /v1/widget/verify');
     if (!decision.allowed) {
-      res.setHeader('Retry-After', String(Math.max(1, decision.resetSeconds)));
       throw new AppError('rate_limited', `Rate limit of ${decision.limit} requests per minute exceeded; retry in ${Math.max(1, decision.resetSeconds)} s`);
     }
     if (!rule.scopes.includes(auth.key.scope)) {

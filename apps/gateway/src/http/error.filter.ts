@@ -4,15 +4,28 @@ import { DatabaseUnavailableError, isDatabaseConnectionError } from '@mailguard/
 import { AppError } from '@mailguard/errors';
 import type { Logger } from '@mailguard/logger';
 import { isRedisConnectionError, RedisUnavailableError } from '@mailguard/redis';
+import type { KeyMeter } from '../auth/key-meter';
 
 interface ErrorBody {
   error: string;
   code?: string;
 }
 
-/** The 404 sentence for a path no route serves, shared with the fallback outside `/v1`. */
-export function noRouteMessage(method: string, path: string): string {
-  return `No route for ${method} ${path}`;
+function noRouteMessage(req: Request): string {
+  return `No route for ${req.method} ${req.originalUrl.split('?')[0]}`;
+}
+
+/**
+ * 404 for a path no route serves, inside `/v1` or not. A valid secret key still gets its
+ * rate-limit and credit headers (API.md §2: every response, whatever its status).
+ */
+export async function answerNoRoute(req: Request, res: Response, meter: KeyMeter): Promise<void> {
+  try {
+    await meter.meter(req.header('x-api-key'), res);
+  } catch {
+    // The headers are a courtesy here; the answer is 404 all the same.
+  }
+  if (!res.headersSent) res.status(404).json({ error: noRouteMessage(req) });
 }
 
 function httpExceptionMessage(exception: HttpException): string {
@@ -33,13 +46,20 @@ function httpExceptionMessage(exception: HttpException): string {
  */
 @Catch()
 export class ErrorFilter implements ExceptionFilter {
-  constructor(private readonly logger: Logger) {}
+  constructor(
+    private readonly logger: Logger,
+    private readonly meter: KeyMeter,
+  ) {}
 
   catch(exception: unknown, host: ArgumentsHost): void {
     const http = host.switchToHttp();
     const req = http.getRequest<Request & { id?: string }>();
     const res = http.getResponse<Response>();
-    const { status, body } = this.describe(exception, req);
+    if (exception instanceof HttpException && exception.getStatus() === 404 && /^Cannot \w+ /.test(exception.message)) {
+      void answerNoRoute(req, res, this.meter);
+      return;
+    }
+    const { status, body } = this.describe(exception);
     if (status >= 500) {
       this.logger.error({ err: exception, reqId: req.id, url: req.originalUrl }, 'request failed');
     }
@@ -50,17 +70,14 @@ export class ErrorFilter implements ExceptionFilter {
     res.status(status).json(body);
   }
 
-  private describe(exception: unknown, req: Request): { status: number; body: ErrorBody } {
-    if (isDatabaseConnectionError(exception)) return this.describe(new DatabaseUnavailableError(exception), req);
-    if (isRedisConnectionError(exception)) return this.describe(new RedisUnavailableError(exception), req);
+  private describe(exception: unknown): { status: number; body: ErrorBody } {
+    if (isDatabaseConnectionError(exception)) return this.describe(new DatabaseUnavailableError(exception));
+    if (isRedisConnectionError(exception)) return this.describe(new RedisUnavailableError(exception));
     if (exception instanceof AppError) {
       return { status: exception.status, body: { error: exception.message, code: exception.code } };
     }
     if (exception instanceof HttpException) {
       const status = exception.getStatus();
-      if (status === 404 && /^Cannot \w+ /.test(exception.message)) {
-        return { status, body: { error: noRouteMessage(req.method, req.originalUrl.split('?')[0]) } };
-      }
       return { status, body: { error: httpExceptionMessage(exception) } };
     }
     return { status: 500, body: { error: 'Internal server error; retry after a short delay' } };
