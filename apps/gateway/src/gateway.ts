@@ -58,7 +58,6 @@ export async function startGateway(config: AppConfig, logger: Logger): Promise<G
   const keys = new ApiKeys(() => database.dataSource);
   const meter = new KeyMeter(keys, limiter, config);
   const infra = {
-    logger,
     metrics,
     queues,
     keys,

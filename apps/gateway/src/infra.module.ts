@@ -5,7 +5,6 @@ import type { ResultCache } from '@mailguard/cache';
 import { CreditLedger } from '@mailguard/credits';
 import { Database } from '@mailguard/db';
 import { ApiKeys } from '@mailguard/keys';
-import type { Logger } from '@mailguard/logger';
 import { Metrics } from '@mailguard/metrics';
 import type { VerificationEngine } from '@mailguard/engine';
 import type { ResultStore } from '@mailguard/pipeline';
@@ -13,7 +12,6 @@ import type { CheckPipeline } from '@mailguard/queue';
 import type { RateLimiter } from '@mailguard/ratelimit';
 import { KeyMeter } from './auth/key-meter';
 
-export const LOGGER = Symbol('LOGGER');
 export const REDIS = Symbol('REDIS');
 export const RATE_LIMITER = Symbol('RATE_LIMITER');
 export const RESULT_CACHE = Symbol('RESULT_CACHE');
@@ -23,7 +21,6 @@ export const ENGINE = Symbol('ENGINE');
 export const QUEUES = Symbol('QUEUES');
 
 export interface Infrastructure {
-  logger: Logger;
   database: Database;
   /** null when REDIS_URL is unset (in-process mode). */
   redis: Redis | null;
@@ -45,25 +42,20 @@ export interface Infrastructure {
 @Module({})
 export class InfraModule {
   static forRoot(infra: Infrastructure): DynamicModule {
-    const dataSource = () => infra.database.dataSource;
-    return {
-      module: InfraModule,
-      providers: [
-        { provide: LOGGER, useValue: infra.logger },
-        { provide: Database, useValue: infra.database },
-        { provide: REDIS, useValue: infra.redis },
-        { provide: RATE_LIMITER, useValue: infra.limiter },
-        { provide: RESULT_CACHE, useValue: infra.cache },
-        { provide: PIPELINE, useValue: infra.pipeline },
-        { provide: RESULT_STORE, useValue: infra.store },
-        { provide: ENGINE, useValue: infra.engine },
-        { provide: Metrics, useValue: infra.metrics },
-        { provide: QUEUES, useValue: infra.queues },
-        { provide: ApiKeys, useValue: infra.keys },
-        { provide: KeyMeter, useValue: infra.meter },
-        { provide: CreditLedger, useValue: new CreditLedger(dataSource) },
-      ],
-      exports: [LOGGER, Database, REDIS, RATE_LIMITER, RESULT_CACHE, PIPELINE, RESULT_STORE, ENGINE, Metrics, QUEUES, ApiKeys, KeyMeter, CreditLedger],
-    };
+    const providers = [
+      { provide: Database, useValue: infra.database },
+      { provide: REDIS, useValue: infra.redis },
+      { provide: RATE_LIMITER, useValue: infra.limiter },
+      { provide: RESULT_CACHE, useValue: infra.cache },
+      { provide: PIPELINE, useValue: infra.pipeline },
+      { provide: RESULT_STORE, useValue: infra.store },
+      { provide: ENGINE, useValue: infra.engine },
+      { provide: Metrics, useValue: infra.metrics },
+      { provide: QUEUES, useValue: infra.queues },
+      { provide: ApiKeys, useValue: infra.keys },
+      { provide: KeyMeter, useValue: infra.meter },
+      { provide: CreditLedger, useValue: new CreditLedger(() => infra.database.dataSource) },
+    ];
+    return { module: InfraModule, providers, exports: providers.map(({ provide }) => provide) };
   }
 }

@@ -85,7 +85,11 @@ export class VerificationService {
 
   async check(accountId: string, emails: string[], kind: UsageKind): Promise<CheckOutcome> {
     const first = new Map<string, string>();
-    for (const email of emails) if (!first.has(resultKey(email))) first.set(resultKey(email), email);
+    // Each address is parsed once: its key serves deduplication, the cache and the answer's order.
+    const keys = emails.map(resultKey);
+    emails.forEach((email, index) => {
+      if (!first.has(keys[index])) first.set(keys[index], email);
+    });
     const unique = [...first.keys()];
     const ref = newId(kind === 'single' ? 'chk' : 'bat');
     const label = kind === 'single' ? 'single check' : `batch check (${unique.length} addresses)`;
@@ -118,6 +122,6 @@ export class VerificationService {
     const unknown = [...byKey.values()].filter((result) => result.reachable === 'unknown').length;
     if (unknown > 0) this.metrics.credits.inc({ direction: 'refunded' }, unknown);
     const balance = unknown > 0 ? await this.ledger.refund(accountId, unknown, 'refund: results with reachable unknown', ref) : charged;
-    return { results: emails.map((email) => byKey.get(resultKey(email)) as VerificationResult), balance };
+    return { results: keys.map((key) => byKey.get(key) as VerificationResult), balance };
   }
 }
