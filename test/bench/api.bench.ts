@@ -45,21 +45,29 @@ function start(app: string, env: Record<string, string>, ready: RegExp): Promise
   });
 }
 
-/**
- * Cached checks per second under load: measured with wrk when it is installed (Debian `wrk`, a C
- * load generator that leaves the 2 cores to the service), else with Node's fetch from this process.
- */
-async function cachedThroughput(url: string, key: string, email: string, check: (email: string) => Promise<unknown>): Promise<{ perSecond: number; how: string }> {
-  const target = `${url}/v1/email-validation/${encodeURIComponent(email)}`;
-  const wrk = await new Promise<string | null>((resolvePromise) => {
-    const child = spawn('wrk', ['-t2', '-c32', '-d5s', '-H', `X-API-Key: ${key}`, target], { stdio: ['ignore', 'pipe', 'ignore'] });
+/** wrk's requests per second against one URL for `seconds`, or null when wrk is not installed. */
+function wrk(target: string, key: string, connections: number, seconds: number): Promise<number | null> {
+  return new Promise((resolvePromise) => {
+    const child = spawn('wrk', ['-t1', `-c${connections}`, `-d${seconds}s`, '-H', `X-API-Key: ${key}`, target], { stdio: ['ignore', 'pipe', 'ignore'] });
     let output = '';
     child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.once('error', () => resolvePromise(null));
-    child.once('exit', (code) => resolvePromise(code === 0 ? output : null));
+    child.once('exit', () => {
+      const rate = /Requests\/sec:\s+([\d.]+)/.exec(output);
+      resolvePromise(rate ? Number(rate[1]) : null);
+    });
   });
-  const rate = wrk ? /Requests\/sec:\s+([\d.]+)/.exec(wrk) : null;
-  if (rate) return { perSecond: Number(rate[1]), how: 'wrk, 32 connections, 5 s' };
+}
+
+/**
+ * Cached checks per second under load, 32 connections spread over the gateway processes given:
+ * measured with wrk when it is installed (Debian `wrk`, a C load generator that leaves the cores
+ * to the service), else with Node's fetch from this process.
+ */
+async function cachedThroughput(urls: string[], key: string, email: string, check: (email: string) => Promise<unknown>): Promise<{ perSecond: number; how: string }> {
+  const path = `/v1/email-validation/${encodeURIComponent(email)}`;
+  const rates = await Promise.all(urls.map((url) => wrk(`${url}${path}`, key, 32 / urls.length, 5)));
+  if (rates.every((rate) => rate !== null)) return { perSecond: rates.reduce((sum, rate) => sum + (rate as number), 0), how: 'wrk, 32 connections, 5 s' };
   const started = performance.now();
   let done = 0;
   await Promise.all(Array.from({ length: 64 }, async () => {
@@ -130,7 +138,11 @@ async function main(): Promise<void> {
     const uncached = await run(apiEmails, 5, check);
     // Latency of a cached check is measured one at a time; throughput under load separately.
     const cached = await run(Array.from({ length: 500 }, (_, i) => apiEmails[i % apiEmails.length]), 1, check);
-    const throughput = await cachedThroughput(url, signup.apiKey, apiEmails[0], check);
+    const throughput = await cachedThroughput([url], signup.apiKey, apiEmails[0], check);
+    // A second gateway process, as a second replica would run: gateways share nothing but Postgres and Redis.
+    const second = await start('gateway', env, /listening on (http:\/\/[^\s]+)/);
+    processes.push(second.child);
+    const pair = await cachedThroughput([url, second.match[1]], signup.apiKey, apiEmails[0], check);
 
     const overhead = ((percentile(uncached, 50) / percentile(direct, 50)) - 1) * 100;
     process.stdout.write(
@@ -139,7 +151,7 @@ async function main(): Promise<void> {
         `  uncached single check   p50 ${percentile(uncached, 50).toFixed(1)} ms   p99 ${percentile(uncached, 99).toFixed(1)} ms   (${UNCACHED} addresses, concurrency 5)`,
         `  engine alone            p50 ${percentile(direct, 50).toFixed(1)} ms   p99 ${percentile(direct, 99).toFixed(1)} ms   queue overhead at p50: ${overhead.toFixed(1)}%`,
         `  cached single check     p50 ${percentile(cached, 50).toFixed(2)} ms   p99 ${percentile(cached, 99).toFixed(2)} ms   (one at a time)`,
-        `  cached throughput       ${throughput.perSecond.toFixed(0)} checks/s (${throughput.how}, rate limit lifted)`,
+        `  cached throughput       ${throughput.perSecond.toFixed(0)} checks/s with one gateway process, ${pair.perSecond.toFixed(0)} checks/s with two (${throughput.how}, rate limit lifted)`,
       ].join('\n') + '\n',
     );
   } finally {

@@ -402,6 +402,27 @@ describe('rate limit (§2)', () => {
     }
   });
 
+  if (distributed) it('a key revoked or re-scoped on one gateway stops working on every gateway at once', async () => {
+    const { apiKey } = await signup();
+    const [revoked, narrowed] = [await createKey(apiKey, 'full'), await createKey(apiKey, 'full')];
+    const env = gatewayEnv();
+    const [one, two] = await Promise.all([startGatewayProcess(env, workDir()), startGatewayProcess(env, workDir())]);
+    try {
+      const [first, second] = [apiClient(one.url), apiClient(two.url)];
+      // Both gateways have now looked the keys up (and keep them for a few seconds).
+      for (const call of [first, second]) {
+        expect((await call('GET', '/v1/keys', { key: revoked.key })).status).toBe(200);
+        expect((await call('GET', '/v1/keys', { key: narrowed.key })).status).toBe(200);
+      }
+      expect((await first('DELETE', `/v1/keys/${revoked.id}`, { key: apiKey })).status).toBe(204);
+      expect((await first('PATCH', `/v1/keys/${narrowed.id}`, { key: apiKey, body: { scope: 'verify' } })).status).toBe(200);
+      expect((await second('GET', '/v1/keys', { key: revoked.key })).status).toBe(401);
+      expect((await second('GET', '/v1/keys', { key: narrowed.key })).status).toBe(403);
+    } finally {
+      await Promise.all([one.stop(), two.stop()]);
+    }
+  });
+
   it('limits sign-ups per client address per hour', async () => {
     // Its own Redis prefix (a count of its own), and a short deadline since no worker serves that prefix.
     const strict = await startGatewayProcess(gatewayEnv({ SIGNUP_LIMIT_PER_IP_HOUR: '2', REDIS_PREFIX: `${suitePrefix}strict:`, CHECK_DEADLINE_MS: '1500' }), workDir());

@@ -2,6 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { startLab } from '../lab';
+import { DEFAULT_SCENARIO } from '../lab/scenario';
 import { runGatewayToExit, startGatewayProcess, type RunningProcess } from '../support/processes';
 import { createTestDatabase, flushRedisPrefix, TEST_REDIS_URL, type TestDatabase } from '../support/services';
 
@@ -108,14 +110,26 @@ describe('gateway on real Postgres and Redis', () => {
 describe('gateway on embedded defaults', () => {
   it('runs with no DATABASE_URL or REDIS_URL: PGlite in ./data and in-process queues', async () => {
     const cwd = workDir();
-    const gateway = await startGatewayProcess({}, cwd);
+    const lab = await startLab(DEFAULT_SCENARIO);
+    const gateway = await startGatewayProcess({ ...lab.env, SMTP_HELO_NAME: 'e2e.mailguard.test' }, cwd);
     try {
       const ready = await fetch(`${gateway.url}/health/ready`);
       expect(ready.status).toBe(200);
       expect(await json(ready)).toEqual({ status: 'ok', database: 'embedded', redis: 'in-process' });
       expect(existsSync(join(cwd, 'data', 'PG_VERSION'))).toBe(true);
+
+      // A paid check, then the same one from the cache (its own charging statement), on PGlite.
+      const signup = await fetch(`${gateway.url}/v1/accounts`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'owner@catchall.test' }) });
+      expect(signup.status).toBe(201);
+      const { apiKey, account } = (await signup.json()) as { apiKey: string; account: { credits: number } };
+      const check = () => fetch(`${gateway.url}/v1/email-validation/jane@acme.test`, { headers: { 'X-API-Key': apiKey } });
+      const answers = [await check(), await check()];
+      expect(answers.map((answer) => answer.status)).toEqual([200, 200]);
+      expect(((await answers[1].json()) as { cached: boolean }).cached).toBe(true);
+      expect(answers[1].headers.get('x-credits-remaining')).toBe(String(account.credits - 2));
     } finally {
       expect(await gateway.stop()).toBe(0);
+      await lab.stop();
       rmSync(cwd, { recursive: true, force: true });
     }
   });

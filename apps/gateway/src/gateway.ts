@@ -7,9 +7,10 @@ import { absolutePath as swaggerUiPath } from 'swagger-ui-dist';
 import { MemoryResultCache, RedisResultCache } from '@mailguard/cache';
 import { Metrics } from '@mailguard/metrics';
 import type { AppConfig } from '@mailguard/config';
+import { CreditLedger } from '@mailguard/credits';
 import { Database } from '@mailguard/db';
 import { AppError } from '@mailguard/errors';
-import { ApiKeys } from '@mailguard/keys';
+import { ApiKeys, RedisKeyChanges } from '@mailguard/keys';
 import { PinoNestLogger, type Logger } from '@mailguard/logger';
 import { bullOptions, buildEngine, ResultStore, stageHandlers } from '@mailguard/pipeline';
 import { BullMqPipeline, InProcessPipeline, type CheckPipeline } from '@mailguard/queue';
@@ -55,13 +56,16 @@ export async function startGateway(config: AppConfig, logger: Logger): Promise<G
   }
   const metrics = new Metrics('gateway');
   const limiter = redis ? new RedisRateLimiter(redis, prefix) : new MemoryRateLimiter();
-  const keys = new ApiKeys(() => database.dataSource);
+  const keys = new ApiKeys(() => database.dataSource, redis ? new RedisKeyChanges(redis, prefix) : null);
+  await keys.listen();
+  const ledger = new CreditLedger(() => database.dataSource, (accountId, balance) => keys.noteBalance(accountId, balance));
   const meter = new KeyMeter(keys, limiter, config);
   const infra = {
     metrics,
     queues,
     keys,
     meter,
+    ledger,
     database,
     redis,
     limiter,
@@ -76,6 +80,8 @@ export async function startGateway(config: AppConfig, logger: Logger): Promise<G
     bodyParser: false,
   });
   app.disable('x-powered-by');
+  // API answers are never the same twice (request ids, balances): hashing each body for an ETag is waste.
+  app.set('etag', false);
   app.use(requestLogging(logger));
   app.use((req: Request, res: Response, next: () => void) => {
     const stop = metrics.httpDuration.startTimer();
@@ -119,6 +125,7 @@ export async function startGateway(config: AppConfig, logger: Logger): Promise<G
     (closing ??= (async () => {
       await app.close();
       await pipeline.close();
+      keys.close();
       await database.stop();
       redis?.disconnect();
     })());

@@ -35,6 +35,7 @@ export interface Infrastructure {
   queues: Queue[];
   keys: ApiKeys;
   meter: KeyMeter;
+  ledger: CreditLedger;
 }
 
 /** Connections and stores opened once in main() and shared by every module of the process. */
@@ -54,7 +55,7 @@ export class InfraModule {
       { provide: QUEUES, useValue: infra.queues },
       { provide: ApiKeys, useValue: infra.keys },
       { provide: KeyMeter, useValue: infra.meter },
-      { provide: CreditLedger, useValue: new CreditLedger(() => infra.database.dataSource) },
+      { provide: CreditLedger, useValue: infra.ledger },
     ];
     return { module: InfraModule, providers, exports: providers.map(({ provide }) => provide) };
   }

@@ -1,5 +1,5 @@
 import type { DataSource, EntityManager } from 'typeorm';
-import { CreditTransactionEntity, type TransactionKind, type UsageKind } from '@mailguard/db';
+import { CreditTransactionEntity, queryPrepared, type TransactionKind, type UsageKind } from '@mailguard/db';
 
 export interface Balance {
   balance: number;
@@ -14,6 +14,44 @@ export interface TransactionPage {
 }
 
 type Runner = Pick<EntityManager, 'query'>;
+
+interface PendingCharge {
+  reason: string;
+  ref: string;
+  usage: UsageRecord;
+  resolve(balance: number | null): void;
+  reject(error: unknown): void;
+}
+
+interface ChargeQueue {
+  items: PendingCharge[];
+  statements: number;
+}
+
+const MAX_BATCH = 200;
+const STATEMENTS_PER_ACCOUNT = 2;
+
+/**
+ * Charges a batch of single checks in one statement. The account row is locked first (FOR UPDATE
+ * reads the latest committed balance), the first `taken = least(balance, batch size)` checks are
+ * served in order, each with its ledger row (balance_after counting down) and its usage row.
+ */
+const CHARGE_BATCH = `
+  WITH items AS (
+    SELECT * FROM jsonb_to_recordset($2::jsonb)
+      AS item(n int, reason text, ref text, usage_id text, email text, kind text, status text, usage_reason text, result jsonb)),
+  locked AS (SELECT balance FROM accounts WHERE id = $1 FOR UPDATE),
+  granted AS (SELECT balance AS before, least(balance, jsonb_array_length($2::jsonb)) AS taken FROM locked),
+  moved AS (
+    UPDATE accounts SET balance = accounts.balance - granted.taken FROM granted
+    WHERE accounts.id = $1 AND granted.taken > 0 RETURNING accounts.balance),
+  served AS (SELECT items.*, granted.before - items.n AS balance_after FROM items, granted WHERE items.n <= granted.taken),
+  used AS (
+    INSERT INTO verifications (id, account_id, email, kind, status, reason, credits, result)
+    SELECT usage_id, $1, email, kind, status, usage_reason, 1, result FROM served)
+  INSERT INTO credit_transactions (account_id, delta, kind, reason, ref, balance_after)
+  SELECT $1, -1, 'charge', reason, ref, balance_after FROM served ORDER BY n
+  RETURNING ref, balance_after`;
 
 /** The `verifications` row of a check (its usage record). */
 export interface UsageRecord {
@@ -32,7 +70,20 @@ export interface UsageRecord {
  * carries a `ref` that a unique index allows once, so a retried check is never charged twice.
  */
 export class CreditLedger {
-  constructor(private readonly dataSource: () => DataSource) {}
+  /** Single-check charges waiting for their account's statement (see chargeOne). */
+  private readonly waiting = new Map<string, ChargeQueue>();
+
+  /** `onBalance` hears every balance this ledger moved (the gateway keeps its key cache current). */
+  constructor(
+    private readonly dataSource: () => DataSource,
+    private readonly onBalance: (accountId: string, balance: number) => void = () => undefined,
+  ) {}
+
+  private moved(accountId: string, rows: Array<{ balance_after: number }>): number | null {
+    if (rows.length === 0) return null;
+    this.onBalance(accountId, rows[0].balance_after);
+    return rows[0].balance_after;
+  }
 
   /** Adds credits (sign-up grants). Runs in the caller's transaction when one is given. */
   async grant(accountId: string, amount: number, reason: string, runner: Runner = this.dataSource()): Promise<number> {
@@ -42,7 +93,7 @@ export class CreditLedger {
        SELECT $1, $2, 'grant', $3, NULL, balance FROM moved RETURNING balance_after`,
       [accountId, amount, reason],
     );
-    return rows[0].balance_after;
+    return this.moved(accountId, rows) as number;
   }
 
   /** Takes `amount` when the balance allows it; null (and nothing taken) when it does not. */
@@ -53,24 +104,53 @@ export class CreditLedger {
        SELECT $1, -$2, 'charge', $3, $4, balance FROM moved RETURNING balance_after`,
       [accountId, amount, reason, ref],
     );
-    return rows.length > 0 ? rows[0].balance_after : null;
+    return this.moved(accountId, rows);
   }
 
   /**
    * Takes one credit for an answer already in hand (a cached result) and stores the check for the
-   * account's usage, in the same statement: one commit on the hot path of cached checks.
+   * account's usage with it. Concurrent calls for the same account share a statement: each
+   * statement holds the account's row lock until it commits, so one statement per check would
+   * queue on that lock; one per batch serves the batch in about the time of one. Each check still
+   * gets its own ledger row, usage row and answer (null when the balance ran out before its turn).
    */
-  async chargeOne(accountId: string, reason: string, ref: string, usage: UsageRecord): Promise<number | null> {
-    const rows: Array<{ balance_after: number }> = await this.dataSource().query(
-      `WITH moved AS (UPDATE accounts SET balance = balance - 1 WHERE id = $1 AND balance >= 1 RETURNING balance),
-       used AS (
-         INSERT INTO verifications (id, account_id, email, kind, status, reason, credits, result)
-         SELECT $4, $1, $5, $6, $7, $8, 1, $9::jsonb FROM moved)
-       INSERT INTO credit_transactions (account_id, delta, kind, reason, ref, balance_after)
-       SELECT $1, -1, 'charge', $2, $3, balance FROM moved RETURNING balance_after`,
-      [accountId, reason, ref, usage.id, usage.email, usage.kind, usage.status, usage.reason, JSON.stringify(usage.result)],
-    );
-    return rows.length > 0 ? rows[0].balance_after : null;
+  chargeOne(accountId: string, reason: string, ref: string, usage: UsageRecord): Promise<number | null> {
+    return new Promise((resolve, reject) => {
+      let queue = this.waiting.get(accountId);
+      if (!queue) {
+        queue = { items: [], statements: 0 };
+        this.waiting.set(accountId, queue);
+      }
+      queue.items.push({ reason, ref, usage, resolve, reject });
+      if (queue.statements < STATEMENTS_PER_ACCOUNT) void this.drain(accountId, queue);
+    });
+  }
+
+  /**
+   * Sends the account's waiting charges, a batch per statement. Two statements per account may be
+   * under way: the second waits on the row lock in Postgres, but it has already travelled, so the
+   * database is not left idle while this process reads the first one's answer.
+   */
+  private async drain(accountId: string, queue: ChargeQueue): Promise<void> {
+    queue.statements++;
+    while (queue.items.length > 0) await this.settle(accountId, queue.items.splice(0, MAX_BATCH));
+    queue.statements--;
+    if (queue.statements === 0) this.waiting.delete(accountId);
+  }
+
+  private async settle(accountId: string, batch: PendingCharge[]): Promise<void> {
+    try {
+      // One JSON parameter: stringified natively, where text arrays would be escaped in JavaScript.
+      const items = batch.map(({ reason, ref, usage }, index) => ({ n: index + 1, reason, ref, usage_id: usage.id, email: usage.email, kind: usage.kind, status: usage.status, usage_reason: usage.reason, result: usage.result }));
+      const rows = await queryPrepared<{ ref: string; balance_after: number }>(this.dataSource(), 'mailguard_charge_batch', CHARGE_BATCH, [accountId, JSON.stringify(items)]);
+      const after = new Map(rows.map((row) => [row.ref, row.balance_after]));
+      if (rows.length > 0) this.onBalance(accountId, Math.min(...after.values()));
+      for (const item of batch) item.resolve(after.get(item.ref) ?? null);
+    } catch (error) {
+      // One bad item (a reused ref) fails its whole statement: the others go again on their own.
+      if (batch.length === 1) batch[0].reject(error);
+      else for (const item of batch) await this.settle(accountId, [item]);
+    }
   }
 
   /** Gives back (part of) a charge; the ref makes a second refund of the same charge a no-op. */
@@ -84,11 +164,12 @@ export class CreditLedger {
        SELECT $1, $2, 'refund', $3, $4, balance FROM moved RETURNING balance_after`,
       [accountId, amount, reason, ref],
     );
-    return rows.length > 0 ? rows[0].balance_after : (await this.balance(accountId)).balance;
+    return this.moved(accountId, rows) ?? (await this.balance(accountId)).balance;
   }
 
   async balance(accountId: string): Promise<Balance> {
     const rows: Array<{ balance: number; held: number }> = await this.dataSource().query('SELECT balance, held FROM accounts WHERE id = $1', [accountId]);
+    if (rows[0]) this.onBalance(accountId, rows[0].balance);
     return rows[0] ?? { balance: 0, held: 0 };
   }
 

@@ -1,4 +1,4 @@
 export { Database, DatabaseUnavailableError, isDatabaseConnectionError } from './database';
-export { createDataSource, runMigrations } from './data-source';
+export { createDataSource, queryPrepared, runMigrations } from './data-source';
 export { startEmbeddedPostgres, type EmbeddedPostgres } from './embedded-postgres';
 export * from './entities';

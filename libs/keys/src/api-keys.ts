@@ -1,6 +1,7 @@
 import { createHash, randomInt, timingSafeEqual } from 'node:crypto';
 import type { DataSource } from 'typeorm';
 import { AccountEntity, ApiKeyEntity, type KeyScope, type KeyType } from '@mailguard/db';
+import type { KeyChanges } from './key-changes';
 
 const BASE62 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 export const KEY_PREFIX: Record<KeyType, string> = { secret: 'mg_live_', widget: 'mg_widget_' };
@@ -32,16 +33,53 @@ export interface Authenticated {
   account: AccountEntity;
 }
 
+/** How long a gateway trusts a key it looked up; changes reach it sooner through `KeyChanges`. */
+const CACHE_TTL_MS = 10_000;
+const CACHE_MAX_KEYS = 10_000;
+const LAST_USED_EVERY_MS = 60_000;
+
 /**
  * API keys are stored only as SHA-256 hashes and found by hash. A key that is malformed, unknown
  * or revoked is simply not found.
+ *
+ * Keys found are kept in process for a few seconds, so a check served from the result cache costs
+ * no key query. A revoked or re-scoped key is dropped here before the change is answered and on
+ * every other gateway through `KeyChanges`; the TTL only bounds a lost message. Accounts are
+ * shared between their keys' entries and follow the balances this process sees move
+ * (`noteBalance`), so `X-Credits-Remaining` stays current.
  */
 export class ApiKeys {
-  constructor(private readonly dataSource: () => DataSource) {}
+  private readonly cache = new Map<string, { auth: Authenticated; expiresAt: number }>();
+  private readonly accounts = new Map<string, AccountEntity>();
+  /** Bumped by every drop: a look-up that raced a change must not cache what it read. */
+  private generation = 0;
+
+  constructor(
+    private readonly dataSource: () => DataSource,
+    private readonly changes: KeyChanges | null = null,
+  ) {}
+
+  /** Starts listening for changes made on other gateways. */
+  async listen(): Promise<void> {
+    await this.changes?.subscribe(
+      (hash) => this.drop(hash),
+      () => this.drop(null),
+    );
+  }
+
+  close(): void {
+    this.changes?.close();
+  }
 
   async authenticate(presented: string): Promise<Authenticated | null> {
     if (!KEY_FORMAT.test(presented)) return null;
     const hash = hashKey(presented);
+    const cached = this.cache.get(hash);
+    if (cached && cached.expiresAt > Date.now()) {
+      this.touch(cached.auth.key);
+      return cached.auth;
+    }
+    const generation = this.generation;
     // One round trip: the key and its account together.
     const row = await this.dataSource()
       .getRepository(ApiKeyEntity)
@@ -51,14 +89,59 @@ export class ApiKeys {
       .getOne();
     const key = row as (ApiKeyEntity & { account?: AccountEntity }) | null;
     // The index look-up already matched; compare once more in constant time, as is proper for secrets.
-    if (!key?.account || key.revokedAt || !timingSafeEqual(Buffer.from(key.keyHash, 'hex'), Buffer.from(hash, 'hex'))) return null;
-    const { account } = key;
-    // At most one write a minute per key: last-use is informational, not worth a write per request.
-    if (!key.lastUsedAt || Date.now() - key.lastUsedAt.getTime() > 60_000) {
-      void this.dataSource()
-        .query("UPDATE api_keys SET last_used_at = now() WHERE id = $1 AND (last_used_at IS NULL OR last_used_at < now() - interval '1 minute')", [key.id])
-        .catch(() => undefined);
+    if (!key?.account || key.revokedAt || !timingSafeEqual(Buffer.from(key.keyHash, 'hex'), Buffer.from(hash, 'hex'))) {
+      this.cache.delete(hash);
+      return null;
     }
-    return { key, account };
+    let auth: Authenticated = { key, account: key.account };
+    if (generation === this.generation) {
+      if (this.cache.size >= CACHE_MAX_KEYS) this.drop(null);
+      auth = { key, account: this.sharedAccount(key.account) };
+      this.cache.set(hash, { auth, expiresAt: Date.now() + CACHE_TTL_MS });
+    }
+    this.touch(key);
+    return auth;
+  }
+
+  /** A key was revoked or changed: forgotten here, then on every other gateway. */
+  async changed(hash: string): Promise<void> {
+    this.drop(hash);
+    await this.changes?.publish(hash);
+  }
+
+  /** The balance of an account after a movement this process made. */
+  noteBalance(accountId: string, balance: number): void {
+    const account = this.accounts.get(accountId);
+    if (account) account.balance = balance;
+  }
+
+  private sharedAccount(fresh: AccountEntity): AccountEntity {
+    const known = this.accounts.get(fresh.id);
+    if (!known) {
+      this.accounts.set(fresh.id, fresh);
+      return fresh;
+    }
+    Object.assign(known, fresh);
+    return known;
+  }
+
+  /** One key, or everything (null) when messages may have been missed or the cache is full. */
+  private drop(hash: string | null): void {
+    this.generation++;
+    if (hash !== null) {
+      this.cache.delete(hash);
+      return;
+    }
+    this.cache.clear();
+    this.accounts.clear();
+  }
+
+  /** At most one write a minute per key: last use is informational, not worth a write per request. */
+  private touch(key: ApiKeyEntity): void {
+    if (key.lastUsedAt && Date.now() - key.lastUsedAt.getTime() <= LAST_USED_EVERY_MS) return;
+    key.lastUsedAt = new Date();
+    void this.dataSource()
+      .query("UPDATE api_keys SET last_used_at = now() WHERE id = $1 AND (last_used_at IS NULL OR last_used_at < now() - interval '1 minute')", [key.id])
+      .catch(() => undefined);
   }
 }

@@ -1,4 +1,5 @@
 import type { Redis } from 'ioredis';
+import { luaScript, runScript } from '@mailguard/redis';
 
 export interface RateDecision {
   allowed: boolean;
@@ -18,7 +19,7 @@ export interface RateLimiter {
  * Sliding log in a sorted set, in one Lua script so that several gateway processes share the count
  * atomically; the script reads Redis's clock so their clocks need not agree.
  */
-const SLIDING_WINDOW = `
+const SLIDING_WINDOW = luaScript(`
 local key = KEYS[1]
 local window = tonumber(ARGV[1])
 local limit = tonumber(ARGV[2])
@@ -38,7 +39,7 @@ local oldest = redis.call('ZRANGE', key, 0, 0, 'WITHSCORES')
 local reset = 0
 if oldest[2] then reset = tonumber(oldest[2]) + window - now end
 return { allowed, count, reset }
-`;
+`);
 
 function decision(allowed: boolean, count: number, limit: number, resetMs: number): RateDecision {
   return { allowed, limit, remaining: Math.max(0, limit - count), resetSeconds: Math.max(0, Math.ceil(resetMs / 1000)) };
@@ -54,7 +55,7 @@ export class RedisRateLimiter implements RateLimiter {
 
   async hit(key: string, limit: number, windowMs: number): Promise<RateDecision> {
     const member = `${process.pid}:${Date.now()}:${this.sequence++}:${Math.random()}`;
-    const [allowed, count, reset] = (await this.redis.eval(SLIDING_WINDOW, 1, `${this.prefix}rl:${key}`, windowMs, limit, member)) as [number, number, number];
+    const [allowed, count, reset] = (await runScript(this.redis, SLIDING_WINDOW, [`${this.prefix}rl:${key}`], [windowMs, limit, member])) as [number, number, number];
     return decision(allowed === 1, count, limit, reset);
   }
 }

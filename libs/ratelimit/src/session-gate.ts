@@ -1,11 +1,12 @@
 import type { Redis } from 'ioredis';
+import { luaScript, runScript } from '@mailguard/redis';
 import { CoolingDownError, GateAbortedError, type CoolDownReason, type SessionGate } from '@mailguard/smtp';
 
 /**
  * Takes a slot when the host has one: leases are scored by their expiry, so the slots of a killed
  * prober come back by themselves. Returns 1 (taken), 0 (full) or the cool-down reason.
  */
-const ACQUIRE = `
+const ACQUIRE = luaScript(`
 local cooling = redis.call('GET', KEYS[2])
 if cooling then return cooling end
 local time = redis.call('TIME')
@@ -17,7 +18,7 @@ if redis.call('ZCARD', KEYS[1]) < tonumber(ARGV[1]) then
   return 1
 end
 return 0
-`;
+`);
 
 /** The per-MX session cap and cool-downs of every smtp-worker process together, in Redis. */
 export class RedisSessionGate implements SessionGate {
@@ -38,7 +39,7 @@ export class RedisSessionGate implements SessionGate {
     const slots = `${this.prefix}mx:slots:${host}`;
     for (let attempt = 0; ; attempt++) {
       if (signal?.aborted) throw new GateAbortedError();
-      const answer = (await this.redis.eval(ACQUIRE, 2, slots, `${this.prefix}mx:cool:${host}`, this.limit, this.leaseMs, holder)) as number | string;
+      const answer = (await runScript(this.redis, ACQUIRE, [slots, `${this.prefix}mx:cool:${host}`], [this.limit, this.leaseMs, holder])) as number | string;
       if (answer === 1) return () => void this.redis.zrem(slots, holder).catch(() => undefined);
       if (typeof answer === 'string') throw new CoolingDownError(host, answer as CoolDownReason);
       this.waits++;

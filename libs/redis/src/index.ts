@@ -1,1 +1,1 @@
-export { connectRedis, createRedis, isRedisConnectionError, pingRedis, RedisUnavailableError } from './redis';
+export { connectRedis, createRedis, isRedisConnectionError, luaScript, pingRedis, RedisUnavailableError, runScript, type LuaScript } from './redis';

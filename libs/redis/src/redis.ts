@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { Redis } from 'ioredis';
 import type { RedisConfig } from '@mailguard/config';
 import { AppError } from '@mailguard/errors';
@@ -22,6 +23,8 @@ export function createRedis(config: RedisConfig): Redis | null {
     maxRetriesPerRequest: 1,
     connectTimeout: 2_000,
     retryStrategy: (attempt) => Math.min(attempt * 200, 5_000),
+    // Commands issued in the same tick by concurrent requests leave in one write.
+    enableAutoPipelining: true,
   });
 }
 
@@ -49,4 +52,24 @@ export function isRedisConnectionError(error: unknown): boolean {
 export async function connectRedis(redis: Redis, timeoutMs = 3_000): Promise<boolean> {
   const timeout = new Promise<false>((resolve) => setTimeout(() => resolve(false), timeoutMs).unref());
   return Promise.race([redis.connect().then(() => true, () => false), timeout]);
+}
+
+/** A Lua script with its SHA-1, so that it travels once per server, not with every call. */
+export interface LuaScript {
+  source: string;
+  sha: string;
+}
+
+export function luaScript(source: string): LuaScript {
+  return { source, sha: createHash('sha1').update(source).digest('hex') };
+}
+
+/** EVALSHA, and EVAL once when the server does not know the script yet (a restart, a new server). */
+export async function runScript(redis: Redis, script: LuaScript, keys: string[], args: Array<string | number>): Promise<unknown> {
+  try {
+    return await redis.evalsha(script.sha, keys.length, ...keys, ...args);
+  } catch (error) {
+    if (!(error instanceof Error) || !error.message.startsWith('NOSCRIPT')) throw error;
+    return redis.eval(script.source, keys.length, ...keys, ...args);
+  }
 }

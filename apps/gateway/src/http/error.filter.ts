@@ -4,6 +4,7 @@ import { DatabaseUnavailableError, isDatabaseConnectionError } from '@mailguard/
 import { AppError } from '@mailguard/errors';
 import type { Logger } from '@mailguard/logger';
 import { isRedisConnectionError, RedisUnavailableError } from '@mailguard/redis';
+import { setCreditsRemaining, type AuthedRequest } from '../auth/access';
 import type { KeyMeter } from '../auth/key-meter';
 
 interface ErrorBody {
@@ -67,6 +68,9 @@ export class ErrorFilter implements ExceptionFilter {
       res.end();
       return;
     }
+    // The balance as it stands now (a 402 has just read it), not as the guard saw it.
+    const { auth } = req as Partial<AuthedRequest>;
+    if (auth?.key.type === 'secret') setCreditsRemaining(res, auth.account.balance);
     res.status(status).json(body);
   }
 

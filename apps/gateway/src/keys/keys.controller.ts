@@ -2,7 +2,7 @@ import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Req } from
 import { IsIn, IsOptional, IsString, Length } from 'class-validator';
 import { ApiKeyEntity, Database, type KeyScope, type KeyType } from '@mailguard/db';
 import { AppError } from '@mailguard/errors';
-import { generateKey, newId, SCOPES } from '@mailguard/keys';
+import { ApiKeys, generateKey, newId, SCOPES } from '@mailguard/keys';
 import { Scopes, type AuthedRequest } from '../auth/access';
 
 export interface KeyRecord {
@@ -57,7 +57,10 @@ export class UpdateKeyDto {
 
 @Controller('keys')
 export class KeysController {
-  constructor(private readonly database: Database) {}
+  constructor(
+    private readonly database: Database,
+    private readonly keys: ApiKeys,
+  ) {}
 
   private get repository() {
     return this.database.dataSource.getRepository(ApiKeyEntity);
@@ -94,6 +97,7 @@ export class KeysController {
     const key = await this.owned(req, id);
     if (body.name === undefined && body.scope === undefined) throw new AppError('bad_request', 'Nothing to change: give name and/or scope');
     await this.repository.update({ id: key.id }, { ...(body.name !== undefined ? { name: body.name } : {}), ...(body.scope !== undefined ? { scope: body.scope } : {}) });
+    await this.keys.changed(key.keyHash);
     return keyRecord(await this.owned(req, id));
   }
 
@@ -103,5 +107,6 @@ export class KeysController {
   async revoke(@Param('id') id: string, @Req() req: AuthedRequest): Promise<void> {
     const key = await this.owned(req, id);
     if (!key.revokedAt) await this.repository.update({ id: key.id }, { revokedAt: new Date() });
+    await this.keys.changed(key.keyHash);
   }
 }

@@ -1,0 +1,75 @@
+import type { DataSource } from 'typeorm';
+import { createDataSource, runMigrations } from '@mailguard/db';
+import { createTestDatabase, type TestDatabase } from '../../../test/support/services';
+import { CreditLedger, type UsageRecord } from './ledger';
+
+/** The ledger against a real Postgres: two ledgers stand for two gateways sharing one account. */
+let database: TestDatabase;
+let sources: DataSource[];
+let accounts = 0;
+
+beforeAll(async () => {
+  database = await createTestDatabase();
+  sources = [createDataSource({ url: database.url, poolSize: 10 }), createDataSource({ url: database.url, poolSize: 10 })];
+  await Promise.all(sources.map((source) => source.initialize()));
+  await runMigrations(sources[0]);
+});
+
+afterAll(async () => {
+  await Promise.all(sources.map((source) => source.destroy()));
+  await database.drop();
+});
+
+async function account(balance: number): Promise<string> {
+  const id = `acc_ledger_${++accounts}`;
+  await database.query("INSERT INTO accounts (id, email, email_key, balance, webhook_secret) VALUES ($1, $2, $2, 0, 'secret')", [id, `${id}@example.test`]);
+  await new CreditLedger(() => sources[0]).grant(id, balance, 'test credits');
+  return id;
+}
+
+const usage = (n: number): UsageRecord => ({ id: `ver_${accounts}_${n}`, email: `user${n}@example.test`, kind: 'single', status: 'valid', reason: 'accepted_email', result: { n } });
+
+describe('CreditLedger.chargeOne', () => {
+  it('serves exactly the balance when concurrent checks from two gateways outnumber it, each with its own rows', async () => {
+    const id = await account(100);
+    const seen: Array<[string, number]> = [];
+    const ledgers = sources.map((source) => new CreditLedger(() => source, (accountId, balance) => seen.push([accountId, balance])));
+    const answers = await Promise.all(Array.from({ length: 300 }, (_, n) => ledgers[n % 2].chargeOne(id, 'single check', `chk_${id}_${n}`, usage(n))));
+
+    const served = answers.filter((balance): balance is number => balance !== null);
+    expect(served).toHaveLength(100);
+    // Every served check saw its own balance after: 99 down to 0, once each.
+    expect([...served].sort((a, b) => a - b)).toEqual(Array.from({ length: 100 }, (_, n) => n));
+    const [row] = await database.query<{ balance: number; charges: string; usage: string; sum: string }>(
+      `SELECT balance,
+        (SELECT count(*) FROM credit_transactions WHERE account_id = $1 AND kind = 'charge') AS charges,
+        (SELECT count(*) FROM verifications WHERE account_id = $1) AS usage,
+        (SELECT sum(delta) FROM credit_transactions WHERE account_id = $1) AS sum
+       FROM accounts WHERE id = $1`,
+      [id],
+    );
+    expect(row).toEqual({ balance: 0, charges: '100', usage: '100', sum: '0' });
+    expect(seen.every(([accountId]) => accountId === id)).toBe(true);
+    expect(seen.some(([, balance]) => balance === 0)).toBe(true);
+  });
+
+  it('answers null and writes nothing when the balance is empty', async () => {
+    const id = await account(0);
+    expect(await new CreditLedger(() => sources[0]).chargeOne(id, 'single check', `chk_${id}`, usage(1))).toBeNull();
+    const rows = await database.query('SELECT 1 FROM verifications WHERE account_id = $1', [id]);
+    expect(rows).toHaveLength(0);
+  });
+
+  it('fails only the check whose ref was already charged when it shares a statement with others', async () => {
+    const id = await account(10);
+    const ledger = new CreditLedger(() => sources[0]);
+    expect(await ledger.chargeOne(id, 'single check', `chk_${id}_used`, usage(100))).toBe(9);
+    const answers = await Promise.allSettled([
+      ledger.chargeOne(id, 'single check', `chk_${id}_a`, usage(101)),
+      ledger.chargeOne(id, 'single check', `chk_${id}_used`, usage(102)),
+      ledger.chargeOne(id, 'single check', `chk_${id}_b`, usage(103)),
+    ]);
+    expect(answers.map((answer) => answer.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    expect((await ledger.balance(id)).balance).toBe(7);
+  });
+});
