@@ -13,14 +13,20 @@ for (const [network, prefix] of [
   NON_PUBLIC.addSubnet(network, prefix, 'ipv4');
 }
 for (const [network, prefix] of [
-  ['::', 128], ['::1', 128], ['::ffff:0:0', 96], ['64:ff9b::', 96], ['100::', 64], ['2001:db8::', 32], ['2001::', 23],
+  ['::', 128], ['::1', 128], ['64:ff9b::', 96], ['100::', 64], ['2001:db8::', 32], ['2001::', 23],
   ['fc00::', 7], ['fe80::', 10], ['ff00::', 8],
 ] as const) {
   NON_PUBLIC.addSubnet(network, prefix, 'ipv6');
 }
 
+/** IPv4-mapped IPv6 (::ffff:a.b.c.d) is judged as the IPv4 address it carries. */
+const MAPPED = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i;
+
 export function isPublicAddress(address: string): boolean {
   const family = isIP(address);
   if (family === 0) return false;
+  // Not a ::ffff:0:0/96 rule: BlockList applies such a rule to every IPv4 address as well.
+  const mapped = MAPPED.exec(address);
+  if (mapped) return isPublicAddress(mapped[1]);
   return !NON_PUBLIC.check(address, family === 4 ? 'ipv4' : 'ipv6');
 }
