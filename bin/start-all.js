@@ -10,7 +10,7 @@ if (!process.env.REDIS_URL || !process.env.DATABASE_URL) {
 }
 
 const root = join(__dirname, '..');
-const apps = ['gateway', 'dns-worker', 'smtp-worker', 'scoring-worker'];
+const apps = ['gateway', 'dns-worker', 'smtp-worker', 'scoring-worker', 'list-worker'];
 const children = apps.map((app) => {
   const child = spawn(process.execPath, [join(root, 'dist', 'apps', app, 'src', 'main.js')], { stdio: ['ignore', 'pipe', 'pipe'] });
   for (const stream of [child.stdout, child.stderr]) {

@@ -4,8 +4,8 @@ import { resolve } from 'node:path';
 const MAIN = resolve(__dirname, '../../dist/apps/gateway/src/main.js');
 const WORKER_MAIN = (kind: WorkerKindName) => resolve(__dirname, `../../dist/apps/${kind}/src/main.js`);
 
-export type WorkerKindName = 'dns-worker' | 'smtp-worker' | 'scoring-worker';
-export const WORKER_KINDS: WorkerKindName[] = ['dns-worker', 'smtp-worker', 'scoring-worker'];
+export type WorkerKindName = 'dns-worker' | 'smtp-worker' | 'scoring-worker' | 'list-worker';
+export const WORKER_KINDS: WorkerKindName[] = ['dns-worker', 'smtp-worker', 'scoring-worker', 'list-worker'];
 
 export interface RunningProcess {
   url: string;

@@ -9,6 +9,7 @@ import { HealthController } from './health/health.controller';
 import { MetricsController } from './health/metrics.controller';
 import { InfraModule, type Infrastructure } from './infra.module';
 import { KeysController } from './keys/keys.controller';
+import { ListsController } from './lists/lists.controller';
 import { ValidationController } from './validation/validation.controller';
 import { VerificationService } from './validation/verification.service';
 
@@ -18,7 +19,7 @@ export class AppModule {
     return {
       module: AppModule,
       imports: [ConfigModule.forRoot(config), InfraModule.forRoot(infra)],
-      controllers: [HealthController, MetricsController, DocsController, AccountsController, KeysController, CreditsController, ValidationController],
+      controllers: [HealthController, MetricsController, DocsController, AccountsController, KeysController, CreditsController, ValidationController, ListsController],
       providers: [VerificationService, { provide: APP_GUARD, useClass: ApiKeyGuard }],
     };
   }

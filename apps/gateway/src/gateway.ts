@@ -12,7 +12,8 @@ import { Database } from '@mailguard/db';
 import { AppError } from '@mailguard/errors';
 import { ApiKeys, RedisKeyChanges } from '@mailguard/keys';
 import { PinoNestLogger, type Logger } from '@mailguard/logger';
-import { bullOptions, buildEngine, ResultStore, stageHandlers } from '@mailguard/pipeline';
+import { ListStore, sweepLater } from '@mailguard/lists';
+import { bullOptions, buildEngine, listOptions, ResultStore, stageHandlers } from '@mailguard/pipeline';
 import { BullMqPipeline, InProcessPipeline, type CheckPipeline } from '@mailguard/queue';
 import { MemoryRateLimiter, RedisRateLimiter } from '@mailguard/ratelimit';
 import { connectRedis, createRedis } from '@mailguard/redis';
@@ -39,6 +40,7 @@ export async function startGateway(config: AppConfig, logger: Logger): Promise<G
   const engine = buildEngine(config, redis);
   const cache = redis ? new RedisResultCache(redis, prefix) : new MemoryResultCache();
   const store = new ResultStore(() => database.dataSource, cache, config.checks.cacheTtlSeconds);
+  const lists = new ListStore(() => database.dataSource);
   let pipeline: CheckPipeline;
   let queues: BullMqPipeline['queues'] = [];
   if (redis) {
@@ -50,9 +52,13 @@ export async function startGateway(config: AppConfig, logger: Logger): Promise<G
     pipeline = bull;
     queues = bull.queues;
   } else {
-    pipeline = new InProcessPipeline(stageHandlers(engine, store, { greylistRetryMs: config.checks.greylistRetrySeconds * 1000 }), (err, job) =>
-      logger.error({ err, job }, 'check stage failed'),
-    );
+    pipeline = new InProcessPipeline(stageHandlers(engine, store, lists, cache, listOptions(config)), (err, job) => logger.error({ err, job }, 'job failed'));
+    // One process holds every job in memory: lists that were running when it stopped start again.
+    const running = await lists.running().catch((err: unknown) => {
+      logger.warn({ err }, 'could not look for running lists (the database is not answering)');
+      return [];
+    });
+    for (const listId of running) await sweepLater(listId, pipeline.jobs, 0);
   }
   const metrics = new Metrics('gateway');
   const limiter = redis ? new RedisRateLimiter(redis, prefix) : new MemoryRateLimiter();
@@ -66,6 +72,7 @@ export async function startGateway(config: AppConfig, logger: Logger): Promise<G
     keys,
     meter,
     ledger,
+    lists,
     database,
     redis,
     limiter,

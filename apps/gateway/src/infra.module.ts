@@ -5,6 +5,7 @@ import type { ResultCache } from '@mailguard/cache';
 import { CreditLedger } from '@mailguard/credits';
 import { Database } from '@mailguard/db';
 import { ApiKeys } from '@mailguard/keys';
+import { ListStore } from '@mailguard/lists';
 import { Metrics } from '@mailguard/metrics';
 import type { VerificationEngine } from '@mailguard/engine';
 import type { ResultStore } from '@mailguard/pipeline';
@@ -36,6 +37,7 @@ export interface Infrastructure {
   keys: ApiKeys;
   meter: KeyMeter;
   ledger: CreditLedger;
+  lists: ListStore;
 }
 
 /** Connections and stores opened once in main() and shared by every module of the process. */
@@ -56,6 +58,7 @@ export class InfraModule {
       { provide: ApiKeys, useValue: infra.keys },
       { provide: KeyMeter, useValue: infra.meter },
       { provide: CreditLedger, useValue: infra.ledger },
+      { provide: ListStore, useValue: infra.lists },
     ];
     return { module: InfraModule, providers, exports: providers.map(({ provide }) => provide) };
   }

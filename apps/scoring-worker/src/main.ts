@@ -1,15 +1,19 @@
 import { RedisResultCache } from '@mailguard/cache';
-import { buildEngine, concludeHandler, ResultStore } from '@mailguard/pipeline';
+import { concludeGroupHandler, ListStore } from '@mailguard/lists';
+import { buildEngine, concludeHandler, listOptions, ResultStore } from '@mailguard/pipeline';
 import { runWorker } from '@mailguard/worker';
 
-/** Stage 3: catch-all confidence and the verdict; the result is stored in Postgres and cached. */
+/** Stage 3: catch-all confidence and the verdict; results are stored in Postgres (list rows settled) and cached. */
 void runWorker('scoring-worker', {
   queue: 'scoring',
   port: 3103,
   concurrency: 20,
   needsDatabase: true,
   handlers: ({ config, redis, database }) => {
-    const store = new ResultStore(() => database!.dataSource, new RedisResultCache(redis, config.redis.keyPrefix), config.checks.cacheTtlSeconds);
-    return { 'scoring.conclude': concludeHandler(buildEngine(config, redis), store) };
+    const cache = new RedisResultCache(redis, config.redis.keyPrefix);
+    const store = new ResultStore(() => database!.dataSource, cache, config.checks.cacheTtlSeconds);
+    const engine = buildEngine(config, redis);
+    const lists = new ListStore(() => database!.dataSource);
+    return { 'scoring.conclude': concludeHandler(engine, store), 'scoring.concludeGroup': concludeGroupHandler(engine, lists, cache, listOptions(config)) };
   },
 });

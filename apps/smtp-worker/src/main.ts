@@ -1,4 +1,5 @@
-import { buildEngine, buildGate, probeHandler } from '@mailguard/pipeline';
+import { probeGroupHandler } from '@mailguard/lists';
+import { buildEngine, buildGate, listOptions, probeHandler } from '@mailguard/pipeline';
 import type { JobHandler } from '@mailguard/queue';
 import { runWorker } from '@mailguard/worker';
 
@@ -10,7 +11,8 @@ void runWorker('smtp-worker', {
   needsDatabase: false,
   handlers: ({ config, redis, metrics }) => {
     const gate = buildGate(config, redis);
-    const probe = probeHandler(buildEngine(config, redis, gate), { greylistRetryMs: config.checks.greylistRetrySeconds * 1000 });
+    const engine = buildEngine(config, redis, gate);
+    const probe = probeHandler(engine, { greylistRetryMs: config.checks.greylistRetrySeconds * 1000 });
     const measured: JobHandler<'smtp.probe'> = async (payload, queue) => {
       const outcome = await probe(payload, queue);
       const provider = payload.inspection.facts?.provider ?? 'other';
@@ -18,6 +20,12 @@ void runWorker('smtp-worker', {
       metrics.slotWaits.set(gate.waits);
       return outcome;
     };
-    return { 'smtp.probe': measured };
+    const probeGroup = probeGroupHandler(engine, listOptions(config));
+    const measuredGroup: JobHandler<'smtp.probeGroup'> = async (payload, queue) => {
+      const outcome = await probeGroup(payload, queue);
+      metrics.slotWaits.set(gate.waits);
+      return outcome;
+    };
+    return { 'smtp.probe': measured, 'smtp.probeGroup': measuredGroup };
   },
 });

@@ -47,6 +47,8 @@ export interface CheckConfig {
   deadlineMs: number;
   greylistRetrySeconds: number;
   cacheTtlSeconds: number;
+  /** First retry delay of a failed webhook delivery; each next one doubles (10 attempts, hours in all). */
+  webhookRetrySeconds: number;
 }
 
 export interface LookupConfig {
@@ -135,6 +137,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       deadlineMs: read.int('CHECK_DEADLINE_MS', 12_000, 100, 600_000),
       greylistRetrySeconds: read.int('GREYLIST_RETRY_SECONDS', 300, 0, 86_400),
       cacheTtlSeconds: read.int('CACHE_TTL_SECONDS', 86_400, 0, 31_536_000),
+      webhookRetrySeconds: read.int('WEBHOOK_RETRY_SECONDS', 30, 1, 3_600),
     },
     lookups: {
       rdapBaseUrl: trimUrl(read.url('RDAP_BASE_URL', ['http:', 'https:'], null)),

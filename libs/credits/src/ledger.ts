@@ -153,6 +153,20 @@ export class CreditLedger {
     }
   }
 
+  /**
+   * Holds `amount` for a list (API.md §3): it leaves the balance for `held` when the balance allows
+   * it; false (and nothing held) when it does not. Runs in the caller's transaction.
+   */
+  async hold(accountId: string, amount: number, reason: string, ref: string, runner: Runner): Promise<boolean> {
+    const rows: Array<{ balance_after: number }> = await runner.query(
+      `WITH moved AS (UPDATE accounts SET balance = balance - $2, held = held + $2 WHERE id = $1 AND balance >= $2 RETURNING balance)
+       INSERT INTO credit_transactions (account_id, delta, kind, reason, ref, balance_after)
+       SELECT $1, -$2, 'hold', $3, $4, balance FROM moved RETURNING balance_after`,
+      [accountId, amount, reason, ref],
+    );
+    return this.moved(accountId, rows) !== null;
+  }
+
   /** Gives back (part of) a charge; the ref makes a second refund of the same charge a no-op. */
   async refund(accountId: string, amount: number, reason: string, ref: string): Promise<number> {
     const rows: Array<{ balance_after: number }> = await this.dataSource().query(

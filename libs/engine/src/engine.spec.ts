@@ -290,3 +290,30 @@ describe('socket hygiene', () => {
     expect(lab.stats('mx1.acme.test').commands).toContain('RCPT TO:<"quoted local"@acme.test>');
   });
 });
+
+describe('probeGroup: many addresses at one domain in one session (bulk lists)', () => {
+  async function group(emails: string[]) {
+    const inspections = await Promise.all(emails.map((email) => engine.inspect(email, { deadlineAt: Date.now() + 10_000 })));
+    const outcomes = await engine.probeGroup(inspections, { deadlineAt: Date.now() + 10_000 });
+    return inspections.map((inspection, index) => engine.conclude(inspection, outcomes[index]));
+  }
+
+  it('gives each address the verdict a single check gives it, over one session', async () => {
+    const emails = ['john.doe@acme.test', 'nobody@acme.test', 'gone@acme.test', 'full.box@acme.test', 'jane@acme.test', 'admin@acme.test'];
+    const before = lab.stats('mx1.acme.test').sessions;
+    const grouped = await group(emails);
+    expect(lab.stats('mx1.acme.test').sessions - before).toBe(1);
+    const single = await Promise.all(emails.map((email) => engine.verify(email)));
+    expect(grouped.map((result) => [result.email, result.status, result.reason])).toEqual(single.map((result) => [result.email, result.status, result.reason]));
+  });
+
+  it('takes one recipient per transaction from a server that refuses more (452 4.5.3), answering every address', async () => {
+    const results = await group(['a@picky.test', 'b@picky.test', 'c@picky.test']);
+    expect(results.every((result) => result.reachable !== 'unknown')).toBe(true);
+  });
+
+  it('marks the group catch-all from one made-up address', async () => {
+    const results = await group(['one@catchall.test', 'two@catchall.test']);
+    expect(results.map((result) => result.reason)).toEqual(['catch_all', 'catch_all']);
+  });
+});

@@ -4,7 +4,7 @@ import { createResolver, lookupAuthentication, lookupMailDomain, type Authentica
 import { isDisposableDomain, isFreeDomain, isRoleLocalPart, parseAddress, suggestCorrection } from '@mailguard/email';
 import { DomainAgeLookup, fetchGet, hasGravatar, type DomainAge, type HttpGet } from '@mailguard/lookups';
 import { catchAllConfidence } from '@mailguard/scoring';
-import { detectProvider, directConnector, MemorySessionGate, probeMailbox, providerAcceptsAll, socksConnector, type Connector, type ProbeResult, type SessionGate } from '@mailguard/smtp';
+import { detectProvider, directConnector, MemorySessionGate, probeMailbox, probeMailboxes, providerAcceptsAll, socksConnector, type Connector, type ProbeResult, type SessionGate } from '@mailguard/smtp';
 import { decideVerdict, type MailboxAnswer, type UnknownCause } from '@mailguard/verdict';
 import { MemoryTtlStore, type DomainCacheStore } from './domain-cache';
 import type { VerificationResult } from './result';
@@ -302,6 +302,41 @@ export class VerificationEngine {
         await this.deps.domainCache.set(inspection.asciiDomain as string, { ...facts, catchAll: result.catchAll }, this.options.domainCacheTtlMs);
       }
       return { probe: result, durationMs: this.deps.now().getTime() - started };
+    } finally {
+      deadline.clear();
+    }
+  }
+
+  /**
+   * Stage 2 for many addresses at one domain (bulk lists): one SMTP session asks for all of them,
+   * with the made-up address once for the group. No greylisting wait here: the list pipeline
+   * retries those addresses as delayed jobs.
+   */
+  async probeGroup(inspections: Inspection[], { deadlineAt }: StageOptions): Promise<ProbeOutcome[]> {
+    const facts = inspections[0].facts as DomainFacts;
+    const domain = inspections[0].asciiDomain as string;
+    const started = this.deps.now().getTime();
+    const deadline = deadlineSignal(deadlineAt, started);
+    try {
+      const known = (await this.deps.domainCache.get(domain))?.catchAll ?? facts.catchAll;
+      const group = await probeMailboxes({
+        hosts: facts.mail.hosts,
+        addresses: inspections.map((inspection) => inspection.smtpAddress as string),
+        needsSmtpUtf8: inspections.some((inspection) => inspection.needsSmtpUtf8),
+        catchAllLocalPart: known === null ? this.deps.decoyLocalPart() : null,
+        heloName: this.options.heloName,
+        mailFrom: this.options.mailFrom,
+        port: this.options.smtpPort,
+        timeoutMs: this.options.smtpTimeoutMs,
+        connector: this.deps.connector,
+        allowPrivate: this.options.allowPrivateMx,
+        gate: this.deps.gate,
+        signal: deadline.signal,
+      });
+      const learned = group.results.find((result) => result.catchAll !== null)?.catchAll ?? null;
+      if (known === null && learned !== null) await this.deps.domainCache.set(domain, { ...facts, catchAll: learned }, this.options.domainCacheTtlMs);
+      const durationMs = this.deps.now().getTime() - started;
+      return group.results.map((probe) => ({ probe, durationMs }));
     } finally {
       deadline.clear();
     }

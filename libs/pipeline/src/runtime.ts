@@ -2,6 +2,7 @@ import type { Redis } from 'ioredis';
 import { RedisJsonStore } from '@mailguard/cache';
 import type { AppConfig } from '@mailguard/config';
 import { createEngine, type DomainFacts, type VerificationEngine } from '@mailguard/engine';
+import type { ListOptions } from '@mailguard/lists';
 import type { BullOptions } from '@mailguard/queue';
 import { RedisSessionGate } from '@mailguard/ratelimit';
 
@@ -19,6 +20,16 @@ export function buildGate(config: AppConfig, redis: Redis): RedisSessionGate {
   // A session lasts a few commands at most; past this its slot is presumed lost (a killed prober).
   const leaseMs = Math.max(10_000, 6 * config.smtp.timeoutMs);
   return new RedisSessionGate(redis, config.redis.keyPrefix, config.smtp.mxConcurrency, leaseMs);
+}
+
+/** What the list stages need to know, from the configuration. */
+export function listOptions(config: AppConfig): ListOptions {
+  return {
+    greylistRetryMs: config.checks.greylistRetrySeconds * 1000,
+    webhookRetryMs: config.checks.webhookRetrySeconds * 1000,
+    allowPrivate: config.smtp.allowPrivateMx,
+    cacheTtlSeconds: config.checks.cacheTtlSeconds,
+  };
 }
 
 export function bullOptions(config: AppConfig): BullOptions {

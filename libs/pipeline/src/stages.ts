@@ -1,4 +1,6 @@
+import type { ResultCache } from '@mailguard/cache';
 import type { VerificationEngine } from '@mailguard/engine';
+import { concludeGroupHandler, feedHandler, probeGroupHandler, webhookHandler, type ListOptions, type ListStore } from '@mailguard/lists';
 import { jobIdFor, type JobHandler, type JobHandlers } from '@mailguard/queue';
 import type { ResultStore } from './result-store';
 
@@ -44,7 +46,15 @@ export function concludeHandler(engine: VerificationEngine, store: ResultStore):
   };
 }
 
-/** All three, for the in-process pipeline: the same handlers the workers run. */
-export function stageHandlers(engine: VerificationEngine, store: ResultStore, options: StageOptions): JobHandlers {
-  return { 'dns.inspect': inspectHandler(engine), 'smtp.probe': probeHandler(engine, options), 'scoring.conclude': concludeHandler(engine, store) };
+/** Every job, for the in-process pipeline: the same handlers the workers run. */
+export function stageHandlers(engine: VerificationEngine, store: ResultStore, lists: ListStore, cache: ResultCache, options: ListOptions): JobHandlers {
+  return {
+    'dns.inspect': inspectHandler(engine),
+    'smtp.probe': probeHandler(engine, options),
+    'scoring.conclude': concludeHandler(engine, store),
+    'list.feed': feedHandler(engine, lists),
+    'smtp.probeGroup': probeGroupHandler(engine, options),
+    'scoring.concludeGroup': concludeGroupHandler(engine, lists, cache, options),
+    'webhook.deliver': webhookHandler(lists, options),
+  };
 }

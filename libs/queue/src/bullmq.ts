@@ -8,6 +8,7 @@ import {
   QUEUE_NAMES,
   type CheckPipeline,
   type CheckRequest,
+  type EnqueueOptions,
   type JobHandlers,
   type JobName,
   type JobPayload,
@@ -52,8 +53,9 @@ export class JobProducer implements StageContext {
     return [...this.queues.values()];
   }
 
-  async enqueue<N extends JobName>(name: N, payload: JobPayload<N>, options: { jobId: string; delayMs?: number }): Promise<void> {
-    await this.queue(JOB_QUEUES[name]).add(name, payload, { ...JOB_OPTIONS, jobId: options.jobId, delay: options.delayMs });
+  async enqueue<N extends JobName>(name: N, payload: JobPayload<N>, options: EnqueueOptions): Promise<void> {
+    const retry = options.retry ? { attempts: options.retry.attempts, backoff: { type: 'exponential', delay: options.retry.backoffMs } } : {};
+    await this.queue(JOB_QUEUES[name]).add(name, payload, { ...JOB_OPTIONS, ...retry, jobId: options.jobId, delay: options.delayMs });
   }
 
   async close(): Promise<void> {
@@ -85,6 +87,10 @@ export class BullMqPipeline implements CheckPipeline {
 
   get queues(): Queue[] {
     return this.producer.all();
+  }
+
+  get jobs(): StageContext {
+    return this.producer;
   }
 
   async start(): Promise<void> {

@@ -1,13 +1,18 @@
 import type { VerificationResult } from '@mailguard/engine';
-import { assertHandlers, FINAL_JOB, JOB_QUEUES, type CheckPipeline, type CheckRequest, type JobHandlers, type JobName, type JobPayload, type StageContext } from './jobs';
+import { assertHandlers, FINAL_JOB, JOB_QUEUES, type CheckPipeline, type CheckRequest, type JobHandlers, type JobName, type JobPayload, type RetryPolicy, type StageContext } from './jobs';
+
+/** The same as the BullMQ driver's defaults. */
+const DEFAULT_RETRY: RetryPolicy = { attempts: 3, backoffMs: 1_000 };
 
 /**
  * Runs every stage in this process, through the same handlers the workers run. Used when REDIS_URL
- * is unset (one process, nothing installed).
+ * is unset (one process, nothing installed). Jobs live in memory: a list that was running when
+ * the process stopped is taken up again at start (`list.feed` from the rows in Postgres).
  */
 export class InProcessPipeline implements CheckPipeline {
   private readonly waiters = new Map<string, (result: VerificationResult) => void>();
   private readonly timers = new Set<NodeJS.Timeout>();
+  private closed = false;
 
   constructor(
     private readonly handlers: JobHandlers,
@@ -16,26 +21,29 @@ export class InProcessPipeline implements CheckPipeline {
     assertHandlers(handlers, Object.keys(JOB_QUEUES) as JobName[]);
   }
 
-  private readonly context: StageContext = {
-    enqueue: async (name, payload, { delayMs }) => {
-      const run = () => void this.run(name, payload);
-      if (!delayMs) return void setImmediate(run);
-      const timer = setTimeout(() => {
-        this.timers.delete(timer);
-        run();
-      }, delayMs);
-      this.timers.add(timer);
-    },
+  readonly jobs: StageContext = {
+    enqueue: async (name, payload, { delayMs, retry }) => this.later(delayMs ?? 0, () => this.run(name, payload, retry ?? DEFAULT_RETRY, 1)),
   };
 
-  private async run<N extends JobName>(name: N, payload: JobPayload<N>): Promise<void> {
+  private later(delayMs: number, work: () => Promise<void>): void {
+    if (this.closed) return;
+    if (!delayMs) return void setImmediate(() => void work());
+    const timer = setTimeout(() => {
+      this.timers.delete(timer);
+      void work();
+    }, delayMs);
+    this.timers.add(timer);
+  }
+
+  /** A failed job is tried again with backoff, as BullMQ would; after the last attempt it is reported. */
+  private async run<N extends JobName>(name: N, payload: JobPayload<N>, retry: RetryPolicy, attempt: number): Promise<void> {
     const handler = this.handlers[name] as (payload: JobPayload<N>, context: StageContext) => Promise<unknown>;
     try {
-      const result = await handler(payload, this.context);
+      const result = await handler(payload, this.jobs);
       if (name === FINAL_JOB) this.settle((payload as JobPayload<typeof FINAL_JOB>).request.requestId, result as VerificationResult);
     } catch (error) {
-      // No retries in one process: the check goes unanswered and the caller's deadline makes it unknown.
       this.onError(error, name);
+      if (attempt < retry.attempts) this.later(retry.backoffMs * 2 ** (attempt - 1), () => this.run(name, payload, retry, attempt + 1));
     }
   }
 
@@ -54,13 +62,14 @@ export class InProcessPipeline implements CheckPipeline {
         clearTimeout(timer);
         resolve(result);
       });
-      void this.run('dns.inspect', request);
+      void this.run('dns.inspect', request, DEFAULT_RETRY, 1);
     });
   }
 
   async ping(): Promise<void> {}
 
   async close(): Promise<void> {
+    this.closed = true;
     for (const timer of this.timers) clearTimeout(timer);
     this.timers.clear();
   }

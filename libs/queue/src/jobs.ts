@@ -1,5 +1,5 @@
 import type { UsageKind } from '@mailguard/db';
-import type { Inspection, ProbeOutcome, VerificationResult } from '@mailguard/engine';
+import type { DomainFacts, Inspection, ProbeOutcome, VerificationResult } from '@mailguard/engine';
 
 /** One address to check, as it travels through the pipeline. */
 export interface CheckRequest {
@@ -26,6 +26,37 @@ export interface ScoringPayload {
   outcome: ProbeOutcome | null;
 }
 
+/** A bulk list to process (or to sweep for rows whose jobs were lost). */
+export interface ListPayload {
+  listId: string;
+}
+
+/**
+ * Rows of a list at one domain, checked together: one SMTP session for the group. Inspections
+ * travel without their domain facts, which the group carries once.
+ */
+export interface GroupPayload {
+  listId: string;
+  rows: number[];
+  facts: DomainFacts | null;
+  inspections: Inspection[];
+  /** Greylisting retries so far (each a delayed job). */
+  attempt: number;
+}
+
+export interface GroupScoringPayload extends GroupPayload {
+  /** One per row; null where SMTP was not asked. */
+  outcomes: Array<ProbeOutcome | null>;
+}
+
+/** A signed POST of a finished list to the customer's webhook URL. */
+export interface WebhookPayload {
+  listId: string;
+  url: string;
+  /** The exact bytes signed and sent. */
+  body: string;
+}
+
 /**
  * Every job of the service, declared once: its queue, its payload and its result. Drivers, workers
  * and handlers are typed from this map, so a payload can never drift from its handler.
@@ -36,6 +67,10 @@ export interface JobMap {
   'dns.inspect': { queue: 'dns'; payload: CheckRequest; result: Inspection };
   'smtp.probe': { queue: 'smtp'; payload: SmtpPayload; result: ProbeOutcome };
   'scoring.conclude': { queue: 'scoring'; payload: ScoringPayload; result: VerificationResult };
+  'list.feed': { queue: 'lists'; payload: ListPayload; result: { dispatched: number } };
+  'smtp.probeGroup': { queue: 'smtp'; payload: GroupPayload; result: { probed: number } };
+  'scoring.concludeGroup': { queue: 'scoring'; payload: GroupScoringPayload; result: { settled: number } };
+  'webhook.deliver': { queue: 'lists'; payload: WebhookPayload; result: { status: number } };
 }
 
 export type JobName = keyof JobMap;
@@ -47,9 +82,20 @@ export const JOB_QUEUES: { [N in JobName]: JobMap[N]['queue'] } = {
   'dns.inspect': 'dns',
   'smtp.probe': 'smtp',
   'scoring.conclude': 'scoring',
+  'list.feed': 'lists',
+  'smtp.probeGroup': 'smtp',
+  'scoring.concludeGroup': 'scoring',
+  'webhook.deliver': 'lists',
 };
 
-export const QUEUE_NAMES: QueueName[] = ['dns', 'smtp', 'scoring'];
+export const QUEUE_NAMES: QueueName[] = ['dns', 'smtp', 'scoring', 'lists'];
+
+/** Retries of a job beyond BullMQ's defaults (3 attempts, 1 s exponential backoff). */
+export interface RetryPolicy {
+  attempts: number;
+  /** First delay; each next one doubles. */
+  backoffMs: number;
+}
 
 /** The job whose result is the check's answer. */
 export const FINAL_JOB = 'scoring.conclude' satisfies JobName;
@@ -59,8 +105,14 @@ export function jobIdFor(requestId: string, name: JobName, attempt = 0): string 
   return `${requestId}.${name}.${attempt}`;
 }
 
+export interface EnqueueOptions {
+  jobId: string;
+  delayMs?: number;
+  retry?: RetryPolicy;
+}
+
 export interface StageContext {
-  enqueue<N extends JobName>(name: N, payload: JobPayload<N>, options: { jobId: string; delayMs?: number }): Promise<void>;
+  enqueue<N extends JobName>(name: N, payload: JobPayload<N>, options: EnqueueOptions): Promise<void>;
 }
 
 export type JobHandler<N extends JobName> = (payload: JobPayload<N>, context: StageContext) => Promise<JobResult<N>>;
@@ -79,6 +131,8 @@ export function assertHandlers(handlers: Partial<JobHandlers>, names: JobName[])
 export interface CheckPipeline {
   /** The result, or null when the deadline passed first. */
   verify(request: CheckRequest): Promise<VerificationResult | null>;
+  /** Where other jobs start (a list's feed). */
+  readonly jobs: StageContext;
   /** Readiness: the transport answers. */
   ping(): Promise<void>;
   close(): Promise<void>;

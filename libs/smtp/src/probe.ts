@@ -81,7 +81,7 @@ class Attempt {
   roundTrips = 0;
   failures: Array<{ failure: ProbeFailure; reply: SmtpReply | null; host: string }> = [];
 
-  constructor(private readonly options: ProbeOptions) {}
+  constructor(private readonly options: Omit<ProbeOptions, 'address' | 'needsSmtpUtf8'>) {}
 
   private readonly ended = new WeakSet<SmtpSession>();
 
@@ -96,6 +96,16 @@ class Attempt {
     this.roundTrips += session.roundTrips;
     if (how === 'quit') session.quit();
     else session.close();
+  }
+
+  /** A greeted session; a broken TLS handshake is tried once more in plaintext, as senders do (RFC 7435). */
+  async open(host: string, address: string): Promise<{ session: SmtpSession | null; plain: boolean }> {
+    try {
+      return { session: await this.session(host, address, false), plain: false };
+    } catch (error) {
+      if (!(error instanceof SmtpError && error.kind === 'tls')) throw error;
+      return { session: await this.session(host, address, true), plain: true };
+    }
   }
 
   /** A greeted session, TLS negotiated when offered (or plain when `plain`), ready for MAIL FROM. */
@@ -164,21 +174,10 @@ export async function probeMailbox(options: ProbeOptions): Promise<ProbeResult> 
     }
     for (const address of addresses) {
       let session: SmtpSession | null = null;
-      let plain = false;
       try {
-        for (;;) {
-          try {
-            session = await attempt.session(host.exchange, address, plain);
-            break;
-          } catch (error) {
-            // A broken TLS handshake: try once more in plaintext, as senders do (RFC 7435).
-            if (error instanceof SmtpError && error.kind === 'tls' && !plain) {
-              plain = true;
-              continue;
-            }
-            throw error;
-          }
-        }
+        const opened = await attempt.open(host.exchange, address);
+        session = opened.session;
+        const { plain } = opened;
         if (!session) break;
         if (options.needsSmtpUtf8 && !session.extensions.has('SMTPUTF8')) {
           attempt.end(session);
@@ -260,4 +259,140 @@ function summarise(attempt: Attempt, forced: ProbeFailure | null): ProbeResult {
     sessions: attempt.sessions,
     roundTrips: attempt.roundTrips,
   };
+}
+
+export interface GroupProbeOptions extends Omit<ProbeOptions, 'address' | 'needsSmtpUtf8'> {
+  /** RCPT TO forms of addresses at one domain (A-label). */
+  addresses: string[];
+  /** Some address needs SMTPUTF8. */
+  needsSmtpUtf8: boolean;
+}
+
+export interface GroupProbeResult {
+  /** One per address, in order. */
+  results: ProbeResult[];
+  sessions: number;
+  roundTrips: number;
+}
+
+/** Recipients per transaction until a server says it takes fewer (RFC 5321 asks servers for 100). */
+const RECIPIENTS_PER_TRANSACTION = 50;
+
+/** MAIL and the RCPTs of one transaction: pipelined in one round trip, else one command at a time. */
+async function transaction(session: SmtpSession, mail: string, rcpts: string[]): Promise<SmtpReply[]> {
+  if (session.pipelining) return session.send(mail, ...rcpts);
+  const replies = [await session.command(mail)];
+  if (replies[0].code !== 250) return replies;
+  for (const rcpt of rcpts) replies.push(await session.command(rcpt));
+  return replies;
+}
+
+/**
+ * Check 4 for many addresses at one domain (bulk lists): one session asks for all of them, several
+ * RCPT TO per transaction (RSET between transactions), and the made-up address once for the whole
+ * group. A server that refuses more recipients (452 4.5.3) gets smaller transactions; addresses no
+ * server answered definitely move on to the next MX, as in `probeMailbox`.
+ */
+export async function probeMailboxes(options: GroupProbeOptions): Promise<GroupProbeResult> {
+  const attempt = new Attempt(options);
+  const mail = `MAIL FROM:<${options.mailFrom}>${options.needsSmtpUtf8 ? ' SMTPUTF8' : ''}`;
+  const first = options.addresses[0] ?? '';
+  const domain = first.slice(first.lastIndexOf('@') + 1);
+  let decoy = options.catchAllLocalPart ? `RCPT TO:<${options.catchAllLocalPart}@${domain}>` : null;
+  let catchAll: boolean | null = null;
+  const answers: Array<{ replyClass: ReplyClass; reply: SmtpReply; host: string } | null> = options.addresses.map(() => null);
+  const refusals = new Map<number, Array<{ failure: ProbeFailure; reply: SmtpReply | null; host: string }>>();
+  let pending = options.addresses.map((_, index) => index);
+
+  hosts: for (const host of options.hosts) {
+    if (pending.length === 0) break;
+    const addresses = host.addresses.filter((address) => options.allowPrivate || isPublicAddress(address));
+    if (addresses.length === 0) {
+      attempt.note('private_address', host.exchange);
+      continue;
+    }
+    for (const address of addresses) {
+      let session: SmtpSession | null = null;
+      try {
+        ({ session } = await attempt.open(host.exchange, address));
+        if (!session) continue hosts;
+        if (options.needsSmtpUtf8 && !session.extensions.has('SMTPUTF8')) {
+          attempt.end(session);
+          attempt.note('smtputf8_unsupported', host.exchange);
+          continue hosts;
+        }
+        let limit = RECIPIENTS_PER_TRANSACTION;
+        let queue = pending;
+        const unsettled: number[] = [];
+        while (queue.length > 0) {
+          const batch = queue.slice(0, limit);
+          const rcpts = batch.map((index) => `RCPT TO:<${options.addresses[index]}>`);
+          const replies = await transaction(session, mail, decoy ? [...rcpts, decoy] : rcpts);
+          if (replies[0].code !== 250) {
+            attempt.note(failureOf(classifyReply(replies[0], 'mail')), host.exchange, replies[0]);
+            break;
+          }
+          const again: number[] = [];
+          let blocked = false;
+          batch.forEach((index, position) => {
+            const reply = replies[position + 1];
+            const replyClass = classifyReply(reply);
+            if (DEFINITE.includes(replyClass)) answers[index] = { replyClass, reply, host: host.exchange };
+            else if (replyClass === 'too_many_recipients') again.push(index);
+            else {
+              blocked ||= replyClass === 'sender_blocked';
+              refusals.set(index, [...(refusals.get(index) ?? []), { failure: failureOf(replyClass), reply, host: host.exchange }]);
+              unsettled.push(index);
+            }
+          });
+          if (decoy) {
+            const told = catchAllOf(replies[batch.length + 1]);
+            if (told !== 'separately') catchAll = told;
+            decoy = null;
+          }
+          // Blocked, or refused every recipient for their number (no progress): this session is done.
+          if (blocked || again.length === batch.length) {
+            if (blocked) await options.gate.coolDown(host.exchange, BLOCKED_COOL_DOWN_MS, 'blocked');
+            for (const index of again) refusals.set(index, [...(refusals.get(index) ?? []), { failure: 'greylisted', reply: replies[batch.indexOf(index) + 1], host: host.exchange }]);
+            unsettled.push(...again, ...queue.slice(batch.length));
+            queue = [];
+            break;
+          }
+          // The server took this many recipients in one transaction: no more from now on.
+          if (again.length > 0) limit = Math.max(1, batch.length - again.length);
+          queue = [...again, ...queue.slice(batch.length)];
+          if (queue.length > 0) await session.command('RSET');
+        }
+        attempt.end(session);
+        pending = [...unsettled, ...queue].sort((a, b) => a - b);
+        continue hosts;
+      } catch (error) {
+        if (session) attempt.end(session, 'close');
+        if (!(error instanceof SmtpError)) throw error;
+        if (error.kind === 'aborted') break hosts;
+        attempt.note(error.kind === 'connect' ? 'no_connection' : error.kind === 'tls' ? 'tls_failed' : 'timeout', host.exchange);
+        if (error.kind !== 'connect') continue hosts;
+      }
+    }
+  }
+
+  const results = options.addresses.map((_, index): ProbeResult => {
+    const answer = answers[index];
+    if (answer) {
+      return {
+        definite: true,
+        replyClass: answer.replyClass,
+        failure: null,
+        reply: answer.reply,
+        host: answer.host,
+        catchAll: answer.replyClass === 'no_such_user' ? false : catchAll,
+        sessions: 0,
+        roundTrips: 0,
+      };
+    }
+    const own = new Attempt(options);
+    own.failures = [...attempt.failures, ...(refusals.get(index) ?? [])];
+    return { ...summarise(own, null), sessions: 0, roundTrips: 0 };
+  });
+  return { results, sessions: attempt.sessions, roundTrips: attempt.roundTrips };
 }

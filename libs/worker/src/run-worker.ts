@@ -4,7 +4,7 @@ import { ConfigError, loadConfig, type AppConfig } from '@mailguard/config';
 import { Database } from '@mailguard/db';
 import { createLogger, type Logger } from '@mailguard/logger';
 import { bullOptions } from '@mailguard/pipeline';
-import { startStageWorker, type JobHandlers, type QueueName } from '@mailguard/queue';
+import { startStageWorker, type JobHandlers, type QueueName, type StageContext } from '@mailguard/queue';
 import { connectRedis, createRedis } from '@mailguard/redis';
 import type { Redis } from 'ioredis';
 import { Metrics } from '@mailguard/metrics';
@@ -16,6 +16,8 @@ export interface WorkerKind {
   concurrency: number;
   needsDatabase: boolean;
   handlers(context: WorkerContext): Partial<JobHandlers>;
+  /** Runs once the worker takes jobs (the list worker takes up lists that were running). */
+  started?(context: WorkerContext, jobs: StageContext): Promise<void>;
 }
 
 export interface WorkerContext {
@@ -56,7 +58,8 @@ export async function runWorker(name: string, kind: WorkerKind): Promise<void> {
   const metrics = new Metrics(name);
 
   const concurrency = Number(process.env.WORKER_CONCURRENCY ?? kind.concurrency);
-  const { worker, producer } = startStageWorker(kind.queue, kind.handlers({ config, logger, redis, database, metrics }), {
+  const context = { config, logger, redis, database, metrics };
+  const { worker, producer } = startStageWorker(kind.queue, kind.handlers(context), {
     ...bullOptions(config),
     concurrency,
     onFailed: (job, err) => logger.warn({ job: job?.name, jobId: job?.id, attempt: job?.attemptsMade, err: err.message }, 'job failed'),
@@ -67,6 +70,7 @@ export async function runWorker(name: string, kind: WorkerKind): Promise<void> {
   });
   worker.on('failed', (job) => metrics.jobs.inc({ queue: kind.queue, job: job?.name ?? 'unknown', outcome: 'failed' }));
   const server = await serveHealth(Number(process.env.WORKER_PORT ?? kind.port), worker, metrics);
+  await kind.started?.(context, producer);
   const shutdown = (signal: string) => {
     logger.info({ signal }, 'shutting down: finishing jobs in flight');
     void (async () => {

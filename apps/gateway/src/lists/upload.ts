@@ -1,0 +1,69 @@
+import { createWriteStream } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import busboy from 'busboy';
+import type { Request } from 'express';
+import { AppError } from '@mailguard/errors';
+
+export const MAX_UPLOAD_BYTES = 50 * 1024 * 1024;
+
+export interface Upload {
+  /** The file on disk, or null when the request had no `file` part. */
+  path: string | null;
+  filename: string | null;
+  fields: Record<string, string>;
+  /** Removes the temporary file. */
+  cleanup(): Promise<void>;
+}
+
+/**
+ * Receives a multipart upload, streaming the `file` part to a temporary file (never into memory)
+ * so that the CSV can be read once every field is known, whatever their order in the request.
+ * Over 50 MB → 413, as soon as the limit is crossed.
+ */
+export async function receiveUpload(req: Request): Promise<Upload> {
+  if (!/^multipart\/form-data/i.test(req.headers['content-type'] ?? '')) {
+    throw new AppError('bad_request', 'Send the list as multipart/form-data with the CSV in a part named "file"');
+  }
+  const dir = await mkdtemp(join(tmpdir(), 'mailguard-upload-'));
+  const cleanup = () => rm(dir, { recursive: true, force: true });
+  try {
+    const fields: Record<string, string> = {};
+    let path: string | null = null;
+    let filename: string | null = null;
+    let tooLarge = false;
+    const writes: Array<Promise<void>> = [];
+    const parser = busboy({ headers: req.headers, limits: { fileSize: MAX_UPLOAD_BYTES, files: 1, fields: 20, fieldSize: 64 * 1024 } });
+    parser.on('field', (name, value) => {
+      fields[name] = value;
+    });
+    parser.on('file', (name, stream, info) => {
+      if (name !== 'file' || path) {
+        stream.resume();
+        return;
+      }
+      path = join(dir, 'upload.csv');
+      filename = info.filename ?? null;
+      stream.on('limit', () => {
+        tooLarge = true;
+      });
+      writes.push(pipeline(stream, createWriteStream(path)));
+    });
+    await new Promise<void>((resolve, reject) => {
+      parser.on('close', resolve);
+      parser.on('error', (error: Error) => reject(new AppError('bad_request', `The upload is not valid multipart/form-data: ${error.message}`)));
+      req.on('error', reject);
+      req.pipe(parser);
+    });
+    await Promise.all(writes);
+    if (tooLarge) throw new AppError('payload_too_large', `The file is larger than ${MAX_UPLOAD_BYTES / 1024 / 1024} MB`);
+    return { path, filename, fields, cleanup };
+  } catch (error) {
+    // The rest of a refused upload is read and dropped, so the client gets its answer.
+    req.resume();
+    await cleanup();
+    throw error;
+  }
+}

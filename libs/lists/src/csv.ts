@@ -1,0 +1,107 @@
+import { createReadStream } from 'node:fs';
+import { open } from 'node:fs/promises';
+import { parse } from 'csv-parse';
+import { parseAddress } from '@mailguard/email';
+import { AppError } from '@mailguard/errors';
+
+export const MAX_ROWS = 1_000_000;
+/** Rows read before choosing the email column by its values, when no header names it. */
+const SAMPLE_ROWS = 50;
+const EMAIL_HEADER = /^(e-?mail|mail)(\s*[-_ ]?\s*address)?$/i;
+
+export interface CsvHead {
+  columns: string[];
+  delimiter: ',' | ';';
+  emailColumn: number;
+}
+
+/** Comma or semicolon: whichever the header line holds more of outside quotes. */
+function delimiterOf(firstLine: string): ',' | ';' {
+  let commas = 0;
+  let semicolons = 0;
+  let quoted = false;
+  for (const char of firstLine) {
+    if (char === '"') quoted = !quoted;
+    else if (!quoted && char === ',') commas++;
+    else if (!quoted && char === ';') semicolons++;
+  }
+  return semicolons > commas ? ';' : ',';
+}
+
+async function firstLine(path: string): Promise<string> {
+  const file = await open(path, 'r');
+  try {
+    const buffer = Buffer.alloc(64 * 1024);
+    const { bytesRead } = await file.read(buffer, 0, buffer.length, 0);
+    const text = buffer.subarray(0, bytesRead).toString('utf8').replace(/^\uFEFF/, '');
+    return text.split(/\r?\n/, 1)[0] ?? '';
+  } finally {
+    await file.close();
+  }
+}
+
+function chooseColumn(columns: string[], sample: string[][], requested: string | null): number {
+  if (requested !== null) {
+    const wanted = requested.trim().toLowerCase();
+    const index = columns.findIndex((column) => column.trim().toLowerCase() === wanted);
+    if (index < 0) throw new AppError('bad_request', `emailColumn "${requested}" is not a column of the file; its columns are: ${columns.join(', ')}`);
+    return index;
+  }
+  const named = columns.findIndex((column) => EMAIL_HEADER.test(column.trim()));
+  if (named >= 0) return named;
+  const looksLikeAddresses = (index: number) => {
+    const values = sample.map((row) => (row[index] ?? '').trim()).filter((value) => value !== '');
+    return values.length > 0 && values.filter((value) => parseAddress(value).valid).length * 2 >= values.length;
+  };
+  const byValue = columns.findIndex((_, index) => looksLikeAddresses(index));
+  if (byValue >= 0) return byValue;
+  throw new AppError('bad_request', 'No email column: name one with emailColumn, or call a column "email"');
+}
+
+/**
+ * Reads an uploaded CSV from disk as a stream of records (never the whole file in memory): UTF-8
+ * with or without BOM, comma or semicolon, quoted fields, CRLF or LF; a header row is required.
+ * Calls `onHead` once the columns and the email column are known, then yields data rows in order.
+ */
+export async function* readCsv(path: string, requestedColumn: string | null, onHead: (head: CsvHead) => Promise<void>): AsyncGenerator<string[]> {
+  const delimiter = delimiterOf(await firstLine(path));
+  const records = () => createReadStream(path).pipe(parse({ delimiter, bom: true, relax_column_count: true, skip_empty_lines: true, relax_quotes: true }));
+  // A first pass counts the rows, so that a file over the limit is refused before anything is stored.
+  let rows = -1;
+  try {
+    for await (const record of records() as AsyncIterable<unknown>) if (record && ++rows > MAX_ROWS) break;
+  } catch (error) {
+    throw new AppError('bad_request', `The file is not a readable CSV: ${(error as Error).message}`);
+  }
+  if (rows > MAX_ROWS) throw new AppError('payload_too_large', `Too many rows: a list holds at most ${MAX_ROWS.toLocaleString('en')}`);
+  const parser = records();
+  let columns: string[] | null = null;
+  const sample: string[][] = [];
+  let head: CsvHead | null = null;
+  try {
+    for await (const record of parser as AsyncIterable<string[]>) {
+      if (!columns) {
+        columns = record.map((column) => column.trim());
+        continue;
+      }
+      if (!head) {
+        sample.push(record);
+        if (sample.length < SAMPLE_ROWS) continue;
+        head = { columns, delimiter, emailColumn: chooseColumn(columns, sample, requestedColumn) };
+        await onHead(head);
+        yield* sample;
+        continue;
+      }
+      yield record;
+    }
+  } catch (error) {
+    if (error instanceof AppError) throw error;
+    throw new AppError('bad_request', `The file is not a readable CSV: ${(error as Error).message}`);
+  }
+  if (!columns) throw new AppError('bad_request', 'The file is empty: a header row and at least one row are needed');
+  if (!head) {
+    head = { columns, delimiter, emailColumn: chooseColumn(columns, sample, requestedColumn) };
+    await onHead(head);
+    yield* sample;
+  }
+}

@@ -1,0 +1,139 @@
+import { resultKey, type ResultCache } from '@mailguard/cache';
+import type { Inspection, VerificationEngine } from '@mailguard/engine';
+import type { GroupPayload, JobHandler, StageContext } from '@mailguard/queue';
+import type { ListStore, StoredList } from './list-store';
+import { deliverWebhook, WEBHOOK_ATTEMPTS } from './webhook';
+
+export interface ListOptions {
+  greylistRetryMs: number;
+  webhookRetryMs: number;
+  allowPrivate: boolean;
+  cacheTtlSeconds: number;
+}
+
+/** Addresses of one domain asked in one SMTP session. */
+export const GROUP_SIZE = 50;
+/** Rows read per round of the feed, and groups inspected at once. */
+const FEED_BATCH = 2_000;
+const FEED_CONCURRENCY = 20;
+/** While a list runs, its feed comes back this often to redo rows whose jobs were lost. */
+const SWEEP_MS = 60_000;
+const INSPECT_BUDGET_MS = 60_000;
+const PROBE_BUDGET_MS = 120_000;
+export const MAX_LIST_GREYLIST_RETRIES = 3;
+
+const groupId = (payload: { listId: string; rows: number[] }, stage: string, attempt: number) => `${payload.listId}.${payload.rows[0]}.${stage}.${attempt}`;
+
+/** Inspections travel without the domain's facts, which their group carries once. */
+function strip(inspection: Inspection): Inspection {
+  return { ...inspection, facts: null };
+}
+
+function restore(payload: GroupPayload): Inspection[] {
+  return payload.inspections.map((inspection) => ({ ...inspection, facts: payload.facts }));
+}
+
+/** Tells the customer, when they asked to be told, that the list is over. */
+export async function announce(list: StoredList, queue: StageContext, options: ListOptions): Promise<void> {
+  if (!list.row.webhook_url) return;
+  await queue.enqueue(
+    'webhook.deliver',
+    { listId: list.row.id, url: list.row.webhook_url, body: JSON.stringify(list.view) },
+    { jobId: `${list.row.id}.webhook`, retry: { attempts: WEBHOOK_ATTEMPTS, backoffMs: options.webhookRetryMs } },
+  );
+}
+
+/** The feed's next visit to a running list. */
+export function sweepLater(listId: string, queue: StageContext, delayMs = SWEEP_MS): Promise<void> {
+  return queue.enqueue('list.feed', { listId }, { jobId: `${listId}.feed.${Date.now() + delayMs}`, delayMs });
+}
+
+/**
+ * The list worker: reads the list's unsettled rows by domain, inspects each group (DNS once per
+ * domain through the domain cache) and sends it on: to the SMTP queue as one group, or straight to
+ * scoring when there is no mail host to ask.
+ */
+export function feedHandler(engine: VerificationEngine, store: ListStore): JobHandler<'list.feed'> {
+  return async ({ listId }, queue) => {
+    if (!(await store.start(listId))) return { dispatched: 0 };
+    let dispatched = 0;
+    for (;;) {
+      const rows = await store.undispatched(listId, FEED_BATCH);
+      if (rows.length === 0) break;
+      const groups: Array<typeof rows> = [];
+      for (const row of rows) {
+        const last = groups[groups.length - 1];
+        if (last && last[0].domain === row.domain && last.length < GROUP_SIZE) last.push(row);
+        else groups.push([row]);
+      }
+      let next = 0;
+      await Promise.all(
+        Array.from({ length: Math.min(FEED_CONCURRENCY, groups.length) }, async () => {
+          while (next < groups.length) {
+            const group = groups[next++];
+            const deadlineAt = Date.now() + INSPECT_BUDGET_MS;
+            const inspections = await Promise.all(group.map((row) => engine.inspect(row.email, { deadlineAt })));
+            const probe = inspections.flatMap((inspection, index) => (inspection.needsProbe ? [index] : []));
+            const direct = inspections.flatMap((inspection, index) => (inspection.needsProbe ? [] : [index]));
+            if (probe.length > 0) {
+              const payload = { listId, rows: probe.map((index) => group[index].row), facts: inspections[probe[0]].facts, inspections: probe.map((index) => strip(inspections[index])), attempt: 0 };
+              await queue.enqueue('smtp.probeGroup', payload, { jobId: groupId(payload, 'probe', 0) });
+            }
+            if (direct.length > 0) {
+              const payload = { listId, rows: direct.map((index) => group[index].row), facts: null, inspections: direct.map((index) => inspections[index]), attempt: 0, outcomes: direct.map(() => null) };
+              await queue.enqueue('scoring.concludeGroup', payload, { jobId: groupId(payload, 'conclude', 0) });
+            }
+            await store.markDispatched(listId, group.map((row) => row.row));
+            dispatched += group.length;
+          }
+        }),
+      );
+    }
+    await sweepLater(listId, queue);
+    return { dispatched };
+  };
+}
+
+/**
+ * The prober fleet's part: one session for the group. Greylisted addresses wait in the queue as a
+ * delayed job (GREYLIST_RETRY_SECONDS, up to 3 times) and are then settled as unknown.
+ */
+export function probeGroupHandler(engine: VerificationEngine, options: ListOptions): JobHandler<'smtp.probeGroup'> {
+  return async (payload, queue) => {
+    const outcomes = await engine.probeGroup(restore(payload), { deadlineAt: Date.now() + PROBE_BUDGET_MS });
+    const greylisted = outcomes.flatMap((outcome, index) => (!outcome.probe.definite && outcome.probe.failure === 'greylisted' ? [index] : []));
+    const retry = payload.attempt < MAX_LIST_GREYLIST_RETRIES ? greylisted : [];
+    const done = outcomes.flatMap((_, index) => (retry.includes(index) ? [] : [index]));
+    if (retry.length > 0) {
+      const again = { ...payload, rows: retry.map((index) => payload.rows[index]), inspections: retry.map((index) => payload.inspections[index]), attempt: payload.attempt + 1 };
+      await queue.enqueue('smtp.probeGroup', again, { jobId: groupId(again, 'probe', again.attempt), delayMs: options.greylistRetryMs });
+    }
+    if (done.length > 0) {
+      const settled = { ...payload, rows: done.map((index) => payload.rows[index]), inspections: done.map((index) => payload.inspections[index]), outcomes: done.map((index) => outcomes[index]) };
+      await queue.enqueue('scoring.concludeGroup', settled, { jobId: groupId(settled, 'conclude', payload.attempt) });
+    }
+    return { probed: outcomes.length };
+  };
+}
+
+/** The scoring worker's part: verdicts, then the rows settle (and are paid for) once. */
+export function concludeGroupHandler(engine: VerificationEngine, store: ListStore, cache: ResultCache, options: ListOptions): JobHandler<'scoring.concludeGroup'> {
+  return async (payload, queue) => {
+    const inspections = payload.facts ? restore(payload) : payload.inspections;
+    const results = inspections.map((inspection, index) => engine.conclude(inspection, payload.outcomes[index]));
+    const finished = await store.settle(payload.listId, results.map((result, index) => ({ row: payload.rows[index], result })));
+    await Promise.all(results.filter((result) => result.reachable !== 'unknown').map((result) => cache.set(resultKey(result.email), result, options.cacheTtlSeconds)));
+    if (finished) await announce(finished, queue, options);
+    return { settled: results.length };
+  };
+}
+
+/** Signed delivery of the list object; a non-2xx answer throws, and BullMQ retries with backoff. */
+export function webhookHandler(store: ListStore, options: ListOptions): JobHandler<'webhook.deliver'> {
+  return async ({ listId, url, body }) => {
+    // A list deleted meanwhile has nobody left to tell.
+    const secret = await store.webhookSecret(listId);
+    if (secret === null) return { status: 0 };
+    return { status: await deliverWebhook(url, body, secret, options.allowPrivate) };
+  };
+}
