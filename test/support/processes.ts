@@ -1,8 +1,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { resolve } from 'node:path';
+import { join, resolve, sep } from 'node:path';
 
-const MAIN = resolve(__dirname, '../../dist/apps/gateway/src/main.js');
-const WORKER_MAIN = (kind: WorkerKindName) => resolve(__dirname, `../../dist/apps/${kind}/src/main.js`);
+/** The build, whether this file runs from the sources (Jest) or from dist/ itself (benchmarks). */
+const DIST = __dirname.includes(`${sep}dist${sep}`) ? resolve(__dirname, '../..') : resolve(__dirname, '../../dist');
+const MAIN = join(DIST, 'apps/gateway/src/main.js');
+const WORKER_MAIN = (kind: WorkerKindName) => join(DIST, `apps/${kind}/src/main.js`);
 
 export type WorkerKindName = 'dns-worker' | 'smtp-worker' | 'scoring-worker' | 'list-worker';
 export const WORKER_KINDS: WorkerKindName[] = ['dns-worker', 'smtp-worker', 'scoring-worker', 'list-worker'];
