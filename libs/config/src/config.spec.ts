@@ -9,7 +9,7 @@ describe('loadConfig', () => {
     expect(config.dns.servers).toBeNull();
     expect(config.smtp).toMatchObject({ port: 25, timeoutMs: 10_000, proxy: null, allowPrivateMx: false, mxConcurrency: 5 });
     expect(config.smtp.mailFrom).toBe(`verify@${config.smtp.heloName}`);
-    expect(config.checks).toEqual({ deadlineMs: 12_000, greylistRetrySeconds: 300, cacheTtlSeconds: 86_400 });
+    expect(config.checks).toEqual({ deadlineMs: 12_000, greylistRetrySeconds: 300, cacheTtlSeconds: 86_400, webhookRetrySeconds: 30 });
     expect(config.lookups).toEqual({ rdapBaseUrl: null, gravatarBaseUrl: 'https://gravatar.com' });
     expect(config.admin.token).toBeNull();
     expect(config.signup.limitPerIpHour).toBe(20);
@@ -32,6 +32,7 @@ describe('loadConfig', () => {
       RDAP_BASE_URL: 'http://127.0.0.80:8080/',
       GRAVATAR_BASE_URL: 'http://127.0.0.80:8080',
       CACHE_TTL_SECONDS: '0',
+      WEBHOOK_RETRY_SECONDS: '5',
       ADMIN_TOKEN: 'secret-token',
       SIGNUP_LIMIT_PER_IP_HOUR: '5',
     });
@@ -48,7 +49,7 @@ describe('loadConfig', () => {
       allowPrivateMx: true,
       mxConcurrency: 5,
     });
-    expect(config.checks).toEqual({ deadlineMs: 8000, greylistRetrySeconds: 60, cacheTtlSeconds: 0 });
+    expect(config.checks).toEqual({ deadlineMs: 8000, greylistRetrySeconds: 60, cacheTtlSeconds: 0, webhookRetrySeconds: 5 });
     expect(config.lookups).toEqual({ rdapBaseUrl: 'http://127.0.0.80:8080', gravatarBaseUrl: 'http://127.0.0.80:8080' });
     expect(config.admin.token).toBe('secret-token');
     expect(config.signup.limitPerIpHour).toBe(5);
