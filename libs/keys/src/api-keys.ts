@@ -76,7 +76,7 @@ export class ApiKeys {
     const hash = hashKey(presented);
     const cached = this.cache.get(hash);
     if (cached && cached.expiresAt > Date.now()) {
-      this.touch(cached.auth.key);
+      await this.touch(cached.auth.key);
       return cached.auth;
     }
     const generation = this.generation;
@@ -99,7 +99,7 @@ export class ApiKeys {
       auth = { key, account: this.sharedAccount(key.account) };
       this.cache.set(hash, { auth, expiresAt: Date.now() + CACHE_TTL_MS });
     }
-    this.touch(key);
+    await this.touch(key);
     return auth;
   }
 
@@ -136,11 +136,14 @@ export class ApiKeys {
     this.accounts.clear();
   }
 
-  /** At most one write a minute per key: last use is informational, not worth a write per request. */
-  private touch(key: ApiKeyEntity): void {
+  /**
+   * At most one write a minute per key: last use is informational, not worth a write per request.
+   * Awaited, so that the key's record shows the use once the request using it has been answered.
+   */
+  private async touch(key: ApiKeyEntity): Promise<void> {
     if (key.lastUsedAt && Date.now() - key.lastUsedAt.getTime() <= LAST_USED_EVERY_MS) return;
     key.lastUsedAt = new Date();
-    void this.dataSource()
+    await this.dataSource()
       .query("UPDATE api_keys SET last_used_at = now() WHERE id = $1 AND (last_used_at IS NULL OR last_used_at < now() - interval '1 minute')", [key.id])
       .catch(() => undefined);
   }
