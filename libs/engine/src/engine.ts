@@ -267,6 +267,12 @@ export class VerificationEngine {
     }
   }
 
+  /** Who the prober is and how it connects, for one probe. */
+  private session(signal: AbortSignal) {
+    const { options, deps } = this;
+    return { heloName: options.heloName, mailFrom: options.mailFrom, port: options.smtpPort, timeoutMs: options.smtpTimeoutMs, connector: deps.connector, allowPrivate: options.allowPrivateMx, gate: deps.gate, signal };
+  }
+
   /**
    * Stage 2: the SMTP probe. With `retryGreylisting`, a greylisted probe waits GREYLIST_RETRY_SECONDS
    * and tries again when that fits before the deadline (the distributed pipeline schedules a
@@ -282,14 +288,7 @@ export class VerificationEngine {
         address: inspection.smtpAddress as string,
         needsSmtpUtf8: inspection.needsSmtpUtf8,
         catchAllLocalPart: decoy,
-        heloName: this.options.heloName,
-        mailFrom: this.options.mailFrom,
-        port: this.options.smtpPort,
-        timeoutMs: this.options.smtpTimeoutMs,
-        connector: this.deps.connector,
-        allowPrivate: this.options.allowPrivateMx,
-        gate: this.deps.gate,
-        signal: deadline.signal,
+        ...this.session(deadline.signal),
       });
     try {
       const known = async () => (await this.deps.domainCache.get(inspection.asciiDomain as string))?.catchAll ?? facts.catchAll;
@@ -324,14 +323,7 @@ export class VerificationEngine {
         addresses: inspections.map((inspection) => inspection.smtpAddress as string),
         needsSmtpUtf8: inspections.some((inspection) => inspection.needsSmtpUtf8),
         catchAllLocalPart: known === null ? this.deps.decoyLocalPart() : null,
-        heloName: this.options.heloName,
-        mailFrom: this.options.mailFrom,
-        port: this.options.smtpPort,
-        timeoutMs: this.options.smtpTimeoutMs,
-        connector: this.deps.connector,
-        allowPrivate: this.options.allowPrivateMx,
-        gate: this.deps.gate,
-        signal: deadline.signal,
+        ...this.session(deadline.signal),
       });
       const learned = group.results.find((result) => result.catchAll !== null)?.catchAll ?? null;
       if (known === null && learned !== null) await this.deps.domainCache.set(domain, { ...facts, catchAll: learned }, this.options.domainCacheTtlMs);
