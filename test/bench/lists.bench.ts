@@ -12,7 +12,7 @@ import { createTestDatabase, flushRedisPrefix, TEST_REDIS_URL } from '../support
  * reply), the gateway and the four workers as separate processes on real Postgres and Redis.
  * Prints addresses per minute, SMTP sessions opened per address and the peak RSS of each process.
  */
-const ADDRESSES = 100_000;
+const ADDRESSES = Number(process.env.BENCH_ADDRESSES ?? 100_000);
 const DOMAINS = 500;
 const SERVERS = 50;
 const LATENCY_MS = 40;

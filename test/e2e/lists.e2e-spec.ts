@@ -55,6 +55,8 @@ function scenario() {
     for (let i = 0; i < 125; i += 2) mailboxes[`user${i}`] = 'ok';
     base.domains![`bulk${d}.test`] = { mx: [{ host: 'mx.bulk.test', priority: 10 }], mailboxes };
   }
+  // A server that greylists this mailbox for ever: retried 3 times, then settled as unknown.
+  base.domains!['stubborn.test'] = { mx: [{ host: 'mx.bulk.test', priority: 10 }], mailboxes: { later: '451 4.7.1 Greylisted, please try again later' } };
   return base;
 }
 
@@ -266,6 +268,27 @@ describe('lists (#5–8)', () => {
     const reader = await api<{ key: string }>('POST', '/v1/keys', { key: apiKey, body: { name: 'reader', scope: 'read-only' } });
     expect((await upload(reader.body.key, 'email\njohn.doe@acme.test\n')).status).toBe(403);
     expect((await api('GET', `/v1/lists/${created.body.id}`, { key: reader.body.key })).status).toBe(200);
+  });
+});
+
+describe('greylisting', () => {
+  it('retries greylisted rows as delayed jobs, then settles them as unknown and refunds them', async () => {
+    const { apiKey, account } = await signup();
+    const sessionsBefore = lab.stats('mx.bulk.test').sessions;
+    const created = await upload(apiKey, 'email\nlater@stubborn.test\njohn.doe@acme.test\n');
+    expect(created.body.creditsHeld).toBe(2);
+    const done = await settled(apiKey, created.body.id);
+    expect(done).toMatchObject({ status: 'completed', processed: 2, creditsCharged: 1 });
+    const rows = (await results(apiKey, created.body.id)).body.data;
+    expect(rows.map((row) => [row.email, row.result?.reason])).toEqual([
+      ['later@stubborn.test', 'unknown'],
+      ['john.doe@acme.test', 'accepted_email'],
+    ]);
+    // The first probe and three retries (delayed jobs), each a session of its own.
+    expect(lab.stats('mx.bulk.test').sessions - sessionsBefore).toBe(4);
+    const ledger = await database.query<{ kind: string; delta: number }>('SELECT kind, delta FROM credit_transactions WHERE account_id = $1 AND ref = $2 ORDER BY id', [account.id, created.body.id]);
+    expect(ledger).toEqual([{ kind: 'hold', delta: -2 }, { kind: 'refund', delta: 1 }]);
+    expect((await api('GET', '/v1/credits', { key: apiKey })).body).toMatchObject({ balance: account.credits - 1, held: 0 });
   });
 });
 

@@ -12,10 +12,10 @@ export interface ListOptions {
 }
 
 /** Addresses of one domain asked in one SMTP session. */
-export const GROUP_SIZE = 50;
+export const GROUP_SIZE = 100;
 /** Rows read per round of the feed, and groups inspected at once. */
 const FEED_BATCH = 2_000;
-const FEED_CONCURRENCY = 20;
+const FEED_CONCURRENCY = 5;
 /** While a list runs, its feed comes back this often to redo rows whose jobs were lost. */
 const SWEEP_MS = 60_000;
 const INSPECT_BUDGET_MS = 60_000;
@@ -57,9 +57,11 @@ export function feedHandler(engine: VerificationEngine, store: ListStore): JobHa
   return async ({ listId }, queue) => {
     if (!(await store.start(listId))) return { dispatched: 0 };
     let dispatched = 0;
+    let from: { domain: string; row: number } | null = null;
     for (;;) {
-      const rows = await store.undispatched(listId, FEED_BATCH);
+      const rows = await store.undispatched(listId, FEED_BATCH, from);
       if (rows.length === 0) break;
+      from = rows[rows.length - 1];
       const groups: Array<typeof rows> = [];
       for (const row of rows) {
         const last = groups[groups.length - 1];

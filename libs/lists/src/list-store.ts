@@ -206,14 +206,19 @@ export class ListStore {
     return rows[0] ? { row: rows[0], view: view(rows[0]) } : null;
   }
 
-  /** First rows of each address not yet settled nor (recently) dispatched, by domain. */
-  async undispatched(listId: string, limit: number): Promise<PendingRow[]> {
-    return (await rowsOf(this.dataSource(), 
+  /**
+   * First rows of each address not yet settled nor (recently) dispatched, by domain, after `from`
+   * (keyset paging: a feed never reads again the rows it has just dispatched).
+   */
+  async undispatched(listId: string, limit: number, from: { domain: string; row: number } | null): Promise<PendingRow[]> {
+    return (await rowsOf(
+      this.dataSource(),
       `SELECT row, email, domain FROM list_rows
        WHERE list_id = $1 AND NOT settled AND duplicate_of IS NULL AND key IS NOT NULL
          AND (dispatched_at IS NULL OR dispatched_at < now() - make_interval(secs => $3))
+         AND ($4::text IS NULL OR (domain, row) > ($4::text, $5::int))
        ORDER BY domain, row LIMIT $2`,
-      [listId, limit, STALE_DISPATCH_SECONDS],
+      [listId, limit, STALE_DISPATCH_SECONDS, from?.domain ?? null, from?.row ?? 0],
     )) as PendingRow[];
   }
 

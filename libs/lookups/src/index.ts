@@ -1,3 +1,3 @@
 export { DomainAgeLookup, type DomainAge } from './domain-age';
 export { hasGravatar } from './gravatar';
-export { fetchGet, type HttpGet } from './http';
+export { nodeGet, type HttpGet, type HttpGetOptions } from './http';

@@ -276,7 +276,7 @@ export interface GroupProbeResult {
 }
 
 /** Recipients per transaction until a server says it takes fewer (RFC 5321 asks servers for 100). */
-const RECIPIENTS_PER_TRANSACTION = 50;
+const RECIPIENTS_PER_TRANSACTION = 100;
 
 /** MAIL and the RCPTs of one transaction: pipelined in one round trip, else one command at a time. */
 async function transaction(session: SmtpSession, mail: string, rcpts: string[]): Promise<SmtpReply[]> {
