@@ -54,7 +54,7 @@ export async function startGateway(config: AppConfig, logger: Logger): Promise<G
   } else {
     pipeline = new InProcessPipeline(stageHandlers(engine, store, lists, cache, listOptions(config)), (err, job) => logger.error({ err, job }, 'job failed'));
     // One process holds every job in memory: lists that were running when it stopped start again.
-    const running = await lists.running().catch((err: unknown) => {
+    const running = await lists.running(true).catch((err: unknown) => {
       logger.warn({ err }, 'could not look for running lists (the database is not answering)');
       return [];
     });

@@ -339,10 +339,15 @@ export class ListStore {
     return row?.webhook_secret ?? null;
   }
 
-  /** Lists to take up again at start; uploads that never finished are dropped. */
-  async running(): Promise<string[]> {
+  /**
+   * Lists to take up again at start; uploads that never finished are dropped. With `jobsLost` (one
+   * process, whose jobs lived in its memory) every unsettled row is to be dispatched again now.
+   */
+  async running(jobsLost = false): Promise<string[]> {
     await this.dataSource().query("DELETE FROM lists WHERE status = 'uploading' AND created_at < now() - interval '1 hour'");
     const rows = (await rowsOf(this.dataSource(), "SELECT id FROM lists WHERE status IN ('queued', 'processing')", [])) as Array<{ id: string }>;
-    return rows.map((row) => row.id);
+    const ids = rows.map((row) => row.id);
+    if (jobsLost && ids.length > 0) await this.dataSource().query('UPDATE list_rows SET dispatched_at = NULL WHERE list_id = ANY($1::text[]) AND NOT settled', [ids]);
+    return ids;
   }
 }
