@@ -2,7 +2,6 @@ import { ValidationPipe } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import type { Request, Response } from 'express';
-import helmet from 'helmet';
 import { absolutePath as swaggerUiPath } from 'swagger-ui-dist';
 import { MemoryResultCache, RedisResultCache } from '@mailguard/cache';
 import { Metrics } from '@mailguard/metrics';
@@ -22,6 +21,7 @@ import { BULL_BOARD_PATH, bullBoard } from './http/bull-board';
 import { answerNoRoute, ErrorFilter } from './http/error.filter';
 import { KeyMeter } from './auth/key-meter';
 import { requestLogging } from './http/request-logging';
+import { securityHeaders } from './http/security-headers';
 
 export interface Gateway {
   app: NestExpressApplication;
@@ -104,7 +104,7 @@ export async function startGateway(config: AppConfig, logger: Logger): Promise<G
   // The board exists only with queues to show, mounted before helmet: its UI brings its own scripts (REDIS_URL) and a credential to guard it (ADMIN_TOKEN).
   if (config.admin.token && queues.length > 0) app.use(BULL_BOARD_PATH, ...bullBoard(queues, config.admin.token));
   // The docs page loads Swagger UI's own script and styles from this origin only.
-  app.use(helmet({ contentSecurityPolicy: { directives: { 'script-src': ["'self'"], 'style-src': ["'self'", "'unsafe-inline'"] } } }));
+  app.use(securityHeaders({ contentSecurityPolicy: { directives: { 'script-src': ["'self'"], 'style-src': ["'self'", "'unsafe-inline'"] } } }));
   app.useBodyParser('json', { limit: '1mb' });
   app.useStaticAssets(swaggerUiPath(), { prefix: '/docs/assets/', index: false });
   app.useGlobalFilters(new ErrorFilter(logger, meter));

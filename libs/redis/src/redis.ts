@@ -23,8 +23,6 @@ export function createRedis(config: RedisConfig): Redis | null {
     maxRetriesPerRequest: 1,
     connectTimeout: 2_000,
     retryStrategy: (attempt) => Math.min(attempt * 200, 5_000),
-    // Commands issued in the same tick by concurrent requests leave in one write.
-    enableAutoPipelining: true,
   });
 }
 
