@@ -43,6 +43,16 @@ describe('gateway on real Postgres and Redis', () => {
     expect(await json(ready)).toEqual({ status: 'ok', database: 'postgres', redis: 'redis' });
   });
 
+  it('sends the security headers on every response (helmet, worked out once)', async () => {
+    for (const path of ['/health/live', '/v1/no-such-route', '/docs']) {
+      const response = await fetch(`${gateway.url}${path}`);
+      expect(response.headers.get('x-content-type-options')).toBe('nosniff');
+      expect(response.headers.get('content-security-policy')).toContain("script-src 'self'");
+      expect(response.headers.get('strict-transport-security')).toMatch(/^max-age=/);
+      expect(response.headers.get('x-powered-by')).toBeNull();
+    }
+  });
+
   it('applied the migrations to its database', async () => {
     const tables = await database.query<{ table_name: string }>(
       "SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' AND table_name = 'migrations'",
