@@ -55,17 +55,6 @@ async function signup(): Promise<Signup> {
   return response.body;
 }
 
-/** Brings an account's balance to `target`, through a ledger row as every movement is. */
-async function setBalance(accountId: string, target: number): Promise<void> {
-  await database.query(
-    // Every statement of a CTE sees the same snapshot: `old` is the balance before the update.
-    `WITH moved AS (UPDATE accounts SET balance = $2 WHERE id = $1 RETURNING balance)
-     INSERT INTO credit_transactions (account_id, delta, kind, reason, ref, balance_after)
-     SELECT $1, $2 - old.balance, 'charge', 'test: spend down', NULL, moved.balance FROM moved, (SELECT balance FROM accounts WHERE id = $1) AS old`,
-    [accountId, target],
-  );
-}
-
 async function createKey(key: string, scope: string, type = 'secret'): Promise<{ id: string; key: string }> {
   const response = await api<{ id: string; key: string }>('POST', '/v1/keys', { key, body: { name: `${scope} key`, scope, type } });
   expect(response.status).toBe(201);
@@ -302,7 +291,7 @@ describe('checks (#1, #2)', () => {
 describe('credits (§3, #20–22)', () => {
   it('answers 402 and charges nothing when the balance is short', async () => {
     const { apiKey, account } = await signup();
-    await setBalance(account.id, 1);
+    await database.setBalance(account.id, 1);
     const batch = await api('POST', '/v1/email-validation/batch', { key: apiKey, body: { emails: ['jane@acme.test', 'info@acme.test'] } });
     expect(batch.status).toBe(402);
     expect(batch.body).toMatchObject({ error: expect.stringMatching(/credits/i), code: 'insufficient_credits' });
@@ -317,7 +306,7 @@ describe('credits (§3, #20–22)', () => {
     const { apiKey, account } = await signup();
     // Two keys, so the per-key rate limit does not decide this test.
     const second = await createKey(apiKey, 'verify');
-    await setBalance(account.id, 10);
+    await database.setBalance(account.id, 10);
     const responses = await Promise.all(
       Array.from({ length: 100 }, (_, i) => api('GET', `/v1/email-validation/${i % 2 ? 'jane' : 'info'}@acme.test`, { key: i < 50 ? apiKey : second.key })),
     );

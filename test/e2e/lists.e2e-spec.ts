@@ -3,6 +3,7 @@ import { mkdtempSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { ListView } from '@mailguard/lists';
 import { startLab, type Lab } from '../lab';
 import { loadScenario } from '../lab/scenario';
 import { apiClient, type ApiCall } from '../support/api-client';
@@ -24,20 +25,7 @@ const workers = new Map<WorkerKindName, RunningProcess>();
 let api: ApiCall;
 let url: string;
 
-interface List {
-  id: string;
-  name: string;
-  status: string;
-  total: number;
-  processed: number;
-  duplicates: number;
-  percent: number;
-  etaSeconds: number | null;
-  counts: { valid: number; risky: number; invalid: number };
-  creditsHeld: number;
-  creditsCharged: number;
-  error: string | null;
-}
+type List = ListView;
 
 interface Signup {
   account: { id: string; credits: number };
@@ -99,14 +87,6 @@ async function signup(): Promise<Signup> {
   const response = await api<Signup>('POST', '/v1/accounts', { body: { email: `owner${++signups}.${randomBytes(3).toString('hex')}@catchall.test` } });
   expect(response.status).toBe(201);
   return response.body;
-}
-
-/** Brings an account's balance to `target`, through a ledger row as every movement is. */
-async function setBalance(accountId: string, target: number): Promise<void> {
-  await database.query(
-    "WITH old AS (SELECT balance FROM accounts WHERE id = $1), moved AS (UPDATE accounts SET balance = $2 WHERE id = $1 RETURNING balance) INSERT INTO credit_transactions (account_id, delta, kind, reason, balance_after) SELECT $1, $2 - old.balance, 'grant', 'test balance', moved.balance FROM moved, old",
-    [accountId, target],
-  );
 }
 
 async function upload(key: string, csv: string | Buffer, fields: Record<string, string> = {}, filename = 'leads.csv') {
@@ -212,7 +192,7 @@ describe('upload errors', () => {
 
   it('402 when the balance is short of the chargeable rows, and nothing is kept or held', async () => {
     const { apiKey, account } = await signup();
-    await setBalance(account.id, 2);
+    await database.setBalance(account.id, 2);
     const short = await upload(apiKey, 'email\njohn.doe@acme.test\njane@acme.test\ninfo@acme.test\n');
     expect(short.status).toBe(402);
     expect(short.body).toMatchObject({ code: 'insufficient_credits' });
@@ -326,7 +306,7 @@ describe('webhooks', () => {
 describe('crash safety', () => {
   it('SIGKILL of an smtp-worker and the list worker during a 5,000-row list: every row one result, one charge', async () => {
     const { apiKey, account } = await signup();
-    await setBalance(account.id, 10_000);
+    await database.setBalance(account.id, 10_000);
     const rows: string[] = [];
     for (let d = 0; d < BULK_DOMAINS; d++) for (let i = 0; i < 125; i++) rows.push(`user${i}@bulk${d}.test`);
     const created = await upload(apiKey, `email\n${rows.join('\n')}\n`);

@@ -10,6 +10,8 @@ export interface TestDatabase {
   url: string;
   name: string;
   query<T = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<T[]>;
+  /** Brings an account's balance to `target`, through a ledger row as every movement is. */
+  setBalance(accountId: string, target: number): Promise<void>;
   drop(): Promise<void>;
 }
 
@@ -22,17 +24,28 @@ export async function createTestDatabase(): Promise<TestDatabase> {
   await admin.end();
   const url = new URL(TEST_POSTGRES_URL);
   url.pathname = `/${name}`;
+  async function query<T>(sql: string, params?: unknown[]): Promise<T[]> {
+    const client = new Client({ connectionString: url.toString() });
+    await client.connect();
+    try {
+      return (await client.query(sql, params)).rows as T[];
+    } finally {
+      await client.end();
+    }
+  }
   return {
     url: url.toString(),
     name,
-    async query<T>(sql: string, params?: unknown[]) {
-      const client = new Client({ connectionString: url.toString() });
-      await client.connect();
-      try {
-        return (await client.query(sql, params)).rows as T[];
-      } finally {
-        await client.end();
-      }
+    query,
+    async setBalance(accountId, target) {
+      await query(
+        // Every statement of a CTE sees the same snapshot: `old` is the balance before the update.
+        `WITH moved AS (UPDATE accounts SET balance = $2 WHERE id = $1 RETURNING balance)
+         INSERT INTO credit_transactions (account_id, delta, kind, reason, ref, balance_after)
+         SELECT $1, $2 - old.balance, CASE WHEN $2 < old.balance THEN 'charge' ELSE 'grant' END, 'test: set balance', NULL, moved.balance
+         FROM moved, (SELECT balance FROM accounts WHERE id = $1) AS old`,
+        [accountId, target],
+      );
     },
     async drop() {
       const client = new Client({ connectionString: TEST_POSTGRES_URL });
