@@ -426,6 +426,33 @@ describe('rate limit (§2)', () => {
   });
 });
 
+describe('feedback (#3)', () => {
+  it('stores the report for free (202) and drops the cached result of the address', async () => {
+    const { apiKey, account } = await signup();
+    expect((await api('GET', '/v1/email-validation/jane@acme.test', { key: apiKey })).status).toBe(200);
+    expect((await api<{ cached: boolean }>('GET', '/v1/email-validation/jane@acme.test', { key: apiKey })).body.cached).toBe(true);
+    const before = (await api<{ balance: number }>('GET', '/v1/credits', { key: apiKey })).body.balance;
+    const reported = await api('POST', '/v1/email-validation/feedback', { key: apiKey, body: { email: 'Jane@ACME.test', outcome: 'bounced' } });
+    expect(reported.status).toBe(202);
+    expect(reported.body).toEqual({ accepted: true });
+    expect(reported.headers.get('x-credits-remaining')).toBe(String(before));
+    const [stored] = await database.query<{ email: string; domain: string; local_part: string; outcome: string }>('SELECT email, domain, local_part, outcome FROM feedback WHERE account_id = $1', [account.id]);
+    expect(stored).toEqual({ email: 'Jane@acme.test', domain: 'acme.test', local_part: 'jane', outcome: 'bounced' });
+    expect((await api<{ cached: boolean }>('GET', '/v1/email-validation/jane@acme.test', { key: apiKey })).body.cached).toBe(false);
+  });
+
+  it('400 for a bad outcome, a missing or invalid address; 403 for a read-only key', async () => {
+    const { apiKey } = await signup();
+    for (const body of [{ email: 'jane@acme.test', outcome: 'opened' }, { outcome: 'delivered' }, { email: 'not an address', outcome: 'delivered' }, { email: 42, outcome: 'delivered' }]) {
+      const response = await api('POST', '/v1/email-validation/feedback', { key: apiKey, body });
+      expect(response.status).toBe(400);
+      expect(response.body).toEqual({ error: expect.any(String), code: 'bad_request' });
+    }
+    const reader = await createKey(apiKey, 'read-only');
+    expect((await api('POST', '/v1/email-validation/feedback', { key: reader.key, body: { email: 'jane@acme.test', outcome: 'delivered' } })).status).toBe(403);
+  });
+});
+
 describe('keys (#16–19)', () => {
   it('creates, lists, renames, re-scopes and revokes keys; the full key is shown only at creation', async () => {
     const { apiKey } = await signup();

@@ -7,6 +7,7 @@ import { MemoryResultCache, RedisResultCache } from '@mailguard/cache';
 import { Metrics } from '@mailguard/metrics';
 import type { AppConfig } from '@mailguard/config';
 import { CreditLedger } from '@mailguard/credits';
+import { FeedbackStore } from '@mailguard/feedback';
 import { Database } from '@mailguard/db';
 import { AppError } from '@mailguard/errors';
 import { ApiKeys, RedisKeyChanges } from '@mailguard/keys';
@@ -73,6 +74,7 @@ export async function startGateway(config: AppConfig, logger: Logger): Promise<G
     meter,
     ledger,
     lists,
+    feedback: new FeedbackStore(() => database.dataSource),
     database,
     redis,
     limiter,

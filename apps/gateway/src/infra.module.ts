@@ -4,6 +4,7 @@ import type { Redis } from 'ioredis';
 import type { ResultCache } from '@mailguard/cache';
 import { CreditLedger } from '@mailguard/credits';
 import { Database } from '@mailguard/db';
+import { FeedbackStore } from '@mailguard/feedback';
 import { ApiKeys } from '@mailguard/keys';
 import { ListStore } from '@mailguard/lists';
 import { Metrics } from '@mailguard/metrics';
@@ -38,6 +39,7 @@ export interface Infrastructure {
   meter: KeyMeter;
   ledger: CreditLedger;
   lists: ListStore;
+  feedback: FeedbackStore;
 }
 
 /** Connections and stores opened once in main() and shared by every module of the process. */
@@ -59,6 +61,7 @@ export class InfraModule {
       { provide: KeyMeter, useValue: infra.meter },
       { provide: CreditLedger, useValue: infra.ledger },
       { provide: ListStore, useValue: infra.lists },
+      { provide: FeedbackStore, useValue: infra.feedback },
     ];
     return { module: InfraModule, providers, exports: providers.map(({ provide }) => provide) };
   }

@@ -1,7 +1,8 @@
-import { Body, Controller, Get, Param, Post, Req, Res } from '@nestjs/common';
-import { ArrayMaxSize, ArrayMinSize, IsArray, IsString, MaxLength } from 'class-validator';
+import { Body, Controller, Get, HttpCode, Param, Post, Req, Res } from '@nestjs/common';
+import { ArrayMaxSize, ArrayMinSize, IsArray, IsIn, IsString, MaxLength } from 'class-validator';
 import type { Response } from 'express';
 import type { VerificationResult } from '@mailguard/engine';
+import type { Outcome } from '@mailguard/feedback';
 import { AppError } from '@mailguard/errors';
 import { Scopes, setCreditsRemaining, type AuthedRequest } from '../auth/access';
 import { VerificationService } from './verification.service';
@@ -17,9 +18,27 @@ export class BatchDto {
   emails!: string[];
 }
 
+export class FeedbackDto {
+  @IsString({ message: 'email must be a string' })
+  @MaxLength(MAX_PATH_EMAIL, { message: `email must be at most ${MAX_PATH_EMAIL} characters` })
+  email!: string;
+
+  @IsIn(['delivered', 'bounced'], { message: 'outcome must be delivered or bounced' })
+  outcome!: Outcome;
+}
+
 @Controller('email-validation')
 export class ValidationController {
   constructor(private readonly verifications: VerificationService) {}
+
+  /** #3: free; 202 once stored. */
+  @Post('feedback')
+  @Scopes('full', 'verify')
+  @HttpCode(202)
+  async feedback(@Body() body: FeedbackDto, @Req() req: AuthedRequest): Promise<{ accepted: true }> {
+    await this.verifications.feedback(req.auth.account.id, body.email, body.outcome);
+    return { accepted: true };
+  }
 
   @Get(':email')
   @Scopes('full', 'verify')

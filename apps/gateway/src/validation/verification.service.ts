@@ -6,6 +6,7 @@ import type { UsageKind } from '@mailguard/db';
 import type { VerificationEngine, VerificationResult } from '@mailguard/engine';
 import { AppError } from '@mailguard/errors';
 import { newId } from '@mailguard/keys';
+import { FeedbackStore, type Outcome } from '@mailguard/feedback';
 import { Metrics } from '@mailguard/metrics';
 import type { ResultStore } from '@mailguard/pipeline';
 import type { CheckPipeline, CheckRequest } from '@mailguard/queue';
@@ -33,7 +34,20 @@ export class VerificationService {
     @Inject(ENGINE) private readonly engine: VerificationEngine,
     private readonly ledger: CreditLedger,
     private readonly metrics: Metrics,
+    private readonly feedbacks: FeedbackStore,
   ) {}
+
+  /**
+   * #3: what became of mail to a checked address. Stored for the account (and for what the
+   * catch-all model learns); the address's cached result is dropped, so the next check asks again.
+   */
+  async feedback(accountId: string, email: string, outcome: Outcome): Promise<void> {
+    const local = this.engine.inspectLocally(email);
+    if (!local.syntaxValid || !local.asciiDomain) throw new AppError('bad_request', 'email is not a valid address');
+    const key = resultKey(email);
+    await this.feedbacks.record({ accountId, email: local.email, key, domain: local.asciiDomain, localPart: local.localPart.toLowerCase(), outcome });
+    await this.cache.delete(key);
+  }
 
   private request(email: string, accountId: string | null, kind: UsageKind | null): CheckRequest {
     return { requestId: newId('ver'), email, deadlineAt: Date.now() + this.config.checks.deadlineMs, accountId, kind };

@@ -1,0 +1,1 @@
+export { FeedbackStore, type FeedbackEntry, type Outcome } from './feedback-store';
