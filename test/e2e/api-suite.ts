@@ -453,6 +453,54 @@ describe('feedback (#3)', () => {
   });
 });
 
+describe('finder (#9)', () => {
+  type Found = { email: string | null; confidence: number; pattern: string | null; result: { email: string; status: string } | null; alternatives: Array<{ email: string; confidence: number }> };
+  const find = (key: string, query: string) => api<Found>('GET', `/v1/email-finder?${query}`, { key });
+  const balance = async (key: string) => (await api<{ balance: number }>('GET', '/v1/credits', { key })).body.balance;
+
+  it('finds the address at a strict domain by asking its server, and charges 1', async () => {
+    const { apiKey } = await signup();
+    const before = await balance(apiKey);
+    const found = await find(apiKey, 'firstName=John&lastName=Doe&domain=acme.test');
+    expect(found.status).toBe(200);
+    expect(found.body).toMatchObject({ email: 'john.doe@acme.test', pattern: 'first.last', result: { email: 'john.doe@acme.test', status: 'valid' } });
+    expect(found.body.confidence).toBeGreaterThanOrEqual(90);
+    expect(found.headers.get('x-credits-remaining')).toBe(String(before - 1));
+    // Another pattern at the same server, from a full name; diacritics folded; a URL for the domain.
+    expect((await find(apiKey, `fullName=${encodeURIComponent('Jane Austen')}&domain=acme.test`)).body).toMatchObject({ email: 'jane@acme.test', pattern: 'first' });
+    expect((await find(apiKey, `firstName=${encodeURIComponent('Jóhn')}&lastName=${encodeURIComponent('Dóe')}&domain=${encodeURIComponent('https://www.acme.test/team')}`)).body.email).toBe('john.doe@acme.test');
+    expect(await balance(apiKey)).toBe(before - 3);
+  });
+
+  it('answers email: null and charges nothing when nobody is found or the domain takes no mail', async () => {
+    const { apiKey } = await signup();
+    const before = await balance(apiKey);
+    expect((await find(apiKey, 'firstName=Zed&lastName=Quux&domain=acme.test')).body).toMatchObject({ email: null, result: null, alternatives: [] });
+    expect((await find(apiKey, 'firstName=Zed&lastName=Quux&domain=nomail.test')).body.email).toBeNull();
+    expect(await balance(apiKey)).toBe(before);
+  });
+
+  it('guesses the most used pattern at a catch-all domain, with a lower confidence and alternatives', async () => {
+    const { apiKey } = await signup();
+    const found = await find(apiKey, `firstName=Mar%C3%ADa&lastName=${encodeURIComponent('García-Márquez')}&domain=catchall.test`);
+    expect(found.body).toMatchObject({ email: 'maria.garciamarquez@catchall.test', pattern: 'first.last' });
+    expect(found.body.confidence).toBeLessThanOrEqual(70);
+    expect(found.body.alternatives).toHaveLength(3);
+    expect(found.body.alternatives[0].confidence).toBeLessThan(found.body.confidence);
+  });
+
+  it('400 without a name or a domain; 403 for a read-only key', async () => {
+    const { apiKey } = await signup();
+    for (const query of ['domain=acme.test', 'firstName=John&domain=acme.test', 'firstName=John&lastName=Doe', 'firstName=John&lastName=Doe&domain=not%20a%20domain', 'fullName=Cher&domain=acme.test']) {
+      const response = await find(apiKey, query);
+      expect(response.status).toBe(400);
+      expect(response.body).toMatchObject({ error: expect.any(String), code: 'bad_request' });
+    }
+    const reader = await createKey(apiKey, 'read-only');
+    expect((await find(reader.key, 'firstName=John&lastName=Doe&domain=acme.test')).status).toBe(403);
+  });
+});
+
 describe('keys (#16–19)', () => {
   it('creates, lists, renames, re-scopes and revokes keys; the full key is shown only at creation', async () => {
     const { apiKey } = await signup();

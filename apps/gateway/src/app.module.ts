@@ -8,6 +8,7 @@ import { DocsController } from './docs/docs.controller';
 import { HealthController } from './health/health.controller';
 import { MetricsController } from './health/metrics.controller';
 import { InfraModule, type Infrastructure } from './infra.module';
+import { FinderController } from './finder/finder.controller';
 import { KeysController } from './keys/keys.controller';
 import { ListsController } from './lists/lists.controller';
 import { ValidationController } from './validation/validation.controller';
@@ -19,7 +20,7 @@ export class AppModule {
     return {
       module: AppModule,
       imports: [ConfigModule.forRoot(config), InfraModule.forRoot(infra)],
-      controllers: [HealthController, MetricsController, DocsController, AccountsController, KeysController, CreditsController, ValidationController, ListsController],
+      controllers: [HealthController, MetricsController, DocsController, AccountsController, KeysController, CreditsController, ValidationController, ListsController, FinderController],
       providers: [VerificationService, { provide: APP_GUARD, useClass: ApiKeyGuard }],
     };
   }

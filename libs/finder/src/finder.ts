@@ -1,0 +1,56 @@
+import type { VerificationEngine, VerificationResult } from '@mailguard/engine';
+import type { PersonName } from './names';
+import { candidates } from './patterns';
+
+export interface FinderAnswer {
+  email: string | null;
+  /** 0–100: how likely the address reaches the person. */
+  confidence: number;
+  pattern: string | null;
+  result: VerificationResult | null;
+  alternatives: Array<{ email: string; confidence: number }>;
+}
+
+const NOTHING: FinderAnswer = { email: null, confidence: 0, pattern: null, result: null, alternatives: [] };
+const FINDER_BUDGET_MS = 30_000;
+/** A guess at a catch-all domain is never as sure as a server's yes. */
+const CATCH_ALL_CEILING = 70;
+
+/**
+ * A person's professional address (API.md #9). Every candidate is asked in one SMTP session
+ * (`probeGroup`, several RCPT per transaction, the made-up address once): at a strict domain the
+ * first accepted candidate in pattern order wins with high confidence; at a catch-all domain no
+ * server can tell, so the most used pattern wins, with a confidence from its prior weight.
+ */
+export async function findAddress(engine: VerificationEngine, name: PersonName, domain: string): Promise<FinderAnswer> {
+  const list = candidates(name);
+  const deadlineAt = Date.now() + FINDER_BUDGET_MS;
+  const inspections = await Promise.all(list.map((candidate) => engine.inspect(`${candidate.localPart}@${domain}`, { deadlineAt })));
+  if (!inspections[0].needsProbe) return NOTHING;
+  const outcomes = await engine.probeGroup(inspections, { deadlineAt });
+  const results = inspections.map((inspection, index) => engine.conclude(inspection, outcomes[index]));
+  const catchAll = results.some((result) => result.smtp.catchAll);
+  if (catchAll) {
+    const total = list.reduce((sum, candidate) => sum + candidate.weight, 0);
+    const scored = list.map((candidate, index) => ({ email: results[index].email, confidence: Math.round((candidate.weight / total) * CATCH_ALL_CEILING * 2), index }));
+    scored.sort((a, b) => b.confidence - a.confidence);
+    const [best, ...rest] = scored;
+    return {
+      email: best.email,
+      confidence: Math.min(CATCH_ALL_CEILING, best.confidence),
+      pattern: list[best.index].pattern,
+      result: results[best.index],
+      alternatives: rest.slice(0, 3).map(({ email, confidence }) => ({ email, confidence })),
+    };
+  }
+  const accepted = results.flatMap((result, index) => (result.smtp.deliverable ? [index] : []));
+  if (accepted.length === 0) return NOTHING;
+  const [first, ...others] = accepted;
+  return {
+    email: results[first].email,
+    confidence: results[first].score,
+    pattern: list[first].pattern,
+    result: results[first],
+    alternatives: others.map((index) => ({ email: results[index].email, confidence: results[index].score })),
+  };
+}

@@ -1,0 +1,47 @@
+import { foldName, parseName, registrableDomain } from './names';
+import { candidates, PATTERNS } from './patterns';
+
+describe('names', () => {
+  it.each([
+    ['José', 'jose'],
+    ["O'Brien", 'obrien'],
+    ['García-Márquez', 'garcia marquez'],
+    ['J.R.R.', 'jrr'],
+    ['Łukasz Øster', 'lukasz oster'],
+    ['Straße', 'strasse'],
+  ])('folds %s to %s', (input, folded) => {
+    expect(foldName(input)).toBe(folded);
+  });
+
+  it('splits a full name into a given name and the whole surname, particles included', () => {
+    expect(parseName({ fullName: 'Jan van der Berg' })).toEqual({ first: 'jan', last: ['van', 'der', 'berg'] });
+    expect(parseName({ firstName: 'María José', lastName: 'García-Márquez' })).toEqual({ first: 'maria', last: ['garcia', 'marquez'] });
+    expect(parseName({ fullName: 'Cher' })).toBeNull();
+    expect(parseName({ firstName: 'John' })).toBeNull();
+  });
+
+  it.each([
+    ['acme.com', 'acme.com'],
+    ['www.acme.com', 'acme.com'],
+    ['https://www.shop.example.co.uk/team?x=1', 'example.co.uk'],
+    ['HTTP://Acme.COM', 'acme.com'],
+    ['not a domain', null],
+    ['', null],
+  ])('reduces %s to %s', (input, domain) => {
+    expect(registrableDomain(input)).toBe(domain);
+  });
+});
+
+describe('candidates', () => {
+  it('follows the pattern table, compound surnames joined, without repeats', () => {
+    const list = candidates({ first: 'maria', last: ['garcia', 'marquez'] });
+    expect(list.slice(0, 4).map((candidate) => candidate.localPart)).toEqual(['maria.garciamarquez', 'mgarciamarquez', 'maria', 'mariagarciamarquez']);
+    expect(new Set(list.map((candidate) => candidate.localPart)).size).toBe(list.length);
+    expect(list.map((candidate) => candidate.pattern)).toEqual(PATTERNS.map((pattern) => pattern.pattern));
+  });
+
+  it('weights fall in table order', () => {
+    const weights = PATTERNS.map((pattern) => pattern.weight);
+    expect([...weights].sort((a, b) => b - a)).toEqual(weights);
+  });
+});
