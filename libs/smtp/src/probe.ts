@@ -81,7 +81,19 @@ class Attempt {
   roundTrips = 0;
   failures: Array<{ failure: ProbeFailure; reply: SmtpReply | null; host: string }> = [];
 
-  constructor(private readonly options: Omit<ProbeOptions, 'address' | 'needsSmtpUtf8'>) {}
+  /** MAIL FROM of every transaction of this probe. */
+  readonly mail: string;
+
+  constructor(private readonly options: Omit<ProbeOptions, 'address'>) {
+    this.mail = `MAIL FROM:<${options.mailFrom}>${options.needsSmtpUtf8 ? ' SMTPUTF8' : ''}`;
+  }
+
+  /** The host's addresses the prober may connect to; none (noted) when all are private. */
+  reachable(host: ProbeHost): string[] {
+    const addresses = host.addresses.filter((address) => this.options.allowPrivate || isPublicAddress(address));
+    if (addresses.length === 0) this.note('private_address', host.exchange);
+    return addresses;
+  }
 
   private readonly ended = new WeakSet<SmtpSession>();
 
@@ -98,14 +110,25 @@ class Attempt {
     else session.close();
   }
 
-  /** A greeted session; a broken TLS handshake is tried once more in plaintext, as senders do (RFC 7435). */
+  /**
+   * A greeted session ready for MAIL FROM, or null (noted) when the server refused us or lacks
+   * SMTPUTF8 that the address needs; a broken TLS handshake is tried once more in plaintext, as
+   * senders do (RFC 7435).
+   */
   async open(host: string, address: string): Promise<{ session: SmtpSession | null; plain: boolean }> {
+    let opened: { session: SmtpSession | null; plain: boolean };
     try {
-      return { session: await this.session(host, address, false), plain: false };
+      opened = { session: await this.session(host, address, false), plain: false };
     } catch (error) {
       if (!(error instanceof SmtpError && error.kind === 'tls')) throw error;
-      return { session: await this.session(host, address, true), plain: true };
+      opened = { session: await this.session(host, address, true), plain: true };
     }
+    if (opened.session && this.options.needsSmtpUtf8 && !opened.session.extensions.has('SMTPUTF8')) {
+      this.end(opened.session);
+      this.note('smtputf8_unsupported', host);
+      return { session: null, plain: opened.plain };
+    }
+    return opened;
   }
 
   /** A greeted session, TLS negotiated when offered (or plain when `plain`), ready for MAIL FROM. */
@@ -161,29 +184,19 @@ class Attempt {
  */
 export async function probeMailbox(options: ProbeOptions): Promise<ProbeResult> {
   const attempt = new Attempt(options);
-  const mail = `MAIL FROM:<${options.mailFrom}>${options.needsSmtpUtf8 ? ' SMTPUTF8' : ''}`;
+  const { mail } = attempt;
   const rcpt = `RCPT TO:<${options.address}>`;
   const domain = options.address.slice(options.address.lastIndexOf('@') + 1);
   const decoy = options.catchAllLocalPart ? `RCPT TO:<${options.catchAllLocalPart}@${domain}>` : null;
 
   for (const host of options.hosts) {
-    const addresses = host.addresses.filter((address) => options.allowPrivate || isPublicAddress(address));
-    if (addresses.length === 0) {
-      attempt.note('private_address', host.exchange);
-      continue;
-    }
-    for (const address of addresses) {
+    for (const address of attempt.reachable(host)) {
       let session: SmtpSession | null = null;
       try {
         const opened = await attempt.open(host.exchange, address);
         session = opened.session;
         const { plain } = opened;
         if (!session) break;
-        if (options.needsSmtpUtf8 && !session.extensions.has('SMTPUTF8')) {
-          attempt.end(session);
-          attempt.note('smtputf8_unsupported', host.exchange);
-          break;
-        }
         const commands = session.pipelining && decoy ? [mail, rcpt, decoy] : [mail, rcpt];
         const replies = session.pipelining ? await session.send(...commands) : [await session.command(mail)];
         const mailReply = replies[0];
@@ -295,7 +308,7 @@ async function transaction(session: SmtpSession, mail: string, rcpts: string[]):
  */
 export async function probeMailboxes(options: GroupProbeOptions): Promise<GroupProbeResult> {
   const attempt = new Attempt(options);
-  const mail = `MAIL FROM:<${options.mailFrom}>${options.needsSmtpUtf8 ? ' SMTPUTF8' : ''}`;
+  const { mail } = attempt;
   const first = options.addresses[0] ?? '';
   const domain = first.slice(first.lastIndexOf('@') + 1);
   let decoy = options.catchAllLocalPart ? `RCPT TO:<${options.catchAllLocalPart}@${domain}>` : null;
@@ -306,21 +319,11 @@ export async function probeMailboxes(options: GroupProbeOptions): Promise<GroupP
 
   hosts: for (const host of options.hosts) {
     if (pending.length === 0) break;
-    const addresses = host.addresses.filter((address) => options.allowPrivate || isPublicAddress(address));
-    if (addresses.length === 0) {
-      attempt.note('private_address', host.exchange);
-      continue;
-    }
-    for (const address of addresses) {
+    for (const address of attempt.reachable(host)) {
       let session: SmtpSession | null = null;
       try {
         ({ session } = await attempt.open(host.exchange, address));
         if (!session) continue hosts;
-        if (options.needsSmtpUtf8 && !session.extensions.has('SMTPUTF8')) {
-          attempt.end(session);
-          attempt.note('smtputf8_unsupported', host.exchange);
-          continue hosts;
-        }
         let limit = RECIPIENTS_PER_TRANSACTION;
         let queue = pending;
         const unsettled: number[] = [];
