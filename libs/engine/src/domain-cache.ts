@@ -39,29 +39,3 @@ export class MemoryTtlStore<T> implements DomainCacheStore<T> {
   }
 }
 
-/**
- * A shared store (Redis) with a short-lived copy in the process in front of it: the addresses of a
- * list's group ask for their domain's facts fifty times in a row. What another process learns
- * (a catch-all found) reaches this one within `nearTtlMs`.
- */
-export class LayeredStore<T> implements DomainCacheStore<T> {
-  private readonly near = new MemoryTtlStore<T>(10_000);
-
-  constructor(
-    private readonly far: DomainCacheStore<T>,
-    private readonly nearTtlMs = 5_000,
-  ) {}
-
-  async get(key: string): Promise<T | undefined> {
-    const near = await this.near.get(key);
-    if (near !== undefined) return near;
-    const far = await this.far.get(key);
-    if (far !== undefined) await this.near.set(key, far, this.nearTtlMs);
-    return far;
-  }
-
-  async set(key: string, value: T, ttlMs: number): Promise<void> {
-    await this.far.set(key, value, ttlMs);
-    await this.near.set(key, value, Math.min(ttlMs, this.nearTtlMs));
-  }
-}

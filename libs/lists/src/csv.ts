@@ -4,7 +4,7 @@ import { parse } from 'csv-parse';
 import { parseAddress } from '@mailguard/email';
 import { AppError } from '@mailguard/errors';
 
-export const MAX_ROWS = 1_000_000;
+const MAX_ROWS = 1_000_000;
 /** Rows read before choosing the email column by its values, when no header names it. */
 const SAMPLE_ROWS = 50;
 const EMAIL_HEADER = /^(e-?mail|mail)(\s*[-_ ]?\s*address)?$/i;

@@ -12,7 +12,7 @@ export interface ListOptions {
 }
 
 /** Addresses of one domain asked in one SMTP session. */
-export const GROUP_SIZE = 100;
+const GROUP_SIZE = 100;
 /** Rows read per round of the feed, and groups inspected at once. */
 const FEED_BATCH = 2_000;
 const FEED_CONCURRENCY = 5;

@@ -260,15 +260,15 @@ export class ListStore {
         [listId, all.length, ...COUNTED.map(counted), charged],
       )) as ListRow[];
       if (row.processed < row.total) return null;
-      return this.finish(manager, row, 'completed', null);
+      return this.finish(manager, row, 'completed');
     });
   }
 
   /**
-   * Ends a list (completed, failed or cancelled): releases what it holds, refunding everything
+   * Ends a list (completed or cancelled): releases what it holds, refunding everything
    * not charged as one ledger row (ref: the list id, so never twice).
    */
-  private async finish(manager: EntityManager, list: ListRow, status: 'completed' | 'failed' | 'cancelled', error: string | null): Promise<StoredList> {
+  private async finish(manager: EntityManager, list: ListRow, status: 'completed' | 'cancelled'): Promise<StoredList> {
     const refund = list.credits_held - list.credits_charged;
     if (list.credits_held > 0) {
       await manager.query(
@@ -279,8 +279,8 @@ export class ListStore {
       );
     }
     const [row] = (await rowsOf(manager, 
-      'UPDATE lists SET status = $2, error = $3, credits_held = 0, completed_at = now() WHERE id = $1 RETURNING *',
-      [list.id, status, error],
+      'UPDATE lists SET status = $2, credits_held = 0, completed_at = now() WHERE id = $1 RETURNING *',
+      [list.id, status],
     )) as ListRow[];
     return { row, view: view(row) };
   }
@@ -290,7 +290,7 @@ export class ListStore {
     return this.dataSource().transaction(async (manager) => {
       const [list] = (await rowsOf(manager, 'SELECT * FROM lists WHERE id = $1 FOR UPDATE', [listId])) as ListRow[];
       if (!list || list.status !== 'queued' || list.processed < list.total) return null;
-      return this.finish(manager, list, 'completed', null);
+      return this.finish(manager, list, 'completed');
     });
   }
 
@@ -298,14 +298,7 @@ export class ListStore {
   async cancel(listId: string, accountId: string): Promise<StoredList | null> {
     return this.dataSource().transaction(async (manager) => {
       const [list] = (await rowsOf(manager, "SELECT * FROM lists WHERE id = $1 AND account_id = $2 AND status IN ('queued', 'processing') FOR UPDATE", [listId, accountId])) as ListRow[];
-      return list ? this.finish(manager, list, 'cancelled', null) : null;
-    });
-  }
-
-  async fail(listId: string, error: string): Promise<StoredList | null> {
-    return this.dataSource().transaction(async (manager) => {
-      const [list] = (await rowsOf(manager, "SELECT * FROM lists WHERE id = $1 AND status IN ('queued', 'processing') FOR UPDATE", [listId])) as ListRow[];
-      return list ? this.finish(manager, list, 'failed', error) : null;
+      return list ? this.finish(manager, list, 'cancelled') : null;
     });
   }
 

@@ -1,7 +1,7 @@
 import type { Redis } from 'ioredis';
 import { RedisJsonStore } from '@mailguard/cache';
 import type { AppConfig } from '@mailguard/config';
-import { createEngine, LayeredStore, type DomainFacts, type VerificationEngine } from '@mailguard/engine';
+import { createEngine, type DomainFacts, type VerificationEngine } from '@mailguard/engine';
 import type { ListOptions } from '@mailguard/lists';
 import type { BullOptions } from '@mailguard/queue';
 import { RedisSessionGate } from '@mailguard/ratelimit';
@@ -12,7 +12,7 @@ import { RedisSessionGate } from '@mailguard/ratelimit';
  */
 export function buildEngine(config: AppConfig, redis: Redis | null, gate: RedisSessionGate | null = redis && buildGate(config, redis)): VerificationEngine {
   if (!redis || !gate) return createEngine(config);
-  return createEngine(config, { domainCache: new LayeredStore(new RedisJsonStore<DomainFacts>(redis, `${config.redis.keyPrefix}domain:`)), gate });
+  return createEngine(config, { domainCache: new RedisJsonStore<DomainFacts>(redis, `${config.redis.keyPrefix}domain:`), gate });
 }
 
 /** The per-MX session cap shared by every prober process. */

@@ -44,7 +44,8 @@ export class FinderController {
     if (!domain) throw new AppError('bad_request', 'Give domain: a company domain or URL');
     const accountId = req.auth.account.id;
     const ref = newId('fnd');
-    if ((await this.ledger.charge(accountId, 1, 'finder', ref)) === null) {
+    const charged = await this.ledger.charge(accountId, 1, 'finder', ref);
+    if (charged === null) {
       const { balance } = await this.ledger.balance(accountId);
       throw new AppError('insufficient_credits', `Insufficient credits: a found address costs 1 and the balance is ${balance}`);
     }
@@ -57,7 +58,7 @@ export class FinderController {
     }
     if (answer.email && answer.result) {
       await this.store.record({ requestId: newId('ver'), email: answer.email, deadlineAt: Date.now() + this.config.checks.deadlineMs, accountId, kind: 'finder' }, answer.result);
-      setCreditsRemaining(res, (await this.ledger.balance(accountId)).balance);
+      setCreditsRemaining(res, charged);
     } else {
       setCreditsRemaining(res, await this.ledger.refund(accountId, 1, 'refund: nobody found', ref));
     }
