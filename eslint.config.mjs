@@ -18,6 +18,12 @@ export default tseslint.config(
     },
   },
   {
+    // The browser SDK and its demo page: browser globals, and the console is how a widget tells the site's developers.
+    files: ['apps/widget/**'],
+    languageOptions: { globals: { ...globals.browser, Guard: 'readonly' } },
+    rules: { 'no-console': 'off' },
+  },
+  {
     files: ['**/*.js', '**/*.cjs'],
     rules: { '@typescript-eslint/no-require-imports': 'off' },
   },

@@ -7,6 +7,7 @@ import { loadScenario } from '../lab/scenario';
 import { apiClient, type ApiCall } from '../support/api-client';
 import { startGatewayProcess, startWorkerProcess, WORKER_KINDS, type RunningProcess } from '../support/processes';
 import { createTestDatabase, flushRedisPrefix, TEST_REDIS_URL, type TestDatabase } from '../support/services';
+import { verifyGuardToken } from '@mailguard/widget';
 
 export type Driver = 'in-process' | 'bullmq';
 
@@ -43,6 +44,7 @@ function gatewayEnv(extra: Record<string, string> = {}): Record<string, string> 
     SMTP_HELO_NAME: 'e2e.mailguard.test',
     SMTP_TIMEOUT_MS: '3000',
     SIGNUP_LIMIT_PER_IP_HOUR: '1000',
+    TRUST_PROXY: '1',
     ADMIN_TOKEN: 'admin-secret',
     ...extra,
   };
@@ -498,6 +500,166 @@ describe('finder (#9)', () => {
     }
     const reader = await createKey(apiKey, 'read-only');
     expect((await find(reader.key, 'firstName=John&lastName=Doe&domain=acme.test')).status).toBe(403);
+  });
+});
+
+describe('widget (#11–14)', () => {
+  let clients = 0;
+  /** A distinct client address per test (the gateway trusts one proxy hop: TRUST_PROXY=1). */
+  const client = () => ({ 'X-Forwarded-For': `198.51.100.${++clients}` });
+  const device = () => `dev-${randomBytes(6).toString('hex')}`;
+
+  it('serves the SDK with CORS, a cross-origin resource policy and an ETag that revalidates', async () => {
+    const script = await fetch(`${gateway.url}/v1/widget/widget.js`);
+    expect(script.status).toBe(200);
+    expect(script.headers.get('content-type')).toMatch(/^application\/javascript/);
+    expect(script.headers.get('access-control-allow-origin')).toBe('*');
+    expect(script.headers.get('cross-origin-resource-policy')).toBe('cross-origin');
+    expect(script.headers.get('cache-control')).toMatch(/public/);
+    const body = await script.text();
+    expect(body).toContain('Guard');
+    const etag = script.headers.get('etag') as string;
+    expect(etag).toMatch(/^".+"$/);
+    const again = await fetch(`${gateway.url}/v1/widget/widget.js`, { headers: { 'If-None-Match': etag } });
+    expect(again.status).toBe(304);
+  });
+
+  it('answers the public tier without a key: 4 checks per device per UTC day, then 429 { error }, never charged', async () => {
+    const headers = client();
+    const deviceId = device();
+    for (const email of ['jane@acme.test', 'john.doe@acme.test', 'nobody@acme.test', 'x@catchall.test']) {
+      const answer = await api<Record<string, unknown>>('POST', '/v1/widget/verify', { headers: { ...headers, Origin: 'https://shop.example' }, body: { email, deviceId } });
+      expect(answer.status).toBe(200);
+      expect(answer.body).toMatchObject({ email, status: expect.any(String), reason: expect.any(String) });
+      expect(answer.headers.get('access-control-allow-origin')).toBe('*');
+      expect(answer.headers.get('x-guard-token')).toBeNull();
+    }
+    const fifth = await api('POST', '/v1/widget/verify', { headers, body: { email: 'jane@acme.test', deviceId } });
+    expect(fifth.status).toBe(429);
+    expect(fifth.body.error).toEqual(expect.any(String));
+    expect(fifth.headers.get('access-control-allow-origin')).toBe('*');
+    // Another device on the same address has its own four.
+    expect((await api('POST', '/v1/widget/verify', { headers, body: { email: 'jane@acme.test', deviceId: device() } })).status).toBe(200);
+  });
+
+  it('caps one client IP at 20 public checks a day, whatever device ids it sends', async () => {
+    const headers = client();
+    for (let i = 0; i < 20; i++) {
+      expect((await api('POST', '/v1/widget/verify', { headers, body: { email: 'jane@acme.test', deviceId: device() } })).status).toBe(200);
+    }
+    expect((await api('POST', '/v1/widget/verify', { headers, body: { email: 'jane@acme.test', deviceId: device() } })).status).toBe(429);
+  });
+
+  it('answers 400 { error } to a missing email, a bad deviceId, or no deviceId without a key', async () => {
+    for (const body of [{ deviceId: device() }, { email: 'jane@acme.test', deviceId: 'short' }, { email: 'jane@acme.test' }, { email: 42, deviceId: device() }]) {
+      const answer = await api('POST', '/v1/widget/verify', { headers: client(), body });
+      expect(answer.status).toBe(400);
+      expect(answer.body.error).toEqual(expect.any(String));
+    }
+  });
+
+  it('charges a widget key 1 credit per check and signs the verdict with the webhook secret (guard_token)', async () => {
+    const { apiKey, account, webhookSecret } = await signup();
+    const widget = await createKey(apiKey, 'verify', 'widget');
+    const answer = await api<Record<string, unknown>>('POST', '/v1/widget/verify', { key: widget.key, headers: { ...client(), Origin: 'https://shop.example' }, body: { email: 'john.doe@acme.test' } });
+    expect(answer.status).toBe(200);
+    expect(answer.body).toMatchObject({ email: 'john.doe@acme.test', status: 'valid', reason: 'accepted_email' });
+    expect(answer.headers.get('access-control-allow-origin')).toBe('https://shop.example');
+    expect(answer.headers.get('access-control-expose-headers')).toMatch(/X-Guard-Token/);
+    const claims = verifyGuardToken(answer.headers.get('x-guard-token') as string, webhookSecret);
+    expect(claims).toMatchObject({ email: 'john.doe@acme.test', status: 'valid', reason: 'accepted_email', disposable: false, free: false, role: false, catchAll: false, iat: expect.any(Number) });
+    expect(verifyGuardToken(answer.headers.get('x-guard-token') as string, 'another secret')).toBeNull();
+    const defaults = JSON.parse(Buffer.from(answer.headers.get('x-guard-settings') as string, 'base64url').toString('utf8'));
+    expect(defaults).toEqual({ blockDisposable: true, blockFree: false, lang: 'en', messages: {} });
+    expect((await api<{ balance: number }>('GET', '/v1/credits', { key: apiKey })).body.balance).toBe(account.credits - 1);
+    const usage = await api<{ data: Array<{ kind: string; checks: number; credits: number }> }>('GET', '/v1/credits/usage', { key: apiKey });
+    expect(usage.body.data).toEqual([expect.objectContaining({ kind: 'widget', checks: 1, credits: 1 })]);
+  });
+
+  it('answers 402 to a widget key whose account has no credits left', async () => {
+    const { apiKey, account } = await signup();
+    const widget = await createKey(apiKey, 'verify', 'widget');
+    await database.setBalance(account.id, 0);
+    const answer = await api('POST', '/v1/widget/verify', { key: widget.key, headers: client(), body: { email: 'jane@acme.test' } });
+    expect(answer.status).toBe(402);
+  });
+
+  it('refuses a widget key outside its allowed origins (403), a secret key (403) and an unknown key (401)', async () => {
+    const { apiKey } = await signup();
+    const widget = await createKey(apiKey, 'verify', 'widget');
+    const put = await api('PUT', '/v1/widget/settings', { key: apiKey, body: { allowedOrigins: ['https://Shop.Example/'] } });
+    expect(put.status).toBe(200);
+    expect(put.body.allowedOrigins).toEqual(['https://shop.example']);
+    const allowed = await api('POST', '/v1/widget/verify', { key: widget.key, headers: { ...client(), Origin: 'https://shop.example' }, body: { email: 'jane@acme.test' } });
+    expect(allowed.status).toBe(200);
+    for (const headers of [{ Origin: 'https://evil.example' }, {}]) {
+      const refused = await api('POST', '/v1/widget/verify', { key: widget.key, headers: { ...client(), ...headers }, body: { email: 'jane@acme.test' } });
+      expect(refused.status).toBe(403);
+      expect(refused.body.error).toEqual(expect.any(String));
+      expect(refused.headers.get('access-control-allow-origin')).toBeNull();
+    }
+    expect((await api('POST', '/v1/widget/verify', { key: apiKey, headers: client(), body: { email: 'jane@acme.test' } })).status).toBe(403);
+    expect((await api('POST', '/v1/widget/verify', { key: 'mg_widget_00000000000000000000000000000000', headers: client(), body: { email: 'jane@acme.test' } })).status).toBe(401);
+    expect((await api('GET', '/v1/widget/settings', { key: widget.key })).status).toBe(403);
+  });
+
+  it('answers CORS preflight for Content-Type and X-API-Key', async () => {
+    const preflight = await fetch(`${gateway.url}/v1/widget/verify`, {
+      method: 'OPTIONS',
+      headers: { Origin: 'https://shop.example', 'Access-Control-Request-Method': 'POST', 'Access-Control-Request-Headers': 'content-type,x-api-key' },
+    });
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers.get('access-control-allow-origin')).toBe('https://shop.example');
+    expect(preflight.headers.get('access-control-allow-headers')).toMatch(/X-API-Key/i);
+    expect(preflight.headers.get('access-control-allow-methods')).toMatch(/POST/);
+  });
+
+  it('reads and writes the settings with their scopes; bad values are 400 and change nothing', async () => {
+    const { apiKey } = await signup();
+    const initial = await api('GET', '/v1/widget/settings', { key: apiKey });
+    expect(initial.status).toBe(200);
+    expect(initial.body).toEqual({ allowedOrigins: [], defaults: { blockDisposable: true, blockFree: false, lang: 'en', messages: {} } });
+    const written = await api('PUT', '/v1/widget/settings', { key: apiKey, body: { defaults: { blockFree: true, lang: 'it', messages: { free: 'Solo email aziendali' } } } });
+    expect(written.status).toBe(200);
+    expect(written.body).toEqual({ allowedOrigins: [], defaults: { blockDisposable: true, blockFree: true, lang: 'it', messages: { free: 'Solo email aziendali' } } });
+    expect((await api('GET', '/v1/widget/settings', { key: apiKey })).body).toEqual(written.body);
+    for (const body of [
+      { allowedOrigins: 'https://shop.example' },
+      { allowedOrigins: ['ftp://shop.example'] },
+      { allowedOrigins: ['https://shop.example/path'] },
+      { defaults: { lang: 'pt' } },
+      { defaults: { blockFree: 'yes' } },
+      { defaults: { messages: { greeting: 'hi' } } },
+      { defaults: { colour: 'red' } },
+    ]) {
+      const refused = await api('PUT', '/v1/widget/settings', { key: apiKey, body });
+      expect(refused.status).toBe(400);
+      expect(refused.body.error).toEqual(expect.any(String));
+    }
+    expect((await api('GET', '/v1/widget/settings', { key: apiKey })).body).toEqual(written.body);
+    const readOnly = await createKey(apiKey, 'read-only');
+    expect((await api('GET', '/v1/widget/settings', { key: readOnly.key })).status).toBe(200);
+    expect((await api('PUT', '/v1/widget/settings', { key: readOnly.key, body: {} })).status).toBe(403);
+    const verify = await createKey(apiKey, 'verify');
+    expect((await api('GET', '/v1/widget/settings', { key: verify.key })).status).toBe(403);
+    expect((await api('GET', '/v1/widget/settings')).status).toBe(401);
+  });
+
+  it('sends the account defaults with keyed answers', async () => {
+    const { apiKey } = await signup();
+    const widget = await createKey(apiKey, 'verify', 'widget');
+    await api('PUT', '/v1/widget/settings', { key: apiKey, body: { defaults: { lang: 'de', messages: { invalid: 'Ungültig – bitte prüfen' } } } });
+    const answer = await api('POST', '/v1/widget/verify', { key: widget.key, headers: client(), body: { email: 'jane@acme.test' } });
+    const defaults = JSON.parse(Buffer.from(answer.headers.get('x-guard-settings') as string, 'base64url').toString('utf8'));
+    expect(defaults).toEqual({ blockDisposable: true, blockFree: false, lang: 'de', messages: { invalid: 'Ungültig – bitte prüfen' } });
+  });
+
+  it('serves the demo page', async () => {
+    const page = await fetch(`${gateway.url}/widget/demo/`);
+    expect(page.status).toBe(200);
+    const html = await page.text();
+    expect(html).toContain('widget/widget.js');
+    expect((await fetch(`${gateway.url}/widget/demo/demo.js`)).status).toBe(200);
   });
 });
 

@@ -13,6 +13,8 @@ import { KeysController } from './keys/keys.controller';
 import { ListsController } from './lists/lists.controller';
 import { ValidationController } from './validation/validation.controller';
 import { VerificationService } from './validation/verification.service';
+import { WidgetController } from './widget/widget.controller';
+import { WidgetService } from './widget/widget.service';
 
 @Module({})
 export class AppModule {
@@ -20,8 +22,8 @@ export class AppModule {
     return {
       module: AppModule,
       imports: [ConfigModule.forRoot(config), InfraModule.forRoot(infra)],
-      controllers: [HealthController, MetricsController, DocsController, AccountsController, KeysController, CreditsController, ValidationController, ListsController, FinderController],
-      providers: [VerificationService, { provide: APP_GUARD, useClass: ApiKeyGuard }],
+      controllers: [HealthController, MetricsController, DocsController, AccountsController, KeysController, CreditsController, ValidationController, ListsController, FinderController, WidgetController],
+      providers: [VerificationService, WidgetService, { provide: APP_GUARD, useClass: ApiKeyGuard }],
     };
   }
 }

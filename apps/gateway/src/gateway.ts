@@ -12,10 +12,11 @@ import { Database } from '@mailguard/db';
 import { AppError } from '@mailguard/errors';
 import { ApiKeys, RedisKeyChanges } from '@mailguard/keys';
 import { PinoNestLogger, type Logger } from '@mailguard/logger';
+import { WidgetSettingsStore } from '@mailguard/widget';
 import { ListStore, sweepLater } from '@mailguard/lists';
 import { bullOptions, buildEngine, listOptions, ResultStore, stageHandlers } from '@mailguard/pipeline';
 import { BullMqPipeline, InProcessPipeline, type CheckPipeline } from '@mailguard/queue';
-import { MemoryRateLimiter, RedisRateLimiter } from '@mailguard/ratelimit';
+import { MemoryDailyQuota, MemoryRateLimiter, RedisDailyQuota, RedisRateLimiter } from '@mailguard/ratelimit';
 import { connectRedis, createRedis } from '@mailguard/redis';
 import { AppModule } from './app.module';
 import { BULL_BOARD_PATH, bullBoard } from './http/bull-board';
@@ -23,6 +24,8 @@ import { answerNoRoute, ErrorFilter } from './http/error.filter';
 import { KeyMeter } from './auth/key-meter';
 import { requestLogging } from './http/request-logging';
 import { securityHeaders } from './http/security-headers';
+import { widgetCors } from './widget/widget-cors';
+import { WIDGET_DEMO_DIR } from './widget/widget.controller';
 
 export interface Gateway {
   app: NestExpressApplication;
@@ -75,6 +78,8 @@ export async function startGateway(config: AppConfig, logger: Logger): Promise<G
     ledger,
     lists,
     feedback: new FeedbackStore(() => database.dataSource),
+    widgetSettings: new WidgetSettingsStore(() => database.dataSource),
+    quota: redis ? new RedisDailyQuota(redis, prefix) : new MemoryDailyQuota(),
     database,
     redis,
     limiter,
@@ -89,6 +94,8 @@ export async function startGateway(config: AppConfig, logger: Logger): Promise<G
     bodyParser: false,
   });
   app.disable('x-powered-by');
+  // Behind a load balancer the client is the address it forwards, not the balancer's.
+  if (config.http.trustProxy > 0) app.set('trust proxy', config.http.trustProxy);
   // API answers are never the same twice (request ids, balances): hashing each body for an ETag is waste.
   app.set('etag', false);
   app.use(requestLogging(logger));
@@ -107,8 +114,10 @@ export async function startGateway(config: AppConfig, logger: Logger): Promise<G
   if (config.admin.token && queues.length > 0) app.use(BULL_BOARD_PATH, ...bullBoard(queues, config.admin.token));
   // The docs page loads Swagger UI's own script and styles from this origin only.
   app.use(securityHeaders({ contentSecurityPolicy: { directives: { 'script-src': ["'self'"], 'style-src': ["'self'", "'unsafe-inline'"] } } }));
+  app.use('/v1/widget', widgetCors);
   app.useBodyParser('json', { limit: '1mb' });
   app.useStaticAssets(swaggerUiPath(), { prefix: '/docs/assets/', index: false });
+  app.useStaticAssets(WIDGET_DEMO_DIR, { prefix: '/widget/demo/' });
   app.useGlobalFilters(new ErrorFilter(logger, meter));
   app.useGlobalPipes(
     new ValidationPipe({

@@ -11,7 +11,8 @@ import { Metrics } from '@mailguard/metrics';
 import type { VerificationEngine } from '@mailguard/engine';
 import type { ResultStore } from '@mailguard/pipeline';
 import type { CheckPipeline } from '@mailguard/queue';
-import type { RateLimiter } from '@mailguard/ratelimit';
+import type { DailyQuota, RateLimiter } from '@mailguard/ratelimit';
+import { WidgetSettingsStore } from '@mailguard/widget';
 import { KeyMeter } from './auth/key-meter';
 
 export const REDIS = Symbol('REDIS');
@@ -21,6 +22,7 @@ export const PIPELINE = Symbol('PIPELINE');
 export const RESULT_STORE = Symbol('RESULT_STORE');
 export const ENGINE = Symbol('ENGINE');
 export const QUEUES = Symbol('QUEUES');
+export const DAILY_QUOTA = Symbol('DAILY_QUOTA');
 
 export interface Infrastructure {
   database: Database;
@@ -40,6 +42,9 @@ export interface Infrastructure {
   ledger: CreditLedger;
   lists: ListStore;
   feedback: FeedbackStore;
+  widgetSettings: WidgetSettingsStore;
+  /** The widget's public tier counters. */
+  quota: DailyQuota;
 }
 
 /** Connections and stores opened once in main() and shared by every module of the process. */
@@ -62,6 +67,8 @@ export class InfraModule {
       { provide: CreditLedger, useValue: infra.ledger },
       { provide: ListStore, useValue: infra.lists },
       { provide: FeedbackStore, useValue: infra.feedback },
+      { provide: WidgetSettingsStore, useValue: infra.widgetSettings },
+      { provide: DAILY_QUOTA, useValue: infra.quota },
     ];
     return { module: InfraModule, providers, exports: providers.map(({ provide }) => provide) };
   }

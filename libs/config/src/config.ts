@@ -5,6 +5,8 @@ export interface HttpConfig {
   port: number;
   /** Requests per rolling minute per key (API.md §2: 60); raised only for benchmarks. */
   rateLimitPerMinute: number;
+  /** Proxy hops in front of the gateway whose X-Forwarded-For is believed (client IPs for sign-up and widget limits). */
+  trustProxy: number;
 }
 
 export interface DatabaseConfig {
@@ -120,7 +122,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   }
 
   const config: AppConfig = {
-    http: { port: read.int('PORT', 3000, 0, 65535), rateLimitPerMinute: read.int('RATE_LIMIT_PER_MINUTE', 60, 1, 10_000_000) },
+    http: { port: read.int('PORT', 3000, 0, 65535), rateLimitPerMinute: read.int('RATE_LIMIT_PER_MINUTE', 60, 1, 10_000_000), trustProxy: read.int('TRUST_PROXY', 0, 0, 10) },
     database: { url: databaseUrl ? databaseUrl.toString() : null, embeddedDataDir: 'data' },
     redis: { url: redisUrl ? redisUrl.toString() : null, keyPrefix: read.string('REDIS_PREFIX', 'mailguard:') },
     dns: { servers: read.dnsServers('DNS_SERVERS') },

@@ -68,6 +68,13 @@ export class VerificationService {
     return this.run(this.request(email, null, null));
   }
 
+  /** The widget's public tier: no account, so nothing is charged or stored; a cached answer is reused. */
+  async checkAnonymous(email: string): Promise<VerificationResult> {
+    const cached = await this.cache.get(resultKey(email));
+    this.metrics.cache.inc({ outcome: cached ? 'hit' : 'miss' });
+    return cached ? { ...cached, cached: true } : this.run(this.request(email, null, null));
+  }
+
   /** `knownMiss`: the cache was just asked for this address (a single check) and had nothing. */
   private async checkOne(email: string, accountId: string, kind: UsageKind, knownMiss: boolean): Promise<VerificationResult> {
     const request = this.request(email, accountId, kind);
@@ -105,8 +112,8 @@ export class VerificationService {
       if (!first.has(keys[index])) first.set(keys[index], email);
     });
     const unique = [...first.keys()];
-    const ref = newId(kind === 'single' ? 'chk' : 'bat');
-    const label = kind === 'single' ? 'single check' : `batch check (${unique.length} addresses)`;
+    const ref = newId(kind === 'single' ? 'chk' : kind === 'widget' ? 'wgt' : 'bat');
+    const label = kind === 'single' ? 'single check' : kind === 'widget' ? 'widget check' : `batch check (${unique.length} addresses)`;
     if (unique.length === 1) {
       const answered = await this.cachedSingle(accountId, first.get(unique[0]) as string, kind, label, ref);
       if (answered) return { results: emails.map(() => answered.results[0]), balance: answered.balance };

@@ -1,0 +1,113 @@
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Body, Controller, Get, HttpCode, Ip, Options, Post, Put, Req, Res } from '@nestjs/common';
+import { IsOptional, IsString, Matches, MaxLength, MinLength } from 'class-validator';
+import type { Request, Response } from 'express';
+import type { VerificationResult } from '@mailguard/engine';
+import { parseDefaults, parseOrigins, WidgetSettingsStore, type WidgetSettings } from '@mailguard/widget';
+import { Public, Scopes, type AuthedRequest } from '../auth/access';
+import { MAX_PATH_EMAIL } from '../validation/validation.controller';
+import { WidgetService } from './widget.service';
+
+export class WidgetVerifyDto {
+  @IsString({ message: 'email must be a string' })
+  @MinLength(1, { message: 'email must not be empty' })
+  @MaxLength(MAX_PATH_EMAIL, { message: `email must be at most ${MAX_PATH_EMAIL} characters` })
+  email!: string;
+
+  @IsOptional()
+  @Matches(/^[A-Za-z0-9_-]{8,128}$/, { message: 'deviceId must be 8 to 128 letters, digits, "-" or "_"' })
+  deviceId?: string;
+}
+
+export class WidgetSettingsDto {
+  @IsOptional()
+  allowedOrigins?: unknown;
+
+  @IsOptional()
+  defaults?: unknown;
+}
+
+/** The bundle and demo page `npm run build` makes from apps/widget (bin/build-widget.js), beside the compiled apps. */
+const WIDGET_DIST = join(__dirname, '../../../../widget');
+const SCRIPT_PATH = join(WIDGET_DIST, 'widget.js');
+/** Served at /widget/demo/: a sign-up form with the widget, for people to try. */
+export const WIDGET_DEMO_DIR = join(WIDGET_DIST, 'demo');
+
+interface Script {
+  body: Buffer;
+  etag: string;
+}
+
+let script: Script | null = null;
+function widgetScript(): Script {
+  script ??= (() => {
+    const body = readFileSync(SCRIPT_PATH);
+    return { body, etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 22)}"` };
+  })();
+  return script;
+}
+
+@Controller('widget')
+export class WidgetController {
+  constructor(
+    private readonly widget: WidgetService,
+    private readonly settings: WidgetSettingsStore,
+  ) {
+    // Fail at boot, not at a visitor's page load, when the bundle was not built.
+    widgetScript();
+  }
+
+  /** #11: the SDK, cached by browsers and CDNs and revalidated by its ETag. */
+  @Get('widget.js')
+  @Public()
+  script(@Req() req: Request, @Res() res: Response): void {
+    const { body, etag } = widgetScript();
+    res.setHeader('Cache-Control', 'public, max-age=300, stale-while-revalidate=86400');
+    res.setHeader('ETag', etag);
+    if (req.header('if-none-match')?.split(/\s*,\s*/).includes(etag)) {
+      res.status(304).end();
+      return;
+    }
+    res.type('application/javascript; charset=utf-8').send(body);
+  }
+
+  /** CORS preflight of #12; the origin is checked against the key's account on the request itself. */
+  @Options('verify')
+  @Public()
+  @HttpCode(204)
+  preflight(@Req() req: Request, @Res({ passthrough: true }) res: Response): void {
+    res.setHeader('Access-Control-Allow-Origin', req.header('origin') ?? '*');
+    res.setHeader('Access-Control-Allow-Methods', 'POST');
+    res.setHeader('Access-Control-Allow-Headers', 'Content-Type, X-API-Key');
+    res.setHeader('Access-Control-Max-Age', '600');
+    res.setHeader('Vary', 'Origin');
+  }
+
+  /** #12 */
+  @Post('verify')
+  @Public()
+  @HttpCode(200)
+  verify(@Body() body: WidgetVerifyDto, @Req() req: Request, @Ip() ip: string, @Res({ passthrough: true }) res: Response): Promise<VerificationResult> {
+    res.setHeader('Vary', 'Origin');
+    return this.widget.verify({ email: body.email, deviceId: body.deviceId, presentedKey: req.header('x-api-key'), origin: req.header('origin'), ip }, res);
+  }
+
+  /** #13 */
+  @Get('settings')
+  @Scopes('full', 'read-only')
+  read(@Req() req: AuthedRequest): Promise<WidgetSettings> {
+    return this.settings.get(req.auth.account.id);
+  }
+
+  /** #14: the fields given replace the stored ones; `defaults` left out of the body stay, fields left out of `defaults` take the built-ins. */
+  @Put('settings')
+  @Scopes('full')
+  write(@Req() req: AuthedRequest, @Body() body: WidgetSettingsDto): Promise<WidgetSettings> {
+    return this.settings.put(req.auth.account.id, {
+      allowedOrigins: body.allowedOrigins === undefined ? undefined : parseOrigins(body.allowedOrigins),
+      defaults: body.defaults === undefined ? undefined : parseDefaults(body.defaults),
+    });
+  }
+}

@@ -1,0 +1,99 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { Response } from 'express';
+import type { VerificationResult } from '@mailguard/engine';
+import { AppError } from '@mailguard/errors';
+import { ApiKeys, type Authenticated } from '@mailguard/keys';
+import type { DailyQuota, RateLimiter } from '@mailguard/ratelimit';
+import { normalizeOrigin, signGuardToken, WidgetSettingsStore, type WidgetSettings } from '@mailguard/widget';
+import { DAILY_QUOTA, RATE_LIMITER } from '../infra.module';
+import { VerificationService } from '../validation/verification.service';
+
+/** API.md §5: the public tier per device (with the client IP) and per IP, per UTC day. */
+export const PUBLIC_PER_DEVICE = 4;
+export const PUBLIC_PER_IP = 20;
+/** A widget key is paid per check, but one visitor cannot spend an account's credits at speed. */
+export const KEYED_PER_IP_MINUTE = 30;
+
+export interface WidgetRequest {
+  email: string;
+  deviceId?: string;
+  presentedKey: string | undefined;
+  origin: string | undefined;
+  ip: string;
+}
+
+/**
+ * `POST /v1/widget/verify` (API.md #12): without a key the public tier, counted per device and
+ * IP; with a widget key a paid check, only from the account's allowed origins, answered with a
+ * signed token for the site's server and the account's widget defaults.
+ */
+@Injectable()
+export class WidgetService {
+  constructor(
+    private readonly keys: ApiKeys,
+    private readonly settings: WidgetSettingsStore,
+    private readonly verifications: VerificationService,
+    @Inject(RATE_LIMITER) private readonly limiter: RateLimiter,
+    @Inject(DAILY_QUOTA) private readonly quota: DailyQuota,
+  ) {}
+
+  async verify(request: WidgetRequest, res: Response): Promise<VerificationResult> {
+    if (!request.presentedKey) return this.publicTier(request);
+    const auth = await this.keys.authenticate(request.presentedKey.trim());
+    if (!auth) throw new AppError('unauthorized', 'Invalid or revoked widget key');
+    if (auth.key.type !== 'widget') {
+      throw new AppError('forbidden', 'Secret keys must never reach a browser: create a widget key (POST /v1/keys with "type": "widget") for the widget');
+    }
+    const settings = await this.settings.get(auth.account.id);
+    const origin = request.origin ? normalizeOrigin(request.origin) : null;
+    if (settings.allowedOrigins.length > 0 && !(origin && settings.allowedOrigins.includes(origin))) {
+      throw new AppError('forbidden', `This widget key works only from the account's allowed origins; ${request.origin ? `${request.origin} is not one of them` : 'the request named no Origin'}`);
+    }
+    // Only now may the page read the answer (API.md §5: CORS only for allowed origins with a key).
+    res.setHeader('Access-Control-Allow-Origin', request.origin ?? '*');
+    res.setHeader('Access-Control-Expose-Headers', 'X-Guard-Token, X-Guard-Settings');
+    const decision = await this.limiter.hit(`widget:${auth.key.id}:${request.ip}`, KEYED_PER_IP_MINUTE, 60_000);
+    if (!decision.allowed) {
+      res.setHeader('Retry-After', String(Math.max(1, decision.resetSeconds)));
+      throw new AppError('rate_limited', `At most ${KEYED_PER_IP_MINUTE} widget checks per minute from one visitor`);
+    }
+    const { results } = await this.verifications.check(auth.account.id, [request.email], 'widget');
+    const result = results[0];
+    res.setHeader('X-Guard-Token', this.token(result, auth));
+    res.setHeader('X-Guard-Settings', encodeSettings(settings));
+    return result;
+  }
+
+  private async publicTier(request: WidgetRequest): Promise<VerificationResult> {
+    if (!request.deviceId) throw new AppError('bad_request', 'deviceId is required without a widget key');
+    const taken = await this.quota.take([
+      [`device:${request.ip}:${request.deviceId}`, PUBLIC_PER_DEVICE],
+      [`ip:${request.ip}`, PUBLIC_PER_IP],
+    ]);
+    if (!taken.allowed) {
+      throw new AppError('rate_limited', `The free widget tier allows ${PUBLIC_PER_DEVICE} checks per device per day; use a widget key (apiKey) for more`);
+    }
+    return this.verifications.checkAnonymous(request.email);
+  }
+
+  private token(result: VerificationResult, auth: Authenticated): string {
+    return signGuardToken(
+      {
+        email: result.email,
+        status: result.status,
+        reason: result.reason,
+        disposable: result.isDisposable,
+        free: result.isFree,
+        role: result.isRole,
+        catchAll: result.smtp.catchAll,
+        iat: Math.floor(Date.now() / 1000),
+      },
+      auth.account.webhookSecret,
+    );
+  }
+}
+
+/** Header-safe: base64url of the UTF-8 JSON (custom messages may hold any language). */
+function encodeSettings(settings: WidgetSettings): string {
+  return Buffer.from(JSON.stringify(settings.defaults)).toString('base64url');
+}
