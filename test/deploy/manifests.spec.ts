@@ -67,4 +67,13 @@ describe('docker', () => {
     expect(sources.length).toBeGreaterThan(0);
     for (const source of sources) expect(existsSync(join(root, source))).toBe(true);
   });
+
+  it('copies into the build stage every script that `npm run build` runs', () => {
+    const dockerfile = readFileSync(join(root, 'docker', 'Dockerfile'), 'utf8');
+    const copied = [...dockerfile.matchAll(/^COPY (?!--from)(.+) \S+$/gm)].flatMap((match) => match[1].split(/\s+/));
+    const build = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts.build;
+    const scripts = [...build.matchAll(/node (\S+\.js)/g)].map((match) => match[1]);
+    expect(scripts).toContain('bin/build-widget.js');
+    for (const script of scripts) expect(copied.some((source) => script === source || script.startsWith(`${source}/`))).toBe(true);
+  });
 });

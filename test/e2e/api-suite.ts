@@ -592,7 +592,7 @@ describe('widget (#11–14)', () => {
     expect(put.body.allowedOrigins).toEqual(['https://shop.example']);
     const allowed = await api('POST', '/v1/widget/verify', { key: widget.key, headers: { ...client(), Origin: 'https://shop.example' }, body: { email: 'jane@acme.test' } });
     expect(allowed.status).toBe(200);
-    for (const headers of [{ Origin: 'https://evil.example' }, {}]) {
+    for (const headers of [{ Origin: 'https://evil.example' }, {}] as Array<Record<string, string>>) {
       const refused = await api('POST', '/v1/widget/verify', { key: widget.key, headers: { ...client(), ...headers }, body: { email: 'jane@acme.test' } });
       expect(refused.status).toBe(403);
       expect(refused.body.error).toEqual(expect.any(String));

@@ -237,7 +237,7 @@ export class Guard {
     ui.highlight(blocked && this.flag('redHighlight', true));
     ui.showIcon(this.flag('showIcon', true) ? status : null);
     const text = blocked ? this.message(outcome?.reason as BlockReason) : status === 'valid' ? this.message('valid') : status === 'risky' ? this.message('warning') : null;
-    ui.showTooltip(this.flag('showTooltip', true) ? text : null, blocked);
+    ui.showTooltip(this.flag('showTooltip', true) ? text : null, blocked ? 'error' : status === 'risky' ? 'warning' : 'success');
     if (this.live && status !== 'checking') this.live.textContent = text ?? '';
     this.keepToken(field, token);
   }

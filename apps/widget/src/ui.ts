@@ -47,6 +47,13 @@ function iconFor(status: GuardStatus): SVGSVGElement | null {
   return svg;
 }
 
+export type Tone = 'error' | 'warning' | 'success';
+const TONES: Record<Tone, Partial<CSSStyleDeclaration>> = {
+  error: { color: '#991b1b', background: '#fef2f2', border: '1px solid #fecaca' },
+  warning: { color: '#92400e', background: '#fffbeb', border: '1px solid #fde68a' },
+  success: { color: '#166534', background: '#f0fdf4', border: '1px solid #bbf7d0' },
+};
+
 let nextId = 0;
 
 export class Decorations {
@@ -55,12 +62,14 @@ export class Decorations {
   private readonly tooltipId = `guard-tip-${++nextId}`;
   private readonly saved: Record<string, string>;
   private readonly savedInvalid: string | null;
+  private readonly hadStyle: boolean;
   private padded = false;
 
   constructor(private readonly input: HTMLInputElement) {
     const style = input.style;
     this.saved = { paddingRight: style.paddingRight, borderColor: style.borderColor, backgroundColor: style.backgroundColor, boxShadow: style.boxShadow };
     this.savedInvalid = input.getAttribute('aria-invalid');
+    this.hadStyle = input.hasAttribute('style');
   }
 
   showIcon(status: GuardStatus | null): void {
@@ -83,7 +92,7 @@ export class Decorations {
     this.place();
   }
 
-  showTooltip(text: string | null, error: boolean): void {
+  showTooltip(text: string | null, tone: Tone): void {
     if (!text) {
       this.tooltip?.remove();
       this.tooltip = null;
@@ -99,7 +108,7 @@ export class Decorations {
       this.tooltip = tooltip;
     }
     this.tooltip.textContent = text;
-    Object.assign(this.tooltip.style, error ? { color: '#991b1b', background: '#fef2f2', border: '1px solid #fecaca' } : { color: '#166534', background: '#f0fdf4', border: '1px solid #bbf7d0' });
+    Object.assign(this.tooltip.style, TONES[tone]);
     this.describe(true);
     this.place();
   }
@@ -132,6 +141,7 @@ export class Decorations {
     this.tooltip?.remove();
     this.icon = this.tooltip = null;
     Object.assign(this.input.style, this.saved);
+    if (!this.hadStyle && !this.input.getAttribute('style')) this.input.removeAttribute('style');
     this.padded = false;
     this.describe(false);
     this.invalid(false);
