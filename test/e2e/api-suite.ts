@@ -503,6 +503,75 @@ describe('finder (#9)', () => {
   });
 });
 
+describe('domain insight (#10) and what the service learns (#3, #9)', () => {
+  type Insight = { domain: string; catchAll: boolean | null; pattern: string | null; provider: string | null; mx: Array<{ exchange: string; priority: number }>; confidence: number; addresses: number };
+  type Found = { email: string | null; confidence: number; pattern: string | null };
+  type Checked = { confidence: number | null; checks: { catchAll: { value: boolean; confidence: number | null; signals?: Array<{ signal: string; weight: number }> } } };
+  const insight = (key: string, domain: string) => api<Insight>('GET', `/v1/email-finder/domain/${encodeURIComponent(domain)}`, { key });
+  const check = async (key: string, email: string) => (await api<Checked>('GET', `/v1/email-validation/${encodeURIComponent(email)}`, { key })).body;
+  const report = async (key: string, email: string, outcome: 'delivered' | 'bounced') => expect((await api('POST', '/v1/email-validation/feedback', { key, body: { email, outcome } })).status).toBe(202);
+
+  it('describes strict and catch-all domains for free: MX, provider, catch-all and the learned pattern', async () => {
+    const { apiKey } = await signup();
+    const before = (await api<{ balance: number }>('GET', '/v1/credits', { key: apiKey })).body.balance;
+    // A finder hit confirmed by the server teaches acme.test its pattern.
+    expect((await api<Found>('GET', '/v1/email-finder?firstName=John&lastName=Doe&domain=acme.test', { key: apiKey })).body.pattern).toBe('first.last');
+    const strict = await insight(apiKey, 'https://www.acme.test/about');
+    expect(strict.status).toBe(200);
+    expect(strict.body).toEqual({ domain: 'acme.test', catchAll: false, pattern: 'first.last', provider: null, mx: [{ exchange: 'mx1.acme.test', priority: 10 }], confidence: expect.any(Number), addresses: expect.any(Number) });
+    expect(strict.body.confidence).toBeGreaterThan(0);
+    expect(strict.body.addresses).toBeGreaterThanOrEqual(1);
+    const google = await insight(apiKey, 'gmail.com');
+    expect(google.body).toMatchObject({ domain: 'gmail.com', catchAll: false, provider: 'google' });
+    const catchAll = await insight(apiKey, 'catchall.test');
+    expect(catchAll.body).toMatchObject({ domain: 'catchall.test', catchAll: true, mx: [{ exchange: 'mx.catchall.test', priority: 5 }] });
+    expect((await insight(apiKey, 'nomail.test')).body).toMatchObject({ domain: 'nomail.test', catchAll: null, mx: [], pattern: null, confidence: 0 });
+    expect((await api<{ balance: number }>('GET', '/v1/credits', { key: apiKey })).body.balance).toBe(before - 1);
+  });
+
+  it('answers 400 for what is no domain and 403 outside its scopes', async () => {
+    const { apiKey } = await signup();
+    for (const bad of ['not a domain', 'localhost', 'x'.repeat(300)]) {
+      const response = await insight(apiKey, bad);
+      expect(response.status).toBe(400);
+      expect(response.body).toMatchObject({ error: expect.any(String) });
+    }
+    for (const scope of ['read-only', 'lists']) expect((await insight((await createKey(apiKey, scope)).key, 'acme.test')).status).toBe(403);
+    expect((await insight((await createKey(apiKey, 'verify')).key, 'acme.test')).status).toBe(200);
+  });
+
+  it('learns a catch-all domain from feedback: the pattern, the finder guess and the confidence of new addresses follow', async () => {
+    const { apiKey } = await signup();
+    expect((await insight(apiKey, 'learning.test')).body).toMatchObject({ catchAll: true, pattern: null, confidence: 0, addresses: 0 });
+    const guess = await api<Found>('GET', '/v1/email-finder?firstName=Carl&lastName=Miller&domain=learning.test', { key: apiKey });
+    expect(guess.body).toMatchObject({ email: 'carl.miller@learning.test', pattern: 'first.last' });
+    const inPattern = await check(apiKey, 'tgreen@learning.test');
+    const offPattern = await check(apiKey, 'tom.green@learning.test');
+    expect(inPattern.checks.catchAll.value).toBe(true);
+    expect(inPattern.checks.catchAll.signals?.map((signal) => signal.signal)).not.toContain('learned_pattern');
+
+    for (const local of ['jdoe', 'asmith', 'bwayne']) await report(apiKey, `${local}@learning.test`, 'delivered');
+    const learned = await insight(apiKey, 'learning.test');
+    expect(learned.body).toMatchObject({ catchAll: true, pattern: 'flast', addresses: 3 });
+    expect(learned.body.confidence).toBeGreaterThan(50);
+    const better = await api<Found>('GET', '/v1/email-finder?firstName=Carl&lastName=Miller&domain=learning.test', { key: apiKey });
+    expect(better.body).toMatchObject({ email: 'cmiller@learning.test', pattern: 'flast' });
+    expect(better.body.confidence).toBeGreaterThan(guess.body.confidence);
+
+    const newInPattern = await check(apiKey, 'pbrown@learning.test');
+    expect(newInPattern.confidence).toBeGreaterThan(inPattern.confidence as number);
+    expect(newInPattern.checks.catchAll.signals).toEqual(expect.arrayContaining([expect.objectContaining({ signal: 'learned_pattern', weight: expect.any(Number) })]));
+    const newOffPattern = await check(apiKey, 'peter.brown@learning.test');
+    expect(newOffPattern.confidence).toBeLessThan(offPattern.confidence as number);
+
+    // A bounce about the address itself: its cached answer goes, and the next one follows the report.
+    await report(apiKey, 'tgreen@learning.test', 'bounced');
+    const bounced = await check(apiKey, 'tgreen@learning.test');
+    expect(bounced.confidence).toBeLessThan(20);
+    expect(bounced.checks.catchAll.signals).toEqual(expect.arrayContaining([expect.objectContaining({ signal: 'reported_bounced' })]));
+  });
+});
+
 describe('widget (#11–14)', () => {
   let clients = 0;
   /** A distinct client address per test (the gateway trusts one proxy hop: TRUST_PROXY=1). */

@@ -7,7 +7,7 @@ import { MemoryResultCache, RedisResultCache } from '@mailguard/cache';
 import { Metrics } from '@mailguard/metrics';
 import type { AppConfig } from '@mailguard/config';
 import { CreditLedger } from '@mailguard/credits';
-import { FeedbackStore } from '@mailguard/feedback';
+import { DomainKnowledge, FeedbackStore } from '@mailguard/feedback';
 import { Database } from '@mailguard/db';
 import { AppError } from '@mailguard/errors';
 import { ApiKeys, RedisKeyChanges } from '@mailguard/keys';
@@ -45,6 +45,7 @@ export async function startGateway(config: AppConfig, logger: Logger): Promise<G
   const cache = redis ? new RedisResultCache(redis, prefix) : new MemoryResultCache();
   const store = new ResultStore(() => database.dataSource, cache, config.checks.cacheTtlSeconds);
   const lists = new ListStore(() => database.dataSource);
+  const knowledge = new DomainKnowledge(() => database.dataSource);
   let pipeline: CheckPipeline;
   let queues: BullMqPipeline['queues'] = [];
   if (redis) {
@@ -56,7 +57,7 @@ export async function startGateway(config: AppConfig, logger: Logger): Promise<G
     pipeline = bull;
     queues = bull.queues;
   } else {
-    pipeline = new InProcessPipeline(stageHandlers(engine, store, lists, cache, listOptions(config)), (err, job) => logger.error({ err, job }, 'job failed'));
+    pipeline = new InProcessPipeline(stageHandlers(engine, store, lists, cache, knowledge, listOptions(config)), (err, job) => logger.error({ err, job }, 'job failed'));
     // One process holds every job in memory: lists that were running when it stopped start again.
     const running = await lists.running(true).catch((err: unknown) => {
       logger.warn({ err }, 'could not look for running lists (the database is not answering)');
@@ -79,6 +80,7 @@ export async function startGateway(config: AppConfig, logger: Logger): Promise<G
     lists,
     feedback: new FeedbackStore(() => database.dataSource),
     widgetSettings: new WidgetSettingsStore(() => database.dataSource),
+    knowledge,
     quota: redis ? new RedisDailyQuota(redis, prefix) : new MemoryDailyQuota(),
     database,
     redis,

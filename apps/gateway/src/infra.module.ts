@@ -4,7 +4,7 @@ import type { Redis } from 'ioredis';
 import type { ResultCache } from '@mailguard/cache';
 import { CreditLedger } from '@mailguard/credits';
 import { Database } from '@mailguard/db';
-import { FeedbackStore } from '@mailguard/feedback';
+import { DomainKnowledge, FeedbackStore } from '@mailguard/feedback';
 import { ApiKeys } from '@mailguard/keys';
 import { ListStore } from '@mailguard/lists';
 import { Metrics } from '@mailguard/metrics';
@@ -43,6 +43,8 @@ export interface Infrastructure {
   lists: ListStore;
   feedback: FeedbackStore;
   widgetSettings: WidgetSettingsStore;
+  /** What the service has learned about domains' addresses (finder, domain insight). */
+  knowledge: DomainKnowledge;
   /** The widget's public tier counters. */
   quota: DailyQuota;
 }
@@ -68,6 +70,7 @@ export class InfraModule {
       { provide: ListStore, useValue: infra.lists },
       { provide: FeedbackStore, useValue: infra.feedback },
       { provide: WidgetSettingsStore, useValue: infra.widgetSettings },
+      { provide: DomainKnowledge, useValue: infra.knowledge },
       { provide: DAILY_QUOTA, useValue: infra.quota },
     ];
     return { module: InfraModule, providers, exports: providers.map(({ provide }) => provide) };

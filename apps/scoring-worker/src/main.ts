@@ -1,4 +1,5 @@
 import { RedisResultCache } from '@mailguard/cache';
+import { DomainKnowledge } from '@mailguard/feedback';
 import { concludeGroupHandler, ListStore } from '@mailguard/lists';
 import { buildEngine, concludeHandler, listOptions, ResultStore } from '@mailguard/pipeline';
 import { runWorker } from '@mailguard/worker';
@@ -14,6 +15,7 @@ void runWorker('scoring-worker', {
     const store = new ResultStore(() => database!.dataSource, cache, config.checks.cacheTtlSeconds);
     const engine = buildEngine(config, redis);
     const lists = new ListStore(() => database!.dataSource);
-    return { 'scoring.conclude': concludeHandler(engine, store), 'scoring.concludeGroup': concludeGroupHandler(engine, lists, cache, listOptions(config)) };
+    const knowledge = new DomainKnowledge(() => database!.dataSource);
+    return { 'scoring.conclude': concludeHandler(engine, store, knowledge), 'scoring.concludeGroup': concludeGroupHandler(engine, lists, cache, knowledge, listOptions(config)) };
   },
 });

@@ -3,7 +3,7 @@ import type { AppConfig } from '@mailguard/config';
 import { createResolver, lookupAuthentication, lookupMailDomain, type Authentication, type DnsResolver, type MailDomain } from '@mailguard/dns';
 import { isDisposableDomain, isFreeDomain, isRoleLocalPart, parseAddress, suggestCorrection } from '@mailguard/email';
 import { DomainAgeLookup, hasGravatar, nodeGet, type DomainAge, type HttpGet } from '@mailguard/lookups';
-import { catchAllConfidence } from '@mailguard/scoring';
+import { catchAllConfidence, type DomainModel } from '@mailguard/scoring';
 import { detectProvider, directConnector, MemorySessionGate, probeMailbox, probeMailboxes, providerAcceptsAll, socksConnector, type Connector, type ProbeResult, type SessionGate } from '@mailguard/smtp';
 import { decideVerdict, type MailboxAnswer, type UnknownCause } from '@mailguard/verdict';
 import { MemoryTtlStore, type DomainCacheStore } from './domain-cache';
@@ -335,7 +335,8 @@ export class VerificationEngine {
   }
 
   /** Stage 3: catch-all confidence and the verdict; `outcome` is null when SMTP was not (or could not be) asked. */
-  conclude(inspection: Inspection, outcome: ProbeOutcome | null): VerificationResult {
+  /** `domain`: what the service has learned about the domain's addresses (catch-all domains only). */
+  conclude(inspection: Inspection, outcome: ProbeOutcome | null, domain: DomainModel | null = null): VerificationResult {
     const facts = inspection.facts;
     const probe = outcome?.probe ?? null;
     const mailbox = mailboxAnswer(probe);
@@ -351,6 +352,7 @@ export class VerificationEngine {
           dmarc: facts?.authentication.dmarc.present ?? false,
           ageDays: facts?.age.ageDays ?? null,
           providerAcceptsAll: acceptsAll,
+          domain,
         })
       : null;
     const verdict = decideVerdict({

@@ -1,4 +1,5 @@
 import type { VerificationEngine, VerificationResult } from '@mailguard/engine';
+import type { DomainModel } from '@mailguard/scoring';
 import type { PersonName } from './names';
 import { candidates } from './patterns';
 
@@ -18,26 +19,27 @@ const CATCH_ALL_CEILING = 70;
 
 /**
  * A person's professional address (API.md #9). Every candidate is asked in one SMTP session
- * (`probeGroup`, several RCPT per transaction, the made-up address once): at a strict domain the
- * first accepted candidate in pattern order wins with high confidence; at a catch-all domain no
- * server can tell, so the most used pattern wins, with a confidence from its prior weight.
+ * (`probeGroup`, several RCPT per transaction, the made-up address once), the domain's learned
+ * pattern first: at a strict domain the first accepted candidate wins with high confidence; at a
+ * catch-all domain no server can tell, so the likeliest pattern wins — the domain's own once it
+ * has taught one, else the most used — with its share as the confidence (capped).
  */
-export async function findAddress(engine: VerificationEngine, name: PersonName, domain: string): Promise<FinderAnswer> {
-  const list = candidates(name);
+export async function findAddress(engine: VerificationEngine, name: PersonName, domain: string, model: DomainModel | null = null): Promise<FinderAnswer> {
+  const list = candidates(name, model);
   const deadlineAt = Date.now() + FINDER_BUDGET_MS;
   const inspections = await Promise.all(list.map((candidate) => engine.inspect(`${candidate.localPart}@${domain}`, { deadlineAt })));
   if (!inspections[0].needsProbe) return NOTHING;
   const outcomes = await engine.probeGroup(inspections, { deadlineAt });
-  const results = inspections.map((inspection, index) => engine.conclude(inspection, outcomes[index]));
+  const results = inspections.map((inspection, index) => engine.conclude(inspection, outcomes[index], model));
   const catchAll = results.some((result) => result.smtp.catchAll);
   if (catchAll) {
     const total = list.reduce((sum, candidate) => sum + candidate.weight, 0);
-    const scored = list.map((candidate, index) => ({ email: results[index].email, confidence: Math.round((candidate.weight / total) * CATCH_ALL_CEILING * 2), index }));
+    const scored = list.map((candidate, index) => ({ email: results[index].email, confidence: Math.min(CATCH_ALL_CEILING, Math.round((100 * candidate.weight) / total)), index }));
     scored.sort((a, b) => b.confidence - a.confidence);
     const [best, ...rest] = scored;
     return {
       email: best.email,
-      confidence: Math.min(CATCH_ALL_CEILING, best.confidence),
+      confidence: best.confidence,
       pattern: list[best.index].pattern,
       result: results[best.index],
       alternatives: rest.slice(0, 3).map(({ email, confidence }) => ({ email, confidence })),

@@ -1,3 +1,4 @@
+export { domainInsight, type DomainInsight } from './domain-insight';
 export { findAddress, type FinderAnswer } from './finder';
 export { foldName, parseName, registrableDomain, type PersonName } from './names';
-export { candidates, PATTERNS, type Candidate } from './patterns';
+export { candidates, type Candidate } from './patterns';

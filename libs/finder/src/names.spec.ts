@@ -1,5 +1,6 @@
 import { foldName, parseName, registrableDomain } from './names';
-import { candidates, PATTERNS } from './patterns';
+import { PATTERNS } from '@mailguard/scoring';
+import { candidates } from './patterns';
 
 describe('names', () => {
   it.each([

@@ -1,3 +1,4 @@
+import type { DomainKnowledge } from '@mailguard/feedback';
 import { resultKey, type ResultCache } from '@mailguard/cache';
 import type { Inspection, VerificationEngine } from '@mailguard/engine';
 import type { GroupPayload, JobHandler, StageContext } from '@mailguard/queue';
@@ -119,12 +120,13 @@ export function probeGroupHandler(engine: VerificationEngine, options: ListOptio
 }
 
 /** The scoring worker's part: verdicts, then the rows settle (and are paid for) once. */
-export function concludeGroupHandler(engine: VerificationEngine, store: ListStore, cache: ResultCache, options: ListOptions): JobHandler<'scoring.concludeGroup'> {
+export function concludeGroupHandler(engine: VerificationEngine, store: ListStore, cache: ResultCache, knowledge: DomainKnowledge, options: ListOptions): JobHandler<'scoring.concludeGroup'> {
   return async (payload, queue) => {
     const inspections = payload.facts ? restore(payload) : payload.inspections;
-    const results = inspections.map((inspection, index) => engine.conclude(inspection, payload.outcomes[index]));
+    const results = await knowledge.conclude(engine, inspections, payload.outcomes);
     const finished = await store.settle(payload.listId, results.map((result, index) => ({ row: payload.rows[index], result })));
     await Promise.all(results.filter((result) => result.reachable !== 'unknown').map((result) => cache.set(resultKey(result.email), result, options.cacheTtlSeconds)));
+    await knowledge.learn(results);
     if (finished) await announce(finished, queue, options);
     return { settled: results.length };
   };

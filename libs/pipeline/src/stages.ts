@@ -1,3 +1,4 @@
+import type { DomainKnowledge } from '@mailguard/feedback';
 import type { ResultCache } from '@mailguard/cache';
 import type { VerificationEngine } from '@mailguard/engine';
 import { concludeGroupHandler, feedHandler, probeGroupHandler, webhookHandler, type ListOptions, type ListStore } from '@mailguard/lists';
@@ -38,23 +39,24 @@ export function probeHandler(engine: VerificationEngine, options: StageOptions):
 }
 
 /** Stage 3 (scoring-worker): confidence and verdict, then the result is stored and cached. */
-export function concludeHandler(engine: VerificationEngine, store: ResultStore): JobHandler<'scoring.conclude'> {
+export function concludeHandler(engine: VerificationEngine, store: ResultStore, knowledge: DomainKnowledge): JobHandler<'scoring.conclude'> {
   return async ({ request, inspection, outcome }) => {
-    const result = engine.conclude(inspection, outcome);
+    const [result] = await knowledge.conclude(engine, [inspection], [outcome]);
     await store.save(request, result);
+    await knowledge.learn([result]);
     return result;
   };
 }
 
 /** Every job, for the in-process pipeline: the same handlers the workers run. */
-export function stageHandlers(engine: VerificationEngine, store: ResultStore, lists: ListStore, cache: ResultCache, options: ListOptions): JobHandlers {
+export function stageHandlers(engine: VerificationEngine, store: ResultStore, lists: ListStore, cache: ResultCache, knowledge: DomainKnowledge, options: ListOptions): JobHandlers {
   return {
     'dns.inspect': inspectHandler(engine),
     'smtp.probe': probeHandler(engine, options),
-    'scoring.conclude': concludeHandler(engine, store),
+    'scoring.conclude': concludeHandler(engine, store, knowledge),
     'list.feed': feedHandler(engine, lists),
     'smtp.probeGroup': probeGroupHandler(engine, options),
-    'scoring.concludeGroup': concludeGroupHandler(engine, lists, cache, options),
+    'scoring.concludeGroup': concludeGroupHandler(engine, lists, cache, knowledge, options),
     'webhook.deliver': webhookHandler(lists, options),
   };
 }

@@ -2,9 +2,11 @@
  * Confidence (0–100) that an address at a catch-all domain belongs to a real, read mailbox.
  *
  * A catch-all server accepts every RCPT, so SMTP cannot tell; what is left is evidence about the
- * address and the domain. The model is a fixed logistic score: each signal adds a documented weight
- * in log-odds to a neutral prior (50%), and confidence = 100·σ(sum), clamped to 1–99. It is
- * deterministic: the same inputs always give the same confidence, and `signals` says what moved it.
+ * address and the domain. The model is a logistic score: each signal adds a documented weight
+ * in log-odds to a neutral prior (50%), and confidence = 100·σ(sum), clamped to 1–99. The static
+ * signals below come first; what the service has learned about the domain (its address pattern,
+ * delivered and bounced reports: domain-model.ts) adds its own. It is deterministic: the same
+ * inputs and evidence always give the same confidence, and `signals` says what moved it.
  *
  * | signal | weight | why |
  * |---|---|---|
@@ -20,6 +22,9 @@
  * | `provider_accepts_all` the provider accepts all RCPTs (Yahoo) | −0.4 | no server-side evidence at all |
  */
 
+import { domainSignals, type DomainModel } from './domain-model';
+import { FIRST_NAMES } from './first-names';
+
 export interface CatchAllFeatures {
   localPart: string;
   role: boolean;
@@ -28,6 +33,8 @@ export interface CatchAllFeatures {
   dmarc: boolean;
   ageDays: number | null;
   providerAcceptsAll: boolean;
+  /** What is known about the domain's addresses; null or absent: the static signals only. */
+  domain?: DomainModel | null;
 }
 
 export interface Signal {
@@ -40,19 +47,6 @@ export interface CatchAllConfidence {
   signals: Signal[];
 }
 
-/** Common given names (English-speaking and European), enough to recognise person-shaped local parts. */
-const FIRST_NAMES = new Set(
-  `aaron adam adrian ahmed alan albert alex alexander alice alicia amanda amy ana andrea andrew angela anna anne anthony antonio
-  ashley barbara ben benjamin beth betty bill bob brian bruce carl carla carlos carol caroline catherine charles charlie chris
-  christian christina christine christopher claire claudia colin craig daniel david deborah dennis diana diane donald donna
-  dorothy douglas edward elena elizabeth ellen emily emma eric erik eva frank fred gabriel gary george gina grace greg gregory
-  hannah harry heather helen henry hugo ian isabel jack jacob james jamie jane janet jason javier jean jeff jennifer jeremy
-  jessica jim joan joe john jonathan jorge jose joseph joshua juan julia julie justin karen kate katherine kathleen keith kelly
-  kenneth kevin kim laura lauren linda lisa louis lucas lucy luis luke marco margaret maria marie mark martin mary matthew max
-  megan michael michelle mike monica nancy natalie nathan nicholas nicole olivia oscar pablo pamela patricia patrick paul paula
-  peter philip rachel raymond rebecca richard robert roger ronald rose ruth ryan sam samuel sandra sara sarah scott sean sharon
-  simon sophie stephanie stephen steve steven susan thomas tim timothy tom tony victoria vincent walter william zoe`.split(/\s+/),
-);
 
 const WEIGHTS = {
   namePattern: 1.6,
@@ -116,6 +110,7 @@ export function catchAllConfidence(features: CatchAllFeatures): CatchAllConfiden
     else if (features.ageDays > 5 * 365) signals.push({ signal: 'domain_age', weight: WEIGHTS.oldDomain });
   }
   if (features.providerAcceptsAll) signals.push({ signal: 'provider_accepts_all', weight: WEIGHTS.providerAcceptsAll });
+  if (features.domain) signals.push(...domainSignals(local, features.domain));
   const sum = signals.reduce((total, { weight }) => total + weight, 0);
   const confidence = Math.min(99, Math.max(1, Math.round(100 / (1 + Math.exp(-sum)))));
   return { confidence, signals };

@@ -1,10 +1,12 @@
-import { Controller, Get, Inject, Query, Req, Res } from '@nestjs/common';
+import { domainToASCII } from 'node:url';
+import { Controller, Get, Inject, Param, Query, Req, Res } from '@nestjs/common';
 import type { Response } from 'express';
 import { APP_CONFIG, type AppConfig } from '@mailguard/config';
 import { CreditLedger } from '@mailguard/credits';
 import type { VerificationEngine } from '@mailguard/engine';
 import { AppError } from '@mailguard/errors';
-import { findAddress, parseName, registrableDomain, type FinderAnswer } from '@mailguard/finder';
+import { DomainKnowledge } from '@mailguard/feedback';
+import { domainInsight, findAddress, parseName, registrableDomain, type DomainInsight, type FinderAnswer } from '@mailguard/finder';
 import { newId } from '@mailguard/keys';
 import type { ResultStore } from '@mailguard/pipeline';
 import { Scopes, setCreditsRemaining, type AuthedRequest } from '../auth/access';
@@ -19,7 +21,17 @@ export class FinderController {
     @Inject(ENGINE) private readonly engine: VerificationEngine,
     @Inject(RESULT_STORE) private readonly store: ResultStore,
     private readonly ledger: CreditLedger,
+    private readonly knowledge: DomainKnowledge,
   ) {}
+
+  /** #10: free. */
+  @Get('domain/:domain')
+  @Scopes('full', 'verify')
+  async domain(@Param('domain') param: string): Promise<DomainInsight> {
+    const domain = param.length <= MAX_PARAM ? registrableDomain(param) : null;
+    if (!domain) throw new AppError('bad_request', 'Give a domain such as acme.com (or a URL)');
+    return domainInsight(this.engine, domain, await this.knowledge.model(domainToASCII(domain) || domain));
+  }
 
   /**
    * #9: 1 credit when an address is returned, nothing otherwise (taken up front so that the
@@ -51,12 +63,14 @@ export class FinderController {
     }
     let answer: FinderAnswer;
     try {
-      answer = await findAddress(this.engine, name, domain);
+      answer = await findAddress(this.engine, name, domain, await this.knowledge.model(domainToASCII(domain) || domain));
     } catch (error) {
       await this.ledger.refund(accountId, 1, 'refund: the finder failed', ref);
       throw error;
     }
     if (answer.email && answer.result) {
+      // A hit a server confirmed teaches the domain its pattern (the name is known, so the pattern is too).
+      if (answer.pattern && answer.result.reason === 'accepted_email') await this.knowledge.found(domainToASCII(domain) || domain, answer.result.checks.syntax.localPart, answer.pattern);
       await this.store.record({ requestId: newId('ver'), email: answer.email, deadlineAt: Date.now() + this.config.checks.deadlineMs, accountId, kind: 'finder' }, answer.result);
       setCreditsRemaining(res, charged);
     } else {

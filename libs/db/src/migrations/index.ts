@@ -2,9 +2,10 @@ import { AccountsKeysCredits1764115200000 } from './1764115200000-accounts-keys-
 import { Lists1764201600000 } from './1764201600000-lists';
 import { Feedback1764288000000 } from './1764288000000-feedback';
 import { WidgetSettings1764374400000 } from './1764374400000-widget-settings';
+import { DomainEvidence1764460800000 } from './1764460800000-domain-evidence';
 
 /**
  * Every schema change, in order. The service never uses `synchronize`: each change is a migration
  * class added here.
  */
-export const MIGRATIONS: Function[] = [AccountsKeysCredits1764115200000, Lists1764201600000, Feedback1764288000000, WidgetSettings1764374400000];
+export const MIGRATIONS: Function[] = [AccountsKeysCredits1764115200000, Lists1764201600000, Feedback1764288000000, WidgetSettings1764374400000, DomainEvidence1764460800000];

@@ -1,0 +1,76 @@
+import { domainToASCII } from 'node:url';
+import type { DataSource } from 'typeorm';
+import type { Inspection, ProbeOutcome, VerificationEngine, VerificationResult } from '@mailguard/engine';
+import { learnDomain, type DomainModel, type Evidence } from '@mailguard/scoring';
+
+/** Evidence beyond this many addresses per domain and kind changes the model little; the newest count. */
+const MAX_EVIDENCE = 2_000;
+
+/**
+ * What the service knows about each domain's addresses (Postgres: `domain_evidence` and
+ * `feedback`), and the verdicts that use it: a catch-all address is concluded with its domain's
+ * learned model (libs/scoring/src/domain-model.ts), and every address a strict server accepted is
+ * remembered for its domain's pattern.
+ */
+export class DomainKnowledge {
+  constructor(private readonly dataSource: () => DataSource) {}
+
+  /** Everything known at a domain (A-label), oldest first so that the latest word on an address wins. */
+  async evidence(domain: string): Promise<Evidence[]> {
+    const [known, reports] = await Promise.all([
+      this.dataSource().query('SELECT local_part, source, pattern FROM domain_evidence WHERE domain = $1 ORDER BY created_at DESC LIMIT $2', [domain, MAX_EVIDENCE]) as Promise<
+        Array<{ local_part: string; source: 'verified' | 'finder'; pattern: string | null }>
+      >,
+      // Each address counts once, with its latest report, whoever sent it.
+      this.dataSource().query(
+        `SELECT local_part, outcome FROM (
+           SELECT DISTINCT ON (local_part) local_part, outcome, created_at FROM feedback WHERE domain = $1 ORDER BY local_part, created_at DESC
+         ) latest ORDER BY created_at DESC LIMIT $2`,
+        [domain, MAX_EVIDENCE],
+      ) as Promise<Array<{ local_part: string; outcome: 'delivered' | 'bounced' }>>,
+    ]);
+    return [
+      ...known.reverse().map((row): Evidence => ({ localPart: row.local_part, outcome: 'exists', source: row.source, pattern: row.pattern })),
+      ...reports.reverse().map((row): Evidence => ({ localPart: row.local_part, outcome: row.outcome === 'delivered' ? 'exists' : 'bounced', source: 'feedback', pattern: null })),
+    ];
+  }
+
+  async model(domain: string): Promise<DomainModel> {
+    return learnDomain(await this.evidence(domain));
+  }
+
+  /** Verdicts; those at catch-all domains are concluded again with what their domain has taught (one look-up per domain). */
+  async conclude(engine: VerificationEngine, inspections: Inspection[], outcomes: Array<ProbeOutcome | null>): Promise<VerificationResult[]> {
+    const models = new Map<string, Promise<DomainModel>>();
+    return Promise.all(
+      inspections.map(async (inspection, index) => {
+        const result = engine.conclude(inspection, outcomes[index]);
+        const domain = inspection.asciiDomain;
+        if (!result.smtp.catchAll || !domain) return result;
+        if (!models.has(domain)) models.set(domain, this.model(domain));
+        return engine.conclude(inspection, outcomes[index], await models.get(domain));
+      }),
+    );
+  }
+
+  /** Addresses a strict server accepted: evidence of their domain's pattern (role addresses are not people). */
+  async learn(results: VerificationResult[]): Promise<void> {
+    const accepted = results.filter((result) => result.reason === 'accepted_email');
+    if (accepted.length === 0) return;
+    const domains = accepted.map((result) => domainToASCII(result.domain) || result.domain);
+    const locals = accepted.map((result) => result.checks.syntax.localPart.toLowerCase());
+    await this.dataSource().query(
+      `INSERT INTO domain_evidence (domain, local_part, source) SELECT * , 'verified' FROM unnest($1::text[], $2::text[]) ON CONFLICT DO NOTHING`,
+      [domains, locals],
+    );
+  }
+
+  /** A finder hit at a strict domain: the pattern is known, not inferred. */
+  async found(domain: string, localPart: string, pattern: string): Promise<void> {
+    await this.dataSource().query(
+      `INSERT INTO domain_evidence (domain, local_part, source, pattern) VALUES ($1, $2, 'finder', $3)
+       ON CONFLICT (domain, local_part) DO UPDATE SET source = 'finder', pattern = excluded.pattern`,
+      [domain, localPart.toLowerCase(), pattern],
+    );
+  }
+}

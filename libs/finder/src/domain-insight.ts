@@ -1,0 +1,39 @@
+import type { VerificationEngine } from '@mailguard/engine';
+import type { DomainModel } from '@mailguard/scoring';
+
+/** `GET /v1/email-finder/domain/:domain` (API.md #10), with the number of addresses the pattern rests on. */
+export interface DomainInsight {
+  domain: string;
+  /** null when the server could not be asked (no mail, down, greylisting). */
+  catchAll: boolean | null;
+  pattern: string | null;
+  provider: string | null;
+  mx: Array<{ exchange: string; priority: number }>;
+  /** 0–100: the learned pattern's share at the domain; 0 while none is learned. */
+  confidence: number;
+  addresses: number;
+}
+
+const INSIGHT_BUDGET_MS = 15_000;
+
+/**
+ * What is known about a domain: its MX and provider from DNS, catch-all from one SMTP session
+ * (the postmaster, which RFC 5321 requires, and the made-up address the prober adds to tell
+ * catch-all), and the address pattern learned from its verified addresses, finder hits and feedback.
+ */
+export async function domainInsight(engine: VerificationEngine, domain: string, model: DomainModel): Promise<DomainInsight> {
+  const deadlineAt = Date.now() + INSIGHT_BUDGET_MS;
+  const inspection = await engine.inspect(`postmaster@${domain}`, { deadlineAt });
+  const facts = inspection.facts;
+  const [outcome] = inspection.needsProbe ? await engine.probeGroup([inspection], { deadlineAt }) : [null];
+  return {
+    domain: inspection.domain || domain,
+    // The prober asks the made-up address only while the domain's catch-all is not known yet.
+    catchAll: outcome?.probe.catchAll ?? facts?.catchAll ?? null,
+    pattern: model.pattern,
+    provider: facts?.provider ?? null,
+    mx: facts && facts.mail.status === 'ok' && !facts.mail.nullMx ? facts.mail.records : [],
+    confidence: model.confidence,
+    addresses: model.addresses,
+  };
+}

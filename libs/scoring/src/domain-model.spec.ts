@@ -1,0 +1,79 @@
+import { catchAllConfidence, type CatchAllFeatures } from './catch-all-confidence';
+import { domainSignals, learnDomain, type Evidence } from './domain-model';
+import { likeliestPattern, patternFits } from './patterns';
+
+const exists = (localPart: string, source: Evidence['source'] = 'verified', pattern: string | null = null): Evidence => ({ localPart, outcome: 'exists', source, pattern });
+const bounced = (localPart: string): Evidence => ({ localPart, outcome: 'bounced', source: 'feedback', pattern: null });
+const features = (localPart: string, domain: CatchAllFeatures['domain'] = null): CatchAllFeatures => ({ localPart, role: false, gravatar: null, spf: true, dmarc: true, ageDays: 4000, providerAcceptsAll: false, domain });
+
+describe('patternFits', () => {
+  it('reads the pattern of a local part with the help of common given names', () => {
+    expect(likeliestPattern('john.smith')).toBe('first.last');
+    expect(likeliestPattern('smith.john')).toBe('last.first');
+    expect(likeliestPattern('j.smith')).toBe('f.last');
+    expect(likeliestPattern('john_smith')).toBe('first_last');
+    expect(likeliestPattern('johnsmith')).toBe('firstlast');
+    expect(likeliestPattern('johns')).toBe('firstl');
+    expect(likeliestPattern('jsmith')).toBe('flast');
+    expect(likeliestPattern('john')).toBe('first');
+    expect(likeliestPattern('js')).toBe('fl');
+    for (const none of ['x7g2k9', 'a.b.c', 'john.smith2', '']) expect(patternFits(none)).toEqual({});
+  });
+});
+
+describe('learnDomain', () => {
+  it('knows nothing without evidence: no pattern, the table shares', () => {
+    const model = learnDomain([]);
+    expect(model).toMatchObject({ pattern: null, confidence: 0, addresses: 0, named: 0 });
+    expect(domainSignals('jsmith', model)).toEqual([]);
+  });
+
+  it('learns a domain pattern from verified addresses, and grows surer with more', () => {
+    const three = learnDomain(['jsmith', 'mjones', 'kwest'].map((local) => exists(local)));
+    const six = learnDomain(['jsmith', 'mjones', 'kwest', 'pbrown', 'tgreen', 'alee'].map((local) => exists(local)));
+    expect(three.pattern).toBe('flast');
+    expect(six.pattern).toBe('flast');
+    expect(six.confidence).toBeGreaterThan(three.confidence);
+    expect(six.addresses).toBe(6);
+  });
+
+  it('takes the finder pattern as given, and is deterministic', () => {
+    const evidence = [exists('jdoe', 'finder', 'flast'), exists('maria', 'finder', 'first'), exists('peter', 'finder', 'first')];
+    expect(learnDomain(evidence)).toEqual(learnDomain(evidence));
+    expect(learnDomain(evidence).pattern).toBe('first');
+  });
+
+  it('does not count bounced addresses as the pattern', () => {
+    const model = learnDomain([exists('john.smith', 'feedback'), bounced('jsmith'), bounced('mjones'), bounced('kwest')]);
+    expect(model.pattern).toBe('first.last');
+    expect(model.reports.flast).toEqual({ delivered: 0, bounced: 3 });
+  });
+});
+
+describe('catch-all confidence with a learned domain', () => {
+  const learned = learnDomain(['jsmith', 'mjones', 'kwest', 'pbrown'].map((local) => exists(local, 'feedback')));
+
+  it('rises for an address in the pattern that works there and falls for one that does not', () => {
+    const before = catchAllConfidence(features('tgreen')).confidence;
+    const after = catchAllConfidence(features('tgreen', learned));
+    expect(after.confidence).toBeGreaterThan(before);
+    expect(after.signals).toEqual(expect.arrayContaining([expect.objectContaining({ signal: 'learned_pattern' }), expect.objectContaining({ signal: 'pattern_reports' })]));
+    const offPattern = catchAllConfidence(features('tom.green', learned));
+    expect(offPattern.confidence).toBeLessThan(catchAllConfidence(features('tom.green')).confidence);
+  });
+
+  it('falls for a pattern whose addresses bounce', () => {
+    const bouncing = learnDomain([exists('john.smith', 'feedback'), exists('mary.jones', 'feedback'), bounced('jsmith'), bounced('mjones'), bounced('kwest')]);
+    expect(catchAllConfidence(features('pbrown', bouncing)).confidence).toBeLessThan(catchAllConfidence(features('pbrown')).confidence);
+  });
+
+  it('follows a report about the address itself', () => {
+    const reported = learnDomain([exists('odd.one', 'feedback'), bounced('other.one')]);
+    expect(catchAllConfidence(features('odd.one', reported)).confidence).toBeGreaterThan(90);
+    expect(catchAllConfidence(features('other.one', reported)).confidence).toBeLessThan(15);
+  });
+
+  it('leaves addresses that are no name to the static signals', () => {
+    expect(catchAllConfidence(features('x7g2k9q', learned))).toEqual(catchAllConfidence(features('x7g2k9q')));
+  });
+});

@@ -1,0 +1,117 @@
+import type { Signal } from './catch-all-confidence';
+import { likeliestPattern, patternFits, PATTERNS } from './patterns';
+
+/**
+ * What the service has learned about one domain's addresses, and how it moves the confidence of a
+ * new address there (Bayesian updating, deterministic for the same evidence).
+ *
+ * - **Pattern shares**: each address known to exist (verified at a strict domain, found by the
+ *   finder, reported delivered) is evidence for the patterns that could have produced it
+ *   (`patternFits`; the finder's hits name theirs). The shares are the posterior mean of a
+ *   Dirichlet whose prior is the pattern table's weights with the strength of two addresses,
+ *   fitted by a few rounds of expectation–maximisation (an ambiguous local part counts for its
+ *   patterns in proportion to how likely each already is at the domain).
+ * - **learned_pattern** (log-odds, ±2.5 at most, once two addresses are known): ln(share of the
+ *   address's likeliest pattern at this domain / its share in general). Real staff follow the
+ *   domain's pattern; made-up addresses follow people's general habits.
+ * - **pattern_reports** (±2.5 at most): ln((delivered + 1) / (bounced + 1)) over the customers'
+ *   reports for other addresses of the same pattern at the domain (Laplace's rule of succession).
+ * - **reported_delivered / reported_bounced** (±5): the address itself was reported, or verified.
+ */
+export type EvidenceSource = 'verified' | 'finder' | 'feedback';
+
+export interface Evidence {
+  /** Lower-case local part. */
+  localPart: string;
+  outcome: 'exists' | 'bounced';
+  source: EvidenceSource;
+  /** Known for finder hits (the name was given); else inferred. */
+  pattern: string | null;
+}
+
+export interface DomainModel {
+  /** The most likely pattern, null while no address is known. */
+  pattern: string | null;
+  /** Its posterior share, 0–100 (0 while nothing is known). */
+  confidence: number;
+  /** How many known addresses it rests on. */
+  addresses: number;
+  /** Known addresses with a name pattern, whichever. */
+  named: number;
+  shares: Record<string, number>;
+  reports: Record<string, { delivered: number; bounced: number }>;
+  known: Map<string, { outcome: Evidence['outcome']; source: EvidenceSource }>;
+}
+
+const PRIOR_STRENGTH = 2;
+const ROUNDS = 5;
+const MIN_ADDRESSES = 2;
+const LIMIT = 2.5;
+const KNOWN_WEIGHT = 5;
+
+const TOTAL = PATTERNS.reduce((sum, { weight }) => sum + weight, 0);
+const PRIOR: Record<string, number> = Object.fromEntries(PATTERNS.map(({ pattern, weight }) => [pattern, weight / TOTAL]));
+
+const clamp = (value: number) => Math.round(Math.max(-LIMIT, Math.min(LIMIT, value)) * 100) / 100;
+
+export function learnDomain(evidence: Evidence[]): DomainModel {
+  const known: DomainModel['known'] = new Map();
+  const reports: DomainModel['reports'] = {};
+  const fits: Array<Record<string, number>> = [];
+  for (const item of evidence) {
+    known.set(item.localPart, { outcome: item.outcome, source: item.source });
+    if (item.source === 'feedback') {
+      const pattern = likeliestPattern(item.localPart);
+      if (pattern) {
+        const tally = (reports[pattern] ??= { delivered: 0, bounced: 0 });
+        if (item.outcome === 'exists') tally.delivered++;
+        else tally.bounced++;
+      }
+    }
+    if (item.outcome !== 'exists') continue;
+    const fit = item.pattern && item.pattern in PRIOR ? { [item.pattern]: 1 } : patternFits(item.localPart);
+    if (Object.keys(fit).length > 0) fits.push(fit);
+  }
+
+  let shares = { ...PRIOR };
+  let counts: Record<string, number> = {};
+  for (let round = 0; round < ROUNDS && fits.length > 0; round++) {
+    counts = {};
+    for (const fit of fits) {
+      const total = Object.entries(fit).reduce((sum, [pattern, value]) => sum + shares[pattern] * value, 0);
+      for (const [pattern, value] of Object.entries(fit)) counts[pattern] = (counts[pattern] ?? 0) + (shares[pattern] * value) / total;
+    }
+    shares = Object.fromEntries(PATTERNS.map(({ pattern }) => [pattern, (PRIOR_STRENGTH * PRIOR[pattern] + (counts[pattern] ?? 0)) / (PRIOR_STRENGTH + fits.length)]));
+  }
+  const best = PATTERNS.reduce((top, { pattern }) => (shares[pattern] > shares[top] ? pattern : top), PATTERNS[0].pattern);
+  return {
+    pattern: fits.length > 0 ? best : null,
+    confidence: fits.length > 0 ? Math.round(shares[best] * 100) : 0,
+    addresses: fits.length > 0 ? Math.round(counts[best] ?? 0) : 0,
+    named: fits.length,
+    shares,
+    reports,
+    known,
+  };
+}
+
+/** The signals the domain's evidence adds to a catch-all address's log-odds. */
+export function domainSignals(localPart: string, model: DomainModel): Signal[] {
+  const local = localPart.toLowerCase();
+  const signals: Signal[] = [];
+  const own = model.known.get(local);
+  if (own) signals.push(own.outcome === 'exists' ? { signal: 'reported_delivered', weight: KNOWN_WEIGHT } : { signal: 'reported_bounced', weight: -KNOWN_WEIGHT });
+  const pattern = likeliestPattern(local);
+  if (!pattern) return signals;
+  if (model.named >= MIN_ADDRESSES) {
+    signals.push({ signal: 'learned_pattern', weight: clamp(Math.log(model.shares[pattern] / PRIOR[pattern])) });
+  }
+  const tally = model.reports[pattern];
+  if (tally) {
+    // The address's own report is counted above, not twice.
+    const delivered = tally.delivered - (own?.source === 'feedback' && own.outcome === 'exists' ? 1 : 0);
+    const bounced = tally.bounced - (own?.source === 'feedback' && own.outcome === 'bounced' ? 1 : 0);
+    if (delivered + bounced > 0) signals.push({ signal: 'pattern_reports', weight: clamp(Math.log((delivered + 1) / (bounced + 1))) });
+  }
+  return signals;
+}
