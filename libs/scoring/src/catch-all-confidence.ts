@@ -10,10 +10,12 @@
  *
  * | signal | weight | why |
  * |---|---|---|
+ * | `catch_all_prior` always | −1.3 | the base rate: at catch-all domains most made-up addresses look like names too (fitted on the lab's population, `npm run bench:scoring`) |
  * | `name_pattern` first.last / first_last / first-last with a known first name | +1.6 | the most common corporate pattern |
  * | `name_pattern` two alphabetic parts joined by . _ - | +1.1 | still a person-shaped address |
  * | `name_pattern` flast / f.last / firstl, or a known first name alone | +0.8 | common short patterns |
  * | `random_looking` many digits, long consonant runs, hex-like | −1.6 | made-up or generated |
+ * | `junk_word` test/asdf/qwerty/fake…, keyboard runs, a letter three times | −2.5 | what people type to get past a form |
  * | `long_unstructured` over 20 characters without separators | −0.8 | rarely a real mailbox |
  * | `role` a role local part | +0.4 | role mailboxes usually exist where catch-all is set |
  * | `gravatar` an avatar exists for the address | +1.8 | someone registered it |
@@ -49,10 +51,12 @@ export interface CatchAllConfidence {
 
 
 const WEIGHTS = {
+  catchAllPrior: -1.3,
   namePattern: 1.6,
   twoPartName: 1.1,
   shortName: 0.8,
   randomLooking: -1.6,
+  junkWord: -2.5,
   longUnstructured: -0.8,
   role: 0.4,
   gravatar: 1.8,
@@ -83,6 +87,8 @@ function nameSignal(local: string): Signal | null {
   return null;
 }
 
+const JUNK = /^(test|testing|tester|asdf|qwert|qwerty|zxcv|abc|abcd|xyz|foo|foobar|bar|fake|spam|none|null|nobody|noone|example|sample|temp|dummy|user|demo)\d*$|asdf|sdfsdf|qwert|zxcv|(.)\2\2/;
+
 function looksRandom(local: string): boolean {
   const letters = local.replace(/[^a-z]/g, '');
   const digits = local.replace(/[^0-9]/g, '').length;
@@ -96,10 +102,12 @@ function looksRandom(local: string): boolean {
 
 export function catchAllConfidence(features: CatchAllFeatures): CatchAllConfidence {
   const local = features.localPart.toLowerCase().replace(/^"|"$/g, '').replace(/\+.*$/, '');
-  const signals: Signal[] = [];
+  const signals: Signal[] = [{ signal: 'catch_all_prior', weight: WEIGHTS.catchAllPrior }];
   const name = nameSignal(local);
   if (name) signals.push(name);
-  if (!name && looksRandom(local)) signals.push({ signal: 'random_looking', weight: WEIGHTS.randomLooking });
+  const junk = JUNK.test(local);
+  if (junk) signals.push({ signal: 'junk_word', weight: WEIGHTS.junkWord });
+  if (!name && !junk && looksRandom(local)) signals.push({ signal: 'random_looking', weight: WEIGHTS.randomLooking });
   if (!name && local.length > 20 && !/[._-]/.test(local)) signals.push({ signal: 'long_unstructured', weight: WEIGHTS.longUnstructured });
   if (features.role) signals.push({ signal: 'role', weight: WEIGHTS.role });
   if (features.gravatar) signals.push({ signal: 'gravatar', weight: WEIGHTS.gravatar });

@@ -8,15 +8,19 @@ import { likeliestPattern, patternFits, PATTERNS } from './patterns';
  * - **Pattern shares**: each address known to exist (verified at a strict domain, found by the
  *   finder, reported delivered) is evidence for the patterns that could have produced it
  *   (`patternFits`; the finder's hits name theirs). The shares are the posterior mean of a
- *   Dirichlet whose prior is the pattern table's weights with the strength of two addresses,
+ *   Dirichlet whose prior is the pattern table's weights with the strength of one address,
  *   fitted by a few rounds of expectation–maximisation (an ambiguous local part counts for its
  *   patterns in proportion to how likely each already is at the domain).
  * - **learned_pattern** (log-odds, ±2.5 at most, once two addresses are known): ln(share of the
  *   address's likeliest pattern at this domain / its share in general). Real staff follow the
  *   domain's pattern; made-up addresses follow people's general habits.
- * - **pattern_reports** (±2.5 at most): ln((delivered + 1) / (bounced + 1)) over the customers'
- *   reports for other addresses of the same pattern at the domain (Laplace's rule of succession).
+ * - **pattern_reports** (±1.5 at most): half of ln((delivered + 1) / (bounced + 1)) over the
+ *   customers' reports for other addresses of the same pattern at the domain (Laplace's rule of
+ *   succession), halved because the same reports already moved the pattern shares.
  * - **reported_delivered / reported_bounced** (±5): the address itself was reported, or verified.
+ * - **typo_of_known** (−3): two neighbouring letters of an address known to exist, swapped
+ *   (`j.smiht` beside `j.smith`): the commonest slip in a form. Other one-letter differences are
+ *   not taken for typos: `asmith` and `bsmith` are two people.
  */
 export type EvidenceSource = 'verified' | 'finder' | 'feedback';
 
@@ -43,16 +47,18 @@ export interface DomainModel {
   known: Map<string, { outcome: Evidence['outcome']; source: EvidenceSource }>;
 }
 
-const PRIOR_STRENGTH = 2;
+const PRIOR_STRENGTH = 1;
 const ROUNDS = 5;
 const MIN_ADDRESSES = 2;
 const LIMIT = 2.5;
 const KNOWN_WEIGHT = 5;
+const TYPO_WEIGHT = -3;
 
 const TOTAL = PATTERNS.reduce((sum, { weight }) => sum + weight, 0);
 const PRIOR: Record<string, number> = Object.fromEntries(PATTERNS.map(({ pattern, weight }) => [pattern, weight / TOTAL]));
 
-const clamp = (value: number) => Math.round(Math.max(-LIMIT, Math.min(LIMIT, value)) * 100) / 100;
+const REPORTS_LIMIT = 1.5;
+const clamp = (value: number, limit = LIMIT) => Math.round(Math.max(-limit, Math.min(limit, value)) * 100) / 100;
 
 export function learnDomain(evidence: Evidence[]): DomainModel {
   const known: DomainModel['known'] = new Map();
@@ -101,6 +107,7 @@ export function domainSignals(localPart: string, model: DomainModel): Signal[] {
   const signals: Signal[] = [];
   const own = model.known.get(local);
   if (own) signals.push(own.outcome === 'exists' ? { signal: 'reported_delivered', weight: KNOWN_WEIGHT } : { signal: 'reported_bounced', weight: -KNOWN_WEIGHT });
+  if (!own && isTypoOfKnown(local, model)) signals.push({ signal: 'typo_of_known', weight: TYPO_WEIGHT });
   const pattern = likeliestPattern(local);
   if (!pattern) return signals;
   if (model.named >= MIN_ADDRESSES) {
@@ -111,7 +118,17 @@ export function domainSignals(localPart: string, model: DomainModel): Signal[] {
     // The address's own report is counted above, not twice.
     const delivered = tally.delivered - (own?.source === 'feedback' && own.outcome === 'exists' ? 1 : 0);
     const bounced = tally.bounced - (own?.source === 'feedback' && own.outcome === 'bounced' ? 1 : 0);
-    if (delivered + bounced > 0) signals.push({ signal: 'pattern_reports', weight: clamp(Math.log((delivered + 1) / (bounced + 1))) });
+    if (delivered + bounced > 0) signals.push({ signal: 'pattern_reports', weight: clamp(Math.log((delivered + 1) / (bounced + 1)) / 2, REPORTS_LIMIT) });
   }
   return signals;
+}
+
+/** `local` is a known existing address with two neighbouring characters swapped. */
+function isTypoOfKnown(local: string, model: DomainModel): boolean {
+  for (let at = 0; at < local.length - 1; at++) {
+    if (local[at] === local[at + 1]) continue;
+    const swapped = local.slice(0, at) + local[at + 1] + local[at] + local.slice(at + 2);
+    if (model.known.get(swapped)?.outcome === 'exists') return true;
+  }
+  return false;
 }
