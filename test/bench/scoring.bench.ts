@@ -116,8 +116,12 @@ function population(): { scenario: Scenario; addresses: Address[] } {
     }
     for (wanted = 2; wanted > 0; ) if (add(build(pick(FIRST), pick(LAST)), 'not staff')) wanted--;
   }
-  // Half of each domain's addresses are reported back, the other half held out.
+  // Half of each domain's addresses are reported back, the other half held out; checks arrive in no particular order.
   for (const address of addresses) address.fed = next() < 0.5;
+  for (let i = addresses.length - 1; i > 0; i--) {
+    const j = Math.floor(next() * (i + 1));
+    [addresses[i], addresses[j]] = [addresses[j], addresses[i]];
+  }
   return { scenario, addresses };
 }
 

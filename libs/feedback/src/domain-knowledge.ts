@@ -19,7 +19,7 @@ export class DomainKnowledge {
   async evidence(domain: string): Promise<Evidence[]> {
     const [known, reports] = await Promise.all([
       this.dataSource().query('SELECT local_part, source, pattern FROM domain_evidence WHERE domain = $1 ORDER BY created_at DESC LIMIT $2', [domain, MAX_EVIDENCE]) as Promise<
-        Array<{ local_part: string; source: 'verified' | 'finder'; pattern: string | null }>
+        Array<{ local_part: string; source: 'verified' | 'avatar' | 'finder'; pattern: string | null }>
       >,
       // Each address counts once, with its latest report, whoever sent it.
       this.dataSource().query(
@@ -53,16 +53,23 @@ export class DomainKnowledge {
     );
   }
 
-  /** Addresses a strict server accepted: evidence of their domain's pattern (role addresses are not people). */
+  /**
+   * Addresses known to exist teach their domain's pattern: those a strict server accepted, and at
+   * catch-all domains (where the server says yes to anything) those registered with Gravatar.
+   * Role addresses are not people and teach nothing.
+   */
   async learn(results: VerificationResult[]): Promise<void> {
-    const accepted = results.filter((result) => result.reason === 'accepted_email');
-    if (accepted.length === 0) return;
-    const domains = accepted.map((result) => domainToASCII(result.domain) || result.domain);
-    const locals = accepted.map((result) => result.checks.syntax.localPart.toLowerCase());
-    await this.dataSource().query(
-      `INSERT INTO domain_evidence (domain, local_part, source) SELECT * , 'verified' FROM unnest($1::text[], $2::text[]) ON CONFLICT DO NOTHING`,
-      [domains, locals],
-    );
+    const known = results.flatMap((result) => {
+      if (result.reason === 'accepted_email') return [{ result, source: 'verified' }];
+      if (result.reason === 'catch_all' && result.hasGravatar && !result.isRole) return [{ result, source: 'avatar' }];
+      return [];
+    });
+    if (known.length === 0) return;
+    await this.dataSource().query(`INSERT INTO domain_evidence (domain, local_part, source) SELECT * FROM unnest($1::text[], $2::text[], $3::text[]) ON CONFLICT DO NOTHING`, [
+      known.map(({ result }) => domainToASCII(result.domain) || result.domain),
+      known.map(({ result }) => result.checks.syntax.localPart.toLowerCase()),
+      known.map(({ source }) => source),
+    ]);
   }
 
   /** A finder hit at a strict domain: the pattern is known, not inferred. */

@@ -5,8 +5,8 @@ import { likeliestPattern, patternFits, PATTERNS } from './patterns';
  * What the service has learned about one domain's addresses, and how it moves the confidence of a
  * new address there (Bayesian updating, deterministic for the same evidence).
  *
- * - **Pattern shares**: each address known to exist (verified at a strict domain, found by the
- *   finder, reported delivered) is evidence for the patterns that could have produced it
+ * - **Pattern shares**: each address known to exist (verified at a strict domain, registered with
+ *   Gravatar, found by the finder, reported delivered) is evidence for the patterns that could have produced it
  *   (`patternFits`; the finder's hits name theirs). The shares are the posterior mean of a
  *   Dirichlet whose prior is the pattern table's weights with the strength of one address,
  *   fitted by a few rounds of expectation–maximisation (an ambiguous local part counts for its
@@ -22,7 +22,7 @@ import { likeliestPattern, patternFits, PATTERNS } from './patterns';
  *   (`j.smiht` beside `j.smith`): the commonest slip in a form. Other one-letter differences are
  *   not taken for typos: `asmith` and `bsmith` are two people.
  */
-export type EvidenceSource = 'verified' | 'finder' | 'feedback';
+export type EvidenceSource = 'verified' | 'avatar' | 'finder' | 'feedback';
 
 export interface Evidence {
   /** Lower-case local part. */

@@ -1,8 +1,9 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Addresses known to exist, per domain: accepted by a strict server during a check, or found by the
- * finder (with the pattern it was built from). With the customers' feedback, what the domain model
+ * Addresses known to exist, per domain: accepted by a strict server during a check, registered
+ * with Gravatar (at catch-all domains, where the server cannot say), or found by the finder (with
+ * the pattern it was built from). With the customers' feedback, what the domain model
  * learns each domain's address pattern from. One row per address: the table grows with distinct
  * addresses, not with checks.
  */
@@ -14,7 +15,7 @@ export class DomainEvidence1764460800000 implements MigrationInterface {
       CREATE TABLE domain_evidence (
         domain text NOT NULL,
         local_part text NOT NULL,
-        source text NOT NULL CHECK (source IN ('verified', 'finder')),
+        source text NOT NULL CHECK (source IN ('verified', 'avatar', 'finder')),
         pattern text,
         created_at timestamptz NOT NULL DEFAULT now(),
         PRIMARY KEY (domain, local_part)
