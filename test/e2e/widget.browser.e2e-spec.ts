@@ -303,6 +303,19 @@ describe('Guard in Chromium', () => {
     expect(await submits(page)).toBe(0);
   });
 
+  it('shows the answer for the latest value only: a slower answer to an older value is dropped', async () => {
+    const page = await openForm();
+    await init(page, keyed());
+    const slowAnswer = page.waitForResponse((response) => response.url().endsWith('/v1/widget/verify') && (response.request().postData() ?? '').includes('slow.test'));
+    await enter(page, 'someone@slow.test', 'checking');
+    await enter(page, VALID, 'valid');
+    await slowAnswer;
+    // The old answer has been read by the page by now; the status stays the latest value's.
+    await page.evaluate('new Promise(function (resolve) { setTimeout(resolve, 0); })');
+    expect(await page.getAttribute('#email', 'data-guard-status')).toBe('valid');
+    expect((await reported(page)).map((event) => event.email)).toEqual([VALID]);
+  });
+
   it('checks any selector it is given', async () => {
     const page = await openForm();
     await init(page, keyed({ selector: '#email2' }));
@@ -408,9 +421,11 @@ describe('Guard in Chromium', () => {
       ['invalid', INVALID, 'invalid'],
       ['disposable', DISPOSABLE, 'disposable'],
       ['risky', CATCH_ALL, 'risky'],
-      ['checking', 'someone@slow.test', 'checking'],
+      ['free', FREE, 'free'],
+      ['checking', 'visitor@slow.test', 'checking'],
     ])('shows the %s state', async (name, email, status) => {
       const page = await demo();
+      if (status === 'free') await page.check('#opt-free');
       await page.fill('#email', email);
       await page.waitForSelector(`#email[data-guard-status="${status}"]`);
       if (status !== 'checking') await page.waitForSelector(`#events li`);
