@@ -303,6 +303,22 @@ describe('Guard in Chromium', () => {
     expect(await submits(page)).toBe(0);
   });
 
+  it('debounces typing into one check, and asks once per address in the page', async () => {
+    const page = await openForm();
+    const asked: string[] = [];
+    page.on('request', (request) => {
+      if (request.url().endsWith('/v1/widget/verify')) asked.push(request.postData() ?? '');
+    });
+    await init(page, keyed());
+    await page.type('#email', 'lisa.wong@catchall.test', { delay: 40 });
+    await page.waitForSelector('#email[data-guard-status="risky"]');
+    await page.fill('#email', '');
+    expect(await page.getAttribute('#email', 'data-guard-status')).toBeNull();
+    await enter(page, 'lisa.wong@catchall.test', 'risky');
+    expect(asked).toHaveLength(1);
+    expect(JSON.parse(asked[0])).toEqual({ email: 'lisa.wong@catchall.test', deviceId: expect.stringMatching(/^[0-9a-f]{32}$/) });
+  });
+
   it('shows the answer for the latest value only: a slower answer to an older value is dropped', async () => {
     const page = await openForm();
     await init(page, keyed());
