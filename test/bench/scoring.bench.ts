@@ -1,6 +1,7 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { PATTERNS as TABLE } from '@mailguard/scoring';
 import { startLab } from '../lab';
 import type { Scenario } from '../lab/scenario';
 import { startGatewayProcess, type RunningProcess } from '../support/processes';
@@ -31,19 +32,8 @@ const LAST = `smith johnson williams brown jones garcia miller davis rodriguez m
   jackson martin lee perez thompson white harris sanchez clark ramirez lewis robinson walker young allen king wright scott torres nguyen hill
   flores green adams nelson baker hall rivera campbell mitchell carter roberts kowalski okafor lindqvist nakamura`.split(/\s+/);
 
-/** The pattern table's builders (libs/scoring/src/patterns.ts), by weight. */
-const PATTERNS: Array<[string, number, (f: string, l: string) => string]> = [
-  ['first.last', 0.32, (f, l) => `${f}.${l}`],
-  ['flast', 0.18, (f, l) => `${f[0]}${l}`],
-  ['first', 0.12, (f) => f],
-  ['firstlast', 0.08, (f, l) => `${f}${l}`],
-  ['f.last', 0.06, (f, l) => `${f[0]}.${l}`],
-  ['first_last', 0.04, (f, l) => `${f}_${l}`],
-  ['last', 0.04, (_f, l) => l],
-  ['firstl', 0.04, (f, l) => `${f}${l[0]}`],
-  ['last.first', 0.03, (f, l) => `${l}.${f}`],
-  ['first-last', 0.03, (f, l) => `${f}-${l}`],
-];
+/** The pattern table's builders, by weight; two-letter addresses (`fl`) would collide at every domain. */
+const PATTERNS: Array<[string, number, (f: string, l: string) => string]> = TABLE.filter(({ pattern }) => pattern !== 'fl').map(({ pattern, weight, build }) => [pattern, weight, build]);
 
 /** mulberry32: the same population every run. */
 function random(seed: number): () => number {
