@@ -560,9 +560,10 @@ describe('domain insight (#10) and what the service learns (#3, #9)', () => {
 
     const newInPattern = await check(apiKey, 'pbrown@learning.test');
     expect(newInPattern.confidence).toBeGreaterThan(inPattern.confidence as number);
-    expect(newInPattern.checks.catchAll.signals).toEqual(expect.arrayContaining([expect.objectContaining({ signal: 'learned_pattern', weight: expect.any(Number) })]));
+    expect(newInPattern.checks.catchAll.signals).toEqual(expect.arrayContaining([expect.objectContaining({ signal: 'pattern_delivery_rate', weight: expect.any(Number) })]));
     const newOffPattern = await check(apiKey, 'peter.brown@learning.test');
     expect(newOffPattern.confidence).toBeLessThan(offPattern.confidence as number);
+    expect(newOffPattern.checks.catchAll.signals).toEqual(expect.arrayContaining([expect.objectContaining({ signal: 'learned_pattern', weight: expect.any(Number) })]));
 
     // A bounce about the address itself: its cached answer goes, and the next one follows the report.
     await report(apiKey, 'tgreen@learning.test', 'bounced');

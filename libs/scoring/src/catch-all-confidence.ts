@@ -24,7 +24,7 @@
  * | `provider_accepts_all` the provider accepts all RCPTs (Yahoo) | −0.4 | no server-side evidence at all |
  */
 
-import { domainSignals, type DomainModel } from './domain-model';
+import { addressSignals, learnedPattern, patternRate, type DomainModel } from './domain-model';
 import { FIRST_NAMES } from './first-names';
 
 export interface CatchAllFeatures {
@@ -100,17 +100,8 @@ function looksRandom(local: string): boolean {
   return letters.length >= 8 && vowels / letters.length < 0.2;
 }
 
-export function catchAllConfidence(features: CatchAllFeatures): CatchAllConfidence {
-  const local = features.localPart.toLowerCase().replace(/^"|"$/g, '').replace(/\+.*$/, '');
-  const signals: Signal[] = [{ signal: 'catch_all_prior', weight: WEIGHTS.catchAllPrior }];
-  const name = nameSignal(local);
-  if (name) signals.push(name);
-  const junk = JUNK.test(local);
-  if (junk) signals.push({ signal: 'junk_word', weight: WEIGHTS.junkWord });
-  if (!name && !junk && looksRandom(local)) signals.push({ signal: 'random_looking', weight: WEIGHTS.randomLooking });
-  if (!name && local.length > 20 && !/[._-]/.test(local)) signals.push({ signal: 'long_unstructured', weight: WEIGHTS.longUnstructured });
-  if (features.role) signals.push({ signal: 'role', weight: WEIGHTS.role });
-  if (features.gravatar) signals.push({ signal: 'gravatar', weight: WEIGHTS.gravatar });
+function domainFacts(features: CatchAllFeatures): Signal[] {
+  const signals: Signal[] = [];
   if (features.spf && features.dmarc) signals.push({ signal: 'authentication', weight: WEIGHTS.authentication });
   if (features.ageDays !== null) {
     if (features.ageDays < 30) signals.push({ signal: 'domain_age', weight: WEIGHTS.veryNewDomain });
@@ -118,8 +109,31 @@ export function catchAllConfidence(features: CatchAllFeatures): CatchAllConfiden
     else if (features.ageDays > 5 * 365) signals.push({ signal: 'domain_age', weight: WEIGHTS.oldDomain });
   }
   if (features.providerAcceptsAll) signals.push({ signal: 'provider_accepts_all', weight: WEIGHTS.providerAcceptsAll });
-  if (features.domain) signals.push(...domainSignals(local, features.domain));
-  const sum = signals.reduce((total, { weight }) => total + weight, 0);
-  const confidence = Math.min(99, Math.max(1, Math.round(100 / (1 + Math.exp(-sum)))));
+  return signals;
+}
+
+const logistic = (logit: number) => 1 / (1 + Math.exp(-logit));
+const total = (signals: Signal[]) => signals.reduce((sum, { weight }) => sum + weight, 0);
+
+export function catchAllConfidence(features: CatchAllFeatures): CatchAllConfidence {
+  const local = features.localPart.toLowerCase().replace(/^"|"$/g, '').replace(/\+.*$/, '');
+  const domain = features.domain ?? null;
+  const name = nameSignal(local);
+  const pattern = domain ? learnedPattern(local, domain) : null;
+  // What speaks for addresses like this one at this domain in general…
+  const base: Signal[] = [{ signal: 'catch_all_prior', weight: WEIGHTS.catchAllPrior }, ...(name ? [name] : []), ...domainFacts(features), ...(pattern ? [pattern] : [])];
+  // …and what is particular to this address.
+  const own: Signal[] = [];
+  const junk = JUNK.test(local);
+  if (junk) own.push({ signal: 'junk_word', weight: WEIGHTS.junkWord });
+  if (!name && !junk && looksRandom(local)) own.push({ signal: 'random_looking', weight: WEIGHTS.randomLooking });
+  if (!name && local.length > 20 && !/[._-]/.test(local)) own.push({ signal: 'long_unstructured', weight: WEIGHTS.longUnstructured });
+  if (features.role) own.push({ signal: 'role', weight: WEIGHTS.role });
+  if (features.gravatar) own.push({ signal: 'gravatar', weight: WEIGHTS.gravatar });
+  if (domain) own.push(...addressSignals(local, domain));
+  // Reports on the address's pattern at the domain turn the general part into an observed rate (domain-model.ts).
+  const rate = domain ? patternRate(local, domain, logistic(total(base))) : null;
+  const signals = [...(rate ? [rate] : base), ...own];
+  const confidence = Math.min(99, Math.max(1, Math.round(100 * logistic(total(signals)))));
   return { confidence, signals };
 }

@@ -1,5 +1,5 @@
 import { catchAllConfidence, type CatchAllFeatures } from './catch-all-confidence';
-import { domainSignals, learnDomain, type Evidence } from './domain-model';
+import { addressSignals, learnDomain, learnedPattern, type Evidence } from './domain-model';
 import { likeliestPattern, patternFits } from './patterns';
 
 const exists = (localPart: string, source: Evidence['source'] = 'verified', pattern: string | null = null): Evidence => ({ localPart, outcome: 'exists', source, pattern });
@@ -25,7 +25,8 @@ describe('learnDomain', () => {
   it('knows nothing without evidence: no pattern, the table shares', () => {
     const model = learnDomain([]);
     expect(model).toMatchObject({ pattern: null, confidence: 0, addresses: 0, named: 0 });
-    expect(domainSignals('jsmith', model)).toEqual([]);
+    expect(addressSignals('jsmith', model)).toEqual([]);
+    expect(learnedPattern('jsmith', model)).toBeNull();
   });
 
   it('learns a domain pattern from verified addresses, and grows surer with more', () => {
@@ -57,7 +58,8 @@ describe('catch-all confidence with a learned domain', () => {
     const before = catchAllConfidence(features('tgreen')).confidence;
     const after = catchAllConfidence(features('tgreen', learned));
     expect(after.confidence).toBeGreaterThan(before);
-    expect(after.signals).toEqual(expect.arrayContaining([expect.objectContaining({ signal: 'learned_pattern' }), expect.objectContaining({ signal: 'pattern_reports' })]));
+    expect(after.signals).toEqual(expect.arrayContaining([expect.objectContaining({ signal: 'pattern_delivery_rate' })]));
+    expect(catchAllConfidence(features('tgreen', learnDomain(['jsmith', 'mjones'].map((local) => exists(local))))).signals).toEqual(expect.arrayContaining([expect.objectContaining({ signal: 'learned_pattern' })]));
     const offPattern = catchAllConfidence(features('tom.green', learned));
     expect(offPattern.confidence).toBeLessThan(catchAllConfidence(features('tom.green')).confidence);
   });

@@ -14,9 +14,11 @@ import { likeliestPattern, patternFits, PATTERNS } from './patterns';
  * - **learned_pattern** (log-odds, ±2.5 at most, once two addresses are known): ln(share of the
  *   address's likeliest pattern at this domain / its share in general). Real staff follow the
  *   domain's pattern; made-up addresses follow people's general habits.
- * - **pattern_reports** (±1.5 at most): half of ln((delivered + 1) / (bounced + 1)) over the
- *   customers' reports for other addresses of the same pattern at the domain (Laplace's rule of
- *   succession), halved because the same reports already moved the pattern shares.
+ * - **pattern_delivery_rate**: once customers reported on other addresses of the address's pattern
+ *   at the domain, their delivery rate becomes the address's prior: a Beta posterior centred on
+ *   what the base rate, the name shape, the domain's facts and `learned_pattern` say, worth four
+ *   reports, updated by the delivered and bounced ones. It replaces those signals (they are its
+ *   prior); what is particular to the address (avatar, junk, typo, its own report) still moves it.
  * - **reported_delivered / reported_bounced** (±5): the address itself was reported, or verified.
  * - **typo_of_known** (−3): two neighbouring letters of an address known to exist, swapped
  *   (`j.smiht` beside `j.smith`): the commonest slip in a form. Other one-letter differences are
@@ -57,8 +59,7 @@ const TYPO_WEIGHT = -3;
 const TOTAL = PATTERNS.reduce((sum, { weight }) => sum + weight, 0);
 const PRIOR: Record<string, number> = Object.fromEntries(PATTERNS.map(({ pattern, weight }) => [pattern, weight / TOTAL]));
 
-const REPORTS_LIMIT = 1.5;
-const clamp = (value: number, limit = LIMIT) => Math.round(Math.max(-limit, Math.min(limit, value)) * 100) / 100;
+const clamp = (value: number) => Math.round(Math.max(-LIMIT, Math.min(LIMIT, value)) * 100) / 100;
 
 export function learnDomain(evidence: Evidence[]): DomainModel {
   const known: DomainModel['known'] = new Map();
@@ -101,26 +102,43 @@ export function learnDomain(evidence: Evidence[]): DomainModel {
   };
 }
 
-/** The signals the domain's evidence adds to a catch-all address's log-odds. */
-export function domainSignals(localPart: string, model: DomainModel): Signal[] {
-  const local = localPart.toLowerCase();
-  const signals: Signal[] = [];
-  const own = model.known.get(local);
-  if (own) signals.push(own.outcome === 'exists' ? { signal: 'reported_delivered', weight: KNOWN_WEIGHT } : { signal: 'reported_bounced', weight: -KNOWN_WEIGHT });
-  if (!own && isTypoOfKnown(local, model)) signals.push({ signal: 'typo_of_known', weight: TYPO_WEIGHT });
+const PRIOR_REPORTS = 4;
+
+/** Reports on the other addresses of this address's pattern at the domain (its own report is counted apart). */
+function patternReports(local: string, model: DomainModel): { delivered: number; bounced: number } | null {
   const pattern = likeliestPattern(local);
-  if (!pattern) return signals;
-  if (model.named >= MIN_ADDRESSES) {
-    signals.push({ signal: 'learned_pattern', weight: clamp(Math.log(model.shares[pattern] / PRIOR[pattern])) });
-  }
-  const tally = model.reports[pattern];
-  if (tally) {
-    // The address's own report is counted above, not twice.
-    const delivered = tally.delivered - (own?.source === 'feedback' && own.outcome === 'exists' ? 1 : 0);
-    const bounced = tally.bounced - (own?.source === 'feedback' && own.outcome === 'bounced' ? 1 : 0);
-    if (delivered + bounced > 0) signals.push({ signal: 'pattern_reports', weight: clamp(Math.log((delivered + 1) / (bounced + 1)) / 2, REPORTS_LIMIT) });
-  }
-  return signals;
+  const tally = pattern ? model.reports[pattern] : undefined;
+  if (!tally) return null;
+  const own = model.known.get(local);
+  const fromFeedback = own?.source === 'feedback';
+  return { delivered: tally.delivered - (fromFeedback && own.outcome === 'exists' ? 1 : 0), bounced: tally.bounced - (fromFeedback && own.outcome === 'bounced' ? 1 : 0) };
+}
+
+/**
+ * The delivery rate of the address's pattern at the domain, as log-odds, once it was reported on:
+ * a Beta posterior whose prior is `prior` (what the other signals say, 0–1) worth PRIOR_REPORTS
+ * reports, so that a few reports move it and many decide it. Null without reports.
+ */
+export function patternRate(localPart: string, model: DomainModel, prior: number): Signal | null {
+  const reports = patternReports(localPart.toLowerCase(), model);
+  if (!reports || reports.delivered + reports.bounced === 0) return null;
+  const rate = (reports.delivered + PRIOR_REPORTS * prior) / (reports.delivered + reports.bounced + PRIOR_REPORTS);
+  return { signal: 'pattern_delivery_rate', weight: Math.round(Math.log(rate / (1 - rate)) * 100) / 100 };
+}
+
+/** What the domain's evidence says about this very address: its own report, or a typo of a known one. */
+export function addressSignals(localPart: string, model: DomainModel): Signal[] {
+  const local = localPart.toLowerCase();
+  const own = model.known.get(local);
+  if (own) return [own.outcome === 'exists' ? { signal: 'reported_delivered', weight: KNOWN_WEIGHT } : { signal: 'reported_bounced', weight: -KNOWN_WEIGHT }];
+  return isTypoOfKnown(local, model) ? [{ signal: 'typo_of_known', weight: TYPO_WEIGHT }] : [];
+}
+
+/** How the address's pattern stands at this domain against people's general habits, once two addresses are known. */
+export function learnedPattern(localPart: string, model: DomainModel): Signal | null {
+  const pattern = likeliestPattern(localPart.toLowerCase());
+  if (!pattern || model.named < MIN_ADDRESSES) return null;
+  return { signal: 'learned_pattern', weight: clamp(Math.log(model.shares[pattern] / PRIOR[pattern])) };
 }
 
 /** `local` is a known existing address with two neighbouring characters swapped. */
