@@ -470,8 +470,9 @@ describe('finder (#9)', () => {
     expect(found.headers.get('x-credits-remaining')).toBe(String(before - 1));
     // Another pattern at the same server, from a full name; diacritics folded; a URL for the domain.
     expect((await find(apiKey, `fullName=${encodeURIComponent('Jane Austen')}&domain=acme.test`)).body).toMatchObject({ email: 'jane@acme.test', pattern: 'first' });
+    expect((await find(apiKey, 'firstName=Mary&lastName=Wong&domain=acme.test')).body).toMatchObject({ email: 'mwong@acme.test', pattern: 'flast' });
     expect((await find(apiKey, `firstName=${encodeURIComponent('Jóhn')}&lastName=${encodeURIComponent('Dóe')}&domain=${encodeURIComponent('https://www.acme.test/team')}`)).body.email).toBe('john.doe@acme.test');
-    expect(await balance(apiKey)).toBe(before - 3);
+    expect(await balance(apiKey)).toBe(before - 4);
   });
 
   it('answers email: null and charges nothing when nobody is found or the domain takes no mail', async () => {
