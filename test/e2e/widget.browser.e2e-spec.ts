@@ -332,6 +332,13 @@ describe('Guard in Chromium', () => {
     expect((await reported(page)).map((event) => event.email)).toEqual([VALID]);
   });
 
+  it('works when the site initialises it in <head>, before the form exists', async () => {
+    const page = await visit(`${site.origin}/form?js=1&head=${encodeURIComponent(JSON.stringify(keyed()))}`);
+    await enter(page, INVALID, 'invalid');
+    await page.click('#send');
+    expect(await submits(page)).toBe(0);
+  });
+
   it('checks any selector it is given', async () => {
     const page = await openForm();
     await init(page, keyed({ selector: '#email2' }));

@@ -21,7 +21,7 @@ export interface PageServer {
 
 /**
  * A customer's site on its own origin: `GET /form` is a page with two forms and the widget loaded
- * from `scriptUrl`; `?js=1` makes the page handle submissions itself (counted in `window.submits`)
+ * from `scriptUrl` at the end of the body (or in <head> with `?head=<init options>`); `?js=1` makes the page handle submissions itself (counted in `window.submits`)
  * instead of navigating; `/submitted` is where native submissions land.
  */
 export async function startPageServer(scriptUrl: string): Promise<PageServer> {
@@ -37,9 +37,12 @@ export async function startPageServer(scriptUrl: string): Promise<PageServer> {
       return;
     }
     const handleInPage = url.searchParams.get('js') === '1';
+    // ?head=<options JSON>: the site loads the script and calls Guard.init in <head>, before the form exists.
+    const headInit = url.searchParams.get('head');
     res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
     res.end(`<!doctype html>
 <html><head><meta charset="utf-8"><title>Shop sign-up</title>
+${headInit === null ? '' : `<script src="${scriptUrl}"></script><script>window.events = []; Guard.init(${headInit});</script>`}
 <style>
   body { font: 16px sans-serif; padding: 24px; }
   form { position: relative; margin-bottom: 48px; }
@@ -56,9 +59,9 @@ export async function startPageServer(scriptUrl: string): Promise<PageServer> {
     <button id="send2" type="submit">Subscribe</button>
   </form>
   <div id="later"></div>
-  <script src="${scriptUrl}"></script>
+  ${headInit === null ? `<script src="${scriptUrl}"></script>` : ''}
   <script>
-    window.events = [];
+    window.events = window.events || [];
     window.submits = 0;
     ${handleInPage ? "document.querySelectorAll('form').forEach(function (form) { form.addEventListener('submit', function (event) { event.preventDefault(); window.submits++; }); });" : ''}
   </script>

@@ -83,6 +83,17 @@ export class Guard {
     this.options = { ...options };
     this.account = {};
     this.active = true;
+    document.addEventListener('submit', this.onSubmit, true);
+    window.addEventListener('resize', this.onResize);
+    this.resize = typeof ResizeObserver === 'function' ? new ResizeObserver(this.onResize) : null;
+    // Called from <head>, before the form exists: the inputs are looked for once the page is parsed.
+    if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', this.onReady);
+    else this.onReady();
+  }
+
+  private readonly onReady = (): void => {
+    document.removeEventListener('DOMContentLoaded', this.onReady);
+    if (!this.active) return;
     const live = document.createElement('div');
     live.setAttribute('aria-live', 'polite');
     live.setAttribute('role', 'status');
@@ -90,11 +101,8 @@ export class Guard {
     Object.assign(live.style, { position: 'absolute', width: '1px', height: '1px', overflow: 'hidden', clip: 'rect(0 0 0 0)', whiteSpace: 'nowrap' });
     document.body.appendChild(live);
     this.live = live;
-    document.addEventListener('submit', this.onSubmit, true);
-    window.addEventListener('resize', this.onResize);
-    this.resize = typeof ResizeObserver === 'function' ? new ResizeObserver(this.onResize) : null;
     this.reattach();
-  }
+  };
 
   /** Protects inputs added since the last scan and lets go of those removed from the page. */
   reattach(): void {
@@ -116,6 +124,7 @@ export class Guard {
   destroy(): void {
     for (const field of this.fields.values()) this.detach(field);
     document.removeEventListener('submit', this.onSubmit, true);
+    document.removeEventListener('DOMContentLoaded', this.onReady);
     window.removeEventListener('resize', this.onResize);
     this.resize?.disconnect();
     this.resize = null;
