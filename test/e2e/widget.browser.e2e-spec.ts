@@ -360,7 +360,7 @@ describe('Guard in Chromium', () => {
     const pageOwn = await listeners('document');
     await init(page, keyed());
     await enter(page, INVALID, 'invalid');
-    expect(await listeners("document.getElementById('email')")).toEqual(['blur', 'input']);
+    expect(await listeners("document.getElementById('email')")).toEqual(['blur', 'change', 'input']);
     await page.evaluate('Guard.destroy()');
     expect(await page.$('[data-guard-icon]')).toBeNull();
     expect(await page.$('[data-guard-tooltip]')).toBeNull();

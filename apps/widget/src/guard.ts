@@ -149,10 +149,13 @@ export class Guard {
     };
     input.addEventListener('input', onInput);
     input.addEventListener('blur', onBlur);
+    // Some browsers' autofill announces itself only with `change`.
+    input.addEventListener('change', onBlur);
     this.resize?.observe(input);
     field.off = () => {
       input.removeEventListener('input', onInput);
       input.removeEventListener('blur', onBlur);
+      input.removeEventListener('change', onBlur);
       this.resize?.unobserve(input);
     };
     this.fields.set(input, field);
@@ -324,7 +327,9 @@ export class Guard {
       }
       this.releasing = form;
       try {
-        form.requestSubmit(submitter instanceof HTMLElement && submitter.closest('form') === form ? submitter : undefined);
+        // Browsers without requestSubmit (Safari before 16) send the form without a second submit event.
+        if (typeof form.requestSubmit === 'function') form.requestSubmit(submitter instanceof HTMLElement && submitter.closest('form') === form ? submitter : undefined);
+        else HTMLFormElement.prototype.submit.call(form);
       } finally {
         this.releasing = null;
       }
