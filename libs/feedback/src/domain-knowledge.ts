@@ -3,6 +3,9 @@ import type { DataSource } from 'typeorm';
 import type { Inspection, ProbeOutcome, VerificationEngine, VerificationResult } from '@mailguard/engine';
 import { learnDomain, type DomainModel, type Evidence } from '@mailguard/scoring';
 
+/** Evidence is kept by A-label, as feedback stores it, whichever form a caller has. */
+const aLabel = (domain: string) => domainToASCII(domain) || domain;
+
 /** Evidence beyond this many addresses per domain and kind changes the model little; the newest count. */
 const MAX_EVIDENCE = 2_000;
 
@@ -15,8 +18,9 @@ const MAX_EVIDENCE = 2_000;
 export class DomainKnowledge {
   constructor(private readonly dataSource: () => DataSource) {}
 
-  /** Everything known at a domain (A-label), oldest first so that the latest word on an address wins. */
-  async evidence(domain: string): Promise<Evidence[]> {
+  /** Everything known at a domain, oldest first so that the latest word on an address wins. */
+  async evidence(name: string): Promise<Evidence[]> {
+    const domain = aLabel(name);
     const [known, reports] = await Promise.all([
       this.dataSource().query('SELECT local_part, source, pattern FROM domain_evidence WHERE domain = $1 ORDER BY created_at DESC LIMIT $2', [domain, MAX_EVIDENCE]) as Promise<
         Array<{ local_part: string; source: 'verified' | 'avatar' | 'finder'; pattern: string | null }>
@@ -66,7 +70,7 @@ export class DomainKnowledge {
     });
     if (known.length === 0) return;
     await this.dataSource().query(`INSERT INTO domain_evidence (domain, local_part, source) SELECT * FROM unnest($1::text[], $2::text[], $3::text[]) ON CONFLICT DO NOTHING`, [
-      known.map(({ result }) => domainToASCII(result.domain) || result.domain),
+      known.map(({ result }) => aLabel(result.domain)),
       known.map(({ result }) => result.checks.syntax.localPart.toLowerCase()),
       known.map(({ source }) => source),
     ]);
@@ -77,7 +81,7 @@ export class DomainKnowledge {
     await this.dataSource().query(
       `INSERT INTO domain_evidence (domain, local_part, source, pattern) VALUES ($1, $2, 'finder', $3)
        ON CONFLICT (domain, local_part) DO UPDATE SET source = 'finder', pattern = excluded.pattern`,
-      [domain, localPart.toLowerCase(), pattern],
+      [aLabel(domain), localPart.toLowerCase(), pattern],
     );
   }
 }

@@ -1,4 +1,3 @@
-import { domainToASCII } from 'node:url';
 import { Controller, Get, Inject, Param, Query, Req, Res } from '@nestjs/common';
 import type { Response } from 'express';
 import { APP_CONFIG, type AppConfig } from '@mailguard/config';
@@ -30,7 +29,7 @@ export class FinderController {
   async domain(@Param('domain') param: string): Promise<DomainInsight> {
     const domain = param.length <= MAX_PARAM ? registrableDomain(param) : null;
     if (!domain) throw new AppError('bad_request', 'Give a domain such as acme.com (or a URL)');
-    return domainInsight(this.engine, domain, await this.knowledge.model(domainToASCII(domain) || domain));
+    return domainInsight(this.engine, domain, await this.knowledge.model(domain));
   }
 
   /**
@@ -63,14 +62,14 @@ export class FinderController {
     }
     let answer: FinderAnswer;
     try {
-      answer = await findAddress(this.engine, name, domain, await this.knowledge.model(domainToASCII(domain) || domain));
+      answer = await findAddress(this.engine, name, domain, await this.knowledge.model(domain));
     } catch (error) {
       await this.ledger.refund(accountId, 1, 'refund: the finder failed', ref);
       throw error;
     }
     if (answer.email && answer.result) {
       // A hit a server confirmed teaches the domain its pattern (the name is known, so the pattern is too).
-      if (answer.pattern && answer.result.reason === 'accepted_email') await this.knowledge.found(domainToASCII(domain) || domain, answer.result.checks.syntax.localPart, answer.pattern);
+      if (answer.pattern && answer.result.reason === 'accepted_email') await this.knowledge.found(domain, answer.result.checks.syntax.localPart, answer.pattern);
       await this.store.record({ requestId: newId('ver'), email: answer.email, deadlineAt: Date.now() + this.config.checks.deadlineMs, accountId, kind: 'finder' }, answer.result);
       setCreditsRemaining(res, charged);
     } else {

@@ -40,30 +40,26 @@ interface Script {
   etag: string;
 }
 
-let script: Script | null = null;
-function widgetScript(): Script {
-  script ??= (() => {
-    const body = readFileSync(SCRIPT_PATH);
-    return { body, etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 22)}"` };
-  })();
-  return script;
+function loadScript(): Script {
+  const body = readFileSync(SCRIPT_PATH);
+  return { body, etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 22)}"` };
 }
 
 @Controller('widget')
 export class WidgetController {
+  /** Read at boot: a missing bundle fails the start, not a visitor's page load. */
+  private readonly script = loadScript();
+
   constructor(
     private readonly widget: WidgetService,
     private readonly settings: WidgetSettingsStore,
-  ) {
-    // Fail at boot, not at a visitor's page load, when the bundle was not built.
-    widgetScript();
-  }
+  ) {}
 
   /** #11: the SDK, cached by browsers and CDNs and revalidated by its ETag. */
   @Get('widget.js')
   @Public()
-  script(@Req() req: Request, @Res() res: Response): void {
-    const { body, etag } = widgetScript();
+  sdk(@Req() req: Request, @Res() res: Response): void {
+    const { body, etag } = this.script;
     res.setHeader('Cache-Control', 'public, max-age=300, stale-while-revalidate=86400');
     res.setHeader('ETag', etag);
     if (req.header('if-none-match')?.split(/\s*,\s*/).includes(etag)) {
