@@ -5,26 +5,26 @@ const result = (fields: Partial<WidgetResult>): WidgetResult => ({ email: 'a@b.t
 describe('decide (SPEC.md §6.2 rules)', () => {
   it('always blocks invalid addresses, whatever the options', () => {
     for (const [blockDisposable, blockFree] of [[false, false], [true, true]]) {
-      expect(decide(result({ status: 'invalid', reason: 'rejected_email', isFree: true, isDisposable: true }), blockDisposable, blockFree)).toEqual({ status: 'invalid', reason: 'invalid', blocked: true });
+      expect(decide(result({ status: 'invalid', reason: 'rejected_email', isFree: true, isDisposable: true }), blockDisposable, blockFree)).toEqual({ status: 'invalid', reason: 'invalid' });
     }
   });
 
   it('blocks disposable addresses only with blockDisposable; otherwise they are risky', () => {
     const disposable = result({ status: 'risky', reason: 'disposable', isDisposable: true });
-    expect(decide(disposable, true, false)).toEqual({ status: 'disposable', reason: 'disposable', blocked: true });
-    expect(decide(disposable, false, false)).toEqual({ status: 'risky', reason: 'disposable', blocked: false });
+    expect(decide(disposable, true, false)).toEqual({ status: 'disposable', reason: 'disposable' });
+    expect(decide(disposable, false, false)).toEqual({ status: 'risky', reason: 'disposable' });
   });
 
   it('blocks free addresses only with blockFree; otherwise they keep their verdict', () => {
     const free = result({ isFree: true });
-    expect(decide(free, true, true)).toEqual({ status: 'free', reason: 'free', blocked: true });
-    expect(decide(free, true, false)).toEqual({ status: 'valid', reason: null, blocked: false });
-    expect(decide(result({ isFree: true, status: 'risky', reason: 'full_inbox' }), true, false)).toEqual({ status: 'risky', reason: 'full_inbox', blocked: false });
+    expect(decide(free, true, true)).toEqual({ status: 'free', reason: 'free' });
+    expect(decide(free, true, false)).toEqual({ status: 'valid', reason: null });
+    expect(decide(result({ isFree: true, status: 'risky', reason: 'full_inbox' }), true, false)).toEqual({ status: 'risky', reason: 'full_inbox' });
   });
 
   it('lets catch-all, role and unanswered addresses through as risky, with their reason', () => {
     for (const reason of ['catch_all', 'role', 'unknown']) {
-      expect(decide(result({ status: 'risky', reason }), true, true)).toEqual({ status: 'risky', reason, blocked: false });
+      expect(decide(result({ status: 'risky', reason }), true, true)).toEqual({ status: 'risky', reason });
     }
   });
 });

@@ -18,7 +18,6 @@ export interface Decision {
   status: Exclude<GuardStatus, 'checking' | 'unverified'>;
   /** Why it is blocked; for a risky address the result's reason (catch_all, role, …); null when valid. */
   reason: BlockReason | string | null;
-  blocked: boolean;
 }
 
 /**
@@ -27,11 +26,11 @@ export interface Decision {
  * answer) is a warning.
  */
 export function decide(result: WidgetResult, blockDisposable: boolean, blockFree: boolean): Decision {
-  if (result.status === 'invalid') return { status: 'invalid', reason: 'invalid', blocked: true };
-  if (result.isDisposable && blockDisposable) return { status: 'disposable', reason: 'disposable', blocked: true };
-  if (result.isFree && blockFree) return { status: 'free', reason: 'free', blocked: true };
-  if (result.status === 'risky' || result.isDisposable) return { status: 'risky', reason: result.reason, blocked: false };
-  return { status: 'valid', reason: null, blocked: false };
+  if (result.status === 'invalid') return { status: 'invalid', reason: 'invalid' };
+  if (result.isDisposable && blockDisposable) return { status: 'disposable', reason: 'disposable' };
+  if (result.isFree && blockFree) return { status: 'free', reason: 'free' };
+  if (result.status === 'risky' || result.isDisposable) return { status: 'risky', reason: result.reason };
+  return { status: 'valid', reason: null };
 }
 
 /** Obvious typos are answered in the page, without spending a check. */
