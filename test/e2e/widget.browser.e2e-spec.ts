@@ -188,16 +188,17 @@ describe('Guard in Chromium', () => {
     expect(await tooltip(page)).toBe('Disposable emails are not allowed');
     await page.click('#send');
     expect(await submits(page)).toBe(0);
+    await init(page, keyed({ messages: { disposable: 'No throwaway inboxes' } }));
+    await page.waitForSelector('#email[data-guard-status="disposable"]');
+    expect(await tooltip(page)).toBe('No throwaway inboxes');
     await init(page, keyed({ blockDisposable: false, lang: 'it' }));
     await page.waitForSelector('#email[data-guard-status="risky"]');
     expect(await page.$('[data-guard-icon="risky"]')).not.toBeNull();
     expect(await tooltip(page)).toBeNull();
     await page.click('#send');
     expect(await submits(page)).toBe(1);
-    expect(await reported(page)).toEqual([
-      { type: 'invalid', email: DISPOSABLE, keys: ['email', 'reason', 'result'], reason: 'disposable', status: 'risky' },
-      { type: 'warning', email: DISPOSABLE, keys: ['email', 'result'], reason: 'disposable', status: 'risky' },
-    ]);
+    const blocked = { type: 'invalid', email: DISPOSABLE, keys: ['email', 'reason', 'result'], reason: 'disposable', status: 'risky' };
+    expect(await reported(page)).toEqual([blocked, blocked, { type: 'warning', email: DISPOSABLE, keys: ['email', 'result'], reason: 'disposable', status: 'risky' }]);
   });
 
   it('lets free addresses through by default, and blocks them with blockFree: true (en and it)', async () => {
@@ -211,6 +212,9 @@ describe('Guard in Chromium', () => {
     await init(page, keyed({ blockFree: true, lang: 'it' }));
     await page.waitForSelector('#email[data-guard-status="free"]');
     expect(await tooltip(page)).toBe(BUILT_IN.it.free);
+    await init(page, keyed({ blockFree: true, lang: 'it', messages: { free: 'Only company addresses, please' } }));
+    await page.waitForSelector('#email[data-guard-status="free"]');
+    expect(await tooltip(page)).toBe('Only company addresses, please');
     const events = await reported(page);
     expect(events[0]).toEqual({ type: 'valid', email: FREE, keys: ['email', 'result'], status: 'valid' });
     expect(events[1]).toEqual({ type: 'invalid', email: FREE, keys: ['email', 'reason', 'result'], reason: 'free', status: 'valid' });
