@@ -191,6 +191,7 @@ async function main(): Promise<void> {
         `  AUC without feedback (all)            ${auc(before).toFixed(3)}   (target ≥ 0.85)`,
         `  AUC without feedback (held-out half)  ${auc(heldOutBefore).toFixed(3)}`,
         `  AUC after feedback   (held-out half)  ${auc(after).toFixed(3)}   (target ≥ 0.95)`,
+        `  the same without the non-staff kind (what no signal can tell from staff): ${auc(before.filter((item) => item.kind !== 'not staff')).toFixed(3)} before, ${auc(after.filter((item) => item.kind !== 'not staff')).toFixed(3)} after`,
         `  mean confidence by kind, before: ${byKind(before).join(', ')}`,
         `  mean confidence by kind, after (held out): ${byKind(after).join(', ')}`,
         '  calibration without feedback (all):',
