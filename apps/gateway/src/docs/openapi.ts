@@ -1,7 +1,6 @@
 /**
  * The OpenAPI 3 document of the public API (API.md §4): all 22 endpoints, generated from one table
- * so that the document and the contract are read side by side. Endpoints whose module has not
- * shipped yet say so (`x-available: false`) until their issue lands.
+ * so that the document and the contract are read side by side.
  */
 
 type Scope = 'full' | 'verify' | 'lists' | 'read-only';
@@ -18,7 +17,6 @@ interface Endpoint {
   errors: number[];
   body?: string;
   params?: Array<{ name: string; in: 'path' | 'query'; required?: boolean; description: string }>;
-  available: boolean;
 }
 
 const PAGE = [
@@ -27,28 +25,28 @@ const PAGE = [
 ];
 
 const ENDPOINTS: Endpoint[] = [
-  { number: 1, module: 'validation', method: 'get', path: '/email-validation/{email}', summary: 'Verify one address', scopes: ['full', 'verify'], success: { status: 200, schema: 'VerificationResult', description: 'The verification result' }, errors: [400, 401, 402, 403, 429, 503], params: [{ name: 'email', in: 'path', required: true, description: 'The address, URL-encoded (up to 1,024 characters)' }], available: true },
-  { number: 2, module: 'validation', method: 'post', path: '/email-validation/batch', summary: 'Verify up to 100 addresses', scopes: ['full', 'verify'], body: 'BatchRequest', success: { status: 200, schema: 'BatchResponse', description: 'Results in input order' }, errors: [400, 401, 402, 403, 429, 503], available: true },
-  { number: 3, module: 'validation', method: 'post', path: '/email-validation/feedback', summary: 'Report whether mail to a checked address was delivered', scopes: ['full', 'verify'], body: 'Feedback', success: { status: 202, description: '{ accepted: true }' }, errors: [400, 401, 403, 429], available: true },
-  { number: 4, module: 'validation', method: 'post', path: '/lists', summary: 'Upload a CSV list (multipart: file, emailColumn, name, webhookUrl)', scopes: ['full', 'lists'], success: { status: 202, schema: 'List', description: 'The list, queued' }, errors: [400, 401, 402, 403, 413, 429], available: true },
-  { number: 5, module: 'validation', method: 'get', path: '/lists', summary: 'Lists of the account', scopes: ['full', 'lists', 'read-only'], params: PAGE, success: { status: 200, description: '{ data: [List], page, limit, total }' }, errors: [401, 403, 429], available: true },
-  { number: 6, module: 'validation', method: 'get', path: '/lists/{id}', summary: 'One list and its progress', scopes: ['full', 'lists', 'read-only'], params: [{ name: 'id', in: 'path', required: true, description: 'List id (lst_…)' }], success: { status: 200, schema: 'List', description: 'The list' }, errors: [401, 403, 404, 429], available: true },
-  { number: 7, module: 'validation', method: 'get', path: '/lists/{id}/results', summary: 'Results of a list as JSON pages or CSV', scopes: ['full', 'lists', 'read-only'], params: [{ name: 'id', in: 'path', required: true, description: 'List id' }, { name: 'format', in: 'query', description: 'json or csv' }, { name: 'status', in: 'query', description: 'valid, risky, invalid or unknown' }, ...PAGE], success: { status: 200, description: 'JSON page of { row, email, result } or CSV' }, errors: [400, 401, 403, 404, 429], available: true },
-  { number: 8, module: 'validation', method: 'delete', path: '/lists/{id}', summary: 'Cancel a running list or delete a finished one', scopes: ['full', 'lists'], params: [{ name: 'id', in: 'path', required: true, description: 'List id' }], success: { status: 200, schema: 'List', description: 'Cancelled (204 when a finished list was deleted)' }, errors: [401, 403, 404, 429], available: true },
-  { number: 9, module: 'finder', method: 'get', path: '/email-finder', summary: "Find a person's professional address", scopes: ['full', 'verify'], params: [{ name: 'firstName', in: 'query', description: 'Given name' }, { name: 'lastName', in: 'query', description: 'Family name' }, { name: 'fullName', in: 'query', description: 'Instead of first and last name' }, { name: 'domain', in: 'query', required: true, description: 'Company domain or URL' }], success: { status: 200, description: '{ email, confidence, pattern, result, alternatives }' }, errors: [400, 401, 402, 403, 429], available: true },
-  { number: 10, module: 'finder', method: 'get', path: '/email-finder/domain/{domain}', summary: 'What is known about a domain', scopes: ['full', 'verify'], params: [{ name: 'domain', in: 'path', required: true, description: 'Domain' }], success: { status: 200, description: '{ domain, catchAll, pattern, provider, mx, confidence, addresses }' }, errors: [400, 401, 403, 429], available: true },
-  { number: 11, module: 'widget', method: 'get', path: '/widget/widget.js', summary: 'The Guard form widget (JavaScript)', scopes: null, success: { status: 200, description: 'application/javascript' }, errors: [], available: true },
-  { number: 12, module: 'widget', method: 'post', path: '/widget/verify', summary: 'Verify from the widget (public tier or widget key)', scopes: null, body: 'WidgetVerify', success: { status: 200, schema: 'VerificationResult', description: 'The verification result' }, errors: [400, 401, 402, 403, 429], available: true },
-  { number: 13, module: 'widget', method: 'get', path: '/widget/settings', summary: 'Widget settings', scopes: ['full', 'read-only'], success: { status: 200, description: '{ allowedOrigins, defaults }' }, errors: [401, 403, 429], available: true },
-  { number: 14, module: 'widget', method: 'put', path: '/widget/settings', summary: 'Change widget settings', scopes: ['full'], success: { status: 200, description: 'The settings' }, errors: [400, 401, 403, 429], available: true },
-  { number: 15, module: 'keys', method: 'post', path: '/accounts', summary: 'Sign up: an account, its first full key and its webhook secret (each shown once)', scopes: null, body: 'Signup', success: { status: 201, schema: 'SignupResponse', description: 'The account' }, errors: [400, 409, 429], available: true },
-  { number: 16, module: 'keys', method: 'get', path: '/keys', summary: 'Keys of the account', scopes: ['full', 'read-only'], success: { status: 200, description: '{ data: [KeyRecord] }' }, errors: [401, 403, 429], available: true },
-  { number: 17, module: 'keys', method: 'post', path: '/keys', summary: 'Create a key (shown in full once)', scopes: ['full'], body: 'CreateKey', success: { status: 201, schema: 'NewKey', description: 'The key record and the key' }, errors: [400, 401, 403, 429], available: true },
-  { number: 18, module: 'keys', method: 'patch', path: '/keys/{id}', summary: "Rename a key or change its scope", scopes: ['full'], body: 'UpdateKey', params: [{ name: 'id', in: 'path', required: true, description: 'Key id (key_…)' }], success: { status: 200, schema: 'KeyRecord', description: 'The key record' }, errors: [400, 401, 403, 404, 429], available: true },
-  { number: 19, module: 'keys', method: 'delete', path: '/keys/{id}', summary: 'Revoke a key', scopes: ['full'], params: [{ name: 'id', in: 'path', required: true, description: 'Key id' }], success: { status: 204, description: 'Revoked; the key answers 401 from then on' }, errors: [401, 403, 404, 429], available: true },
-  { number: 20, module: 'credits', method: 'get', path: '/credits', summary: 'Credit balance', scopes: ['full', 'verify', 'lists', 'read-only'], success: { status: 200, schema: 'Credits', description: 'Balance and held credits' }, errors: [401, 429], available: true },
-  { number: 21, module: 'credits', method: 'get', path: '/credits/usage', summary: 'Checks and credits per UTC day and kind', scopes: ['full', 'verify', 'lists', 'read-only'], params: [{ name: 'from', in: 'query', description: 'First day (YYYY-MM-DD, UTC, inclusive)' }, { name: 'to', in: 'query', description: 'Last day (inclusive)' }], success: { status: 200, description: '{ data: [{ date, kind, checks, credits }] }' }, errors: [400, 401, 429], available: true },
-  { number: 22, module: 'credits', method: 'get', path: '/credits/transactions', summary: 'The credit ledger', scopes: ['full', 'verify', 'lists', 'read-only'], params: PAGE, success: { status: 200, description: '{ data: [{ id, delta, reason, ref, createdAt, balanceAfter }], page, limit, total }' }, errors: [401, 429], available: true },
+  { number: 1, module: 'validation', method: 'get', path: '/email-validation/{email}', summary: 'Verify one address', scopes: ['full', 'verify'], success: { status: 200, schema: 'VerificationResult', description: 'The verification result' }, errors: [400, 401, 402, 403, 429, 503], params: [{ name: 'email', in: 'path', required: true, description: 'The address, URL-encoded (up to 1,024 characters)' }] },
+  { number: 2, module: 'validation', method: 'post', path: '/email-validation/batch', summary: 'Verify up to 100 addresses', scopes: ['full', 'verify'], body: 'BatchRequest', success: { status: 200, schema: 'BatchResponse', description: 'Results in input order' }, errors: [400, 401, 402, 403, 429, 503] },
+  { number: 3, module: 'validation', method: 'post', path: '/email-validation/feedback', summary: 'Report whether mail to a checked address was delivered', scopes: ['full', 'verify'], body: 'Feedback', success: { status: 202, description: '{ accepted: true }' }, errors: [400, 401, 403, 429] },
+  { number: 4, module: 'validation', method: 'post', path: '/lists', summary: 'Upload a CSV list (multipart: file, emailColumn, name, webhookUrl)', scopes: ['full', 'lists'], success: { status: 202, schema: 'List', description: 'The list, queued' }, errors: [400, 401, 402, 403, 413, 429] },
+  { number: 5, module: 'validation', method: 'get', path: '/lists', summary: 'Lists of the account', scopes: ['full', 'lists', 'read-only'], params: PAGE, success: { status: 200, description: '{ data: [List], page, limit, total }' }, errors: [401, 403, 429] },
+  { number: 6, module: 'validation', method: 'get', path: '/lists/{id}', summary: 'One list and its progress', scopes: ['full', 'lists', 'read-only'], params: [{ name: 'id', in: 'path', required: true, description: 'List id (lst_…)' }], success: { status: 200, schema: 'List', description: 'The list' }, errors: [401, 403, 404, 429] },
+  { number: 7, module: 'validation', method: 'get', path: '/lists/{id}/results', summary: 'Results of a list as JSON pages or CSV', scopes: ['full', 'lists', 'read-only'], params: [{ name: 'id', in: 'path', required: true, description: 'List id' }, { name: 'format', in: 'query', description: 'json or csv' }, { name: 'status', in: 'query', description: 'valid, risky, invalid or unknown' }, ...PAGE], success: { status: 200, description: 'JSON page of { row, email, result } or CSV' }, errors: [400, 401, 403, 404, 429] },
+  { number: 8, module: 'validation', method: 'delete', path: '/lists/{id}', summary: 'Cancel a running list or delete a finished one', scopes: ['full', 'lists'], params: [{ name: 'id', in: 'path', required: true, description: 'List id' }], success: { status: 200, schema: 'List', description: 'Cancelled (204 when a finished list was deleted)' }, errors: [401, 403, 404, 429] },
+  { number: 9, module: 'finder', method: 'get', path: '/email-finder', summary: "Find a person's professional address", scopes: ['full', 'verify'], params: [{ name: 'firstName', in: 'query', description: 'Given name' }, { name: 'lastName', in: 'query', description: 'Family name' }, { name: 'fullName', in: 'query', description: 'Instead of first and last name' }, { name: 'domain', in: 'query', required: true, description: 'Company domain or URL' }], success: { status: 200, description: '{ email, confidence, pattern, result, alternatives }' }, errors: [400, 401, 402, 403, 429] },
+  { number: 10, module: 'finder', method: 'get', path: '/email-finder/domain/{domain}', summary: 'What is known about a domain', scopes: ['full', 'verify'], params: [{ name: 'domain', in: 'path', required: true, description: 'Domain' }], success: { status: 200, description: '{ domain, catchAll, pattern, provider, mx, confidence, addresses }' }, errors: [400, 401, 403, 429] },
+  { number: 11, module: 'widget', method: 'get', path: '/widget/widget.js', summary: 'The Guard form widget (JavaScript)', scopes: null, success: { status: 200, description: 'application/javascript' }, errors: [] },
+  { number: 12, module: 'widget', method: 'post', path: '/widget/verify', summary: 'Verify from the widget: the public tier without a key; with a widget key a paid check, answered with X-Guard-Token (the signed verdict) and X-Guard-Settings (the account defaults, base64url JSON)', scopes: null, body: 'WidgetVerify', success: { status: 200, schema: 'VerificationResult', description: 'The verification result' }, errors: [400, 401, 402, 403, 429] },
+  { number: 13, module: 'widget', method: 'get', path: '/widget/settings', summary: 'Widget settings', scopes: ['full', 'read-only'], success: { status: 200, schema: 'WidgetSettings', description: '{ allowedOrigins, defaults }' }, errors: [401, 403, 429] },
+  { number: 14, module: 'widget', method: 'put', path: '/widget/settings', summary: 'Change widget settings', scopes: ['full'], body: 'WidgetSettings', success: { status: 200, description: 'The settings' }, errors: [400, 401, 403, 429] },
+  { number: 15, module: 'keys', method: 'post', path: '/accounts', summary: 'Sign up: an account, its first full key and its webhook secret (each shown once)', scopes: null, body: 'Signup', success: { status: 201, schema: 'SignupResponse', description: 'The account' }, errors: [400, 409, 429] },
+  { number: 16, module: 'keys', method: 'get', path: '/keys', summary: 'Keys of the account', scopes: ['full', 'read-only'], success: { status: 200, description: '{ data: [KeyRecord] }' }, errors: [401, 403, 429] },
+  { number: 17, module: 'keys', method: 'post', path: '/keys', summary: 'Create a key (shown in full once)', scopes: ['full'], body: 'CreateKey', success: { status: 201, schema: 'NewKey', description: 'The key record and the key' }, errors: [400, 401, 403, 429] },
+  { number: 18, module: 'keys', method: 'patch', path: '/keys/{id}', summary: "Rename a key or change its scope", scopes: ['full'], body: 'UpdateKey', params: [{ name: 'id', in: 'path', required: true, description: 'Key id (key_…)' }], success: { status: 200, schema: 'KeyRecord', description: 'The key record' }, errors: [400, 401, 403, 404, 429] },
+  { number: 19, module: 'keys', method: 'delete', path: '/keys/{id}', summary: 'Revoke a key', scopes: ['full'], params: [{ name: 'id', in: 'path', required: true, description: 'Key id' }], success: { status: 204, description: 'Revoked; the key answers 401 from then on' }, errors: [401, 403, 404, 429] },
+  { number: 20, module: 'credits', method: 'get', path: '/credits', summary: 'Credit balance', scopes: ['full', 'verify', 'lists', 'read-only'], success: { status: 200, schema: 'Credits', description: 'Balance and held credits' }, errors: [401, 429] },
+  { number: 21, module: 'credits', method: 'get', path: '/credits/usage', summary: 'Checks and credits per UTC day and kind', scopes: ['full', 'verify', 'lists', 'read-only'], params: [{ name: 'from', in: 'query', description: 'First day (YYYY-MM-DD, UTC, inclusive)' }, { name: 'to', in: 'query', description: 'Last day (inclusive)' }], success: { status: 200, description: '{ data: [{ date, kind, checks, credits }] }' }, errors: [400, 401, 429] },
+  { number: 22, module: 'credits', method: 'get', path: '/credits/transactions', summary: 'The credit ledger', scopes: ['full', 'verify', 'lists', 'read-only'], params: PAGE, success: { status: 200, description: '{ data: [{ id, delta, reason, ref, createdAt, balanceAfter }], page, limit, total }' }, errors: [401, 429] },
 ];
 
 const ERROR_TEXT: Record<number, string> = {
@@ -99,6 +97,13 @@ const SCHEMAS = {
   Feedback: { type: 'object', required: ['email', 'outcome'], properties: { email: str, outcome: { type: 'string', enum: ['delivered', 'bounced'] } } },
   List: { type: 'object', properties: { id: str, name: str, status: { type: 'string', enum: ['queued', 'processing', 'completed', 'failed', 'cancelled'] }, total: int, processed: int, duplicates: int, percent: int, etaSeconds: nullable(int), counts: { type: 'object' }, creditsHeld: int, creditsCharged: int, createdAt: str, startedAt: nullable(str), completedAt: nullable(str), error: nullable(str) } },
   WidgetVerify: { type: 'object', required: ['email'], properties: { email: str, deviceId: str } },
+  WidgetSettings: {
+    type: 'object',
+    properties: {
+      allowedOrigins: { type: 'array', items: str },
+      defaults: { type: 'object', properties: { blockDisposable: { type: 'boolean' }, blockFree: { type: 'boolean' }, lang: { type: 'string', enum: ['en', 'it', 'es', 'fr', 'de'] }, messages: { type: 'object', additionalProperties: str } } },
+    },
+  },
   Signup: { type: 'object', required: ['email'], properties: { email: str, name: str } },
   SignupResponse: { type: 'object', properties: { account: { type: 'object', properties: { id: str, email: str, credits: int } }, apiKey: str, webhookSecret: str } },
   KeyRecord: { type: 'object', properties: { id: str, name: str, prefix: str, scope: { type: 'string', enum: ['full', 'verify', 'lists', 'read-only'] }, type: { type: 'string', enum: ['secret', 'widget'] }, createdAt: str, lastUsedAt: nullable(str), revokedAt: nullable(str) } },
@@ -122,9 +127,8 @@ export function openApiDocument(serverUrl = '/v1'): Record<string, unknown> {
     paths[endpoint.path][endpoint.method] = {
       operationId: `endpoint${endpoint.number}`,
       tags: [endpoint.module],
-      summary: endpoint.available ? endpoint.summary : `${endpoint.summary} (not available yet)`,
+      summary: endpoint.summary,
       description: `API.md §4 #${endpoint.number}. Scopes: ${endpoint.scopes ? endpoint.scopes.join(', ') : 'none (no key)'}.`,
-      'x-available': endpoint.available,
       security: endpoint.scopes ? [{ apiKey: [] }] : [],
       parameters: (endpoint.params ?? []).map((param) => ({ name: param.name, in: param.in, required: param.required ?? false, description: param.description, schema: str })),
       ...(endpoint.body ? { requestBody: { required: true, content: { 'application/json': { schema: ref(endpoint.body) } } } } : {}),
