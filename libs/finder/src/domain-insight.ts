@@ -25,11 +25,12 @@ export async function domainInsight(engine: VerificationEngine, domain: string, 
   const deadlineAt = Date.now() + INSIGHT_BUDGET_MS;
   const inspection = await engine.inspect(`postmaster@${domain}`, { deadlineAt });
   const facts = inspection.facts;
-  const [outcome] = inspection.needsProbe ? await engine.probeGroup([inspection], { deadlineAt }) : [null];
+  // A server is asked only while its catch-all is not known (the domain's facts are cached): insight is free, but not to the MX.
+  const known = facts?.catchAll ?? null;
+  const [outcome] = inspection.needsProbe && known === null ? await engine.probeGroup([inspection], { deadlineAt }) : [null];
   return {
     domain: inspection.domain || domain,
-    // The prober asks the made-up address only while the domain's catch-all is not known yet.
-    catchAll: outcome?.probe.catchAll ?? facts?.catchAll ?? null,
+    catchAll: known ?? outcome?.probe.catchAll ?? null,
     pattern: model.pattern,
     provider: facts?.provider ?? null,
     mx: facts && facts.mail.status === 'ok' && !facts.mail.nullMx ? facts.mail.records : [],
