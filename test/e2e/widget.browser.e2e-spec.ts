@@ -456,6 +456,13 @@ describe('Guard in Chromium', () => {
       await page.fill('#email', email);
       await page.waitForSelector(`#email[data-guard-status="${status}"]`);
       if (status !== 'checking') await page.waitForSelector(`#events li`);
+      // The drawn icon (the spinner turning too) stays inside the input's right edge.
+      const input = await page.$eval('#email', (element) => element.getBoundingClientRect().toJSON());
+      const icon = await page.$eval('[data-guard-icon] svg', (element) => element.getBoundingClientRect().toJSON());
+      expect(icon.left).toBeGreaterThan(input.right - 40);
+      expect(icon.right).toBeLessThanOrEqual(input.right);
+      expect(icon.top).toBeGreaterThanOrEqual(input.top);
+      expect(icon.bottom).toBeLessThanOrEqual(input.bottom);
       await shoot(page, name);
     });
 

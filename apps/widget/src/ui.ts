@@ -34,16 +34,19 @@ function iconFor(status: GuardStatus): SVGSVGElement | null {
   svg.setAttribute('stroke-linecap', 'round');
   svg.setAttribute('role', 'img');
   svg.setAttribute('aria-label', spec.title);
+  // Shapes go in a group: the spinner turns the group about the icon's centre, never the <svg> box itself.
+  const group = document.createElementNS(SVG, 'g');
   for (const [tag, attributes] of spec.shapes) {
     const shape = document.createElementNS(SVG, tag);
     for (const [name, value] of Object.entries(attributes)) shape.setAttribute(name, value);
-    svg.appendChild(shape);
+    group.appendChild(shape);
   }
   if (status === 'checking') {
     const spin = document.createElementNS(SVG, 'animateTransform');
     for (const [name, value] of Object.entries({ attributeName: 'transform', type: 'rotate', from: '0 8 8', to: '360 8 8', dur: '0.9s', repeatCount: 'indefinite' })) spin.setAttribute(name, value);
-    svg.appendChild(spin);
+    group.appendChild(spin);
   }
+  svg.appendChild(group);
   return svg;
 }
 
