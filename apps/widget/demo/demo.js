@@ -22,6 +22,11 @@
       onWarning: function (e) { log('onWarning ' + e.email + ' (' + e.result.reason + ')'); },
     });
   }
+  // What the widget says of the input, for people trying it (an unverified address shows no icon).
+  var input = document.getElementById('email');
+  new MutationObserver(function () {
+    document.getElementById('status').textContent = input.getAttribute('data-guard-status') || '(none)';
+  }).observe(input, { attributes: true, attributeFilter: ['data-guard-status'] });
   ['opt-free', 'opt-disposable', 'opt-submit', 'opt-lang'].forEach(function (id) {
     document.getElementById(id).addEventListener('change', start);
   });
