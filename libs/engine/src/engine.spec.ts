@@ -312,6 +312,18 @@ describe('probeGroup: many addresses at one domain in one session (bulk lists)',
     expect(results.every((result) => result.reachable !== 'unknown')).toBe(true);
   });
 
+  it('asks no more transactions once one address is accepted, with stopAtAccepted (the finder)', async () => {
+    const emails = ['zz.first@acme.test', 'john.doe@acme.test', 'zz.third@acme.test', 'zz.fourth@acme.test', 'zz.fifth@acme.test'];
+    const inspections = await Promise.all(emails.map((email) => engine.inspect(email, { deadlineAt: Date.now() + 10_000 })));
+    const before = lab.stats('mx1.acme.test').commands.length;
+    const outcomes = await engine.probeGroup(inspections, { deadlineAt: Date.now() + 10_000 }, { stopAtAccepted: 3 });
+    const asked = lab.stats('mx1.acme.test').commands.slice(before).filter((command) => command.startsWith('RCPT TO:<zz.'));
+    expect(asked).toEqual(['RCPT TO:<zz.first@acme.test>', 'RCPT TO:<zz.third@acme.test>']);
+    expect(outcomes.map((outcome) => outcome.probe.failure)).toEqual([null, null, null, 'skipped', 'skipped']);
+    expect(engine.conclude(inspections[1], outcomes[1]).reason).toBe('accepted_email');
+    expect(engine.conclude(inspections[4], outcomes[4]).reachable).toBe('unknown');
+  });
+
   it('marks the group catch-all from one made-up address', async () => {
     const results = await group(['one@catchall.test', 'two@catchall.test']);
     expect(results.map((result) => result.reason)).toEqual(['catch_all', 'catch_all']);

@@ -311,7 +311,8 @@ export class VerificationEngine {
    * with the made-up address once for the group. No greylisting wait here: the list pipeline
    * retries those addresses as delayed jobs.
    */
-  async probeGroup(inspections: Inspection[], { deadlineAt }: StageOptions): Promise<ProbeOutcome[]> {
+  /** `stopAtAccepted`: see GroupProbeOptions (the finder asks its likeliest candidates first and stops at a yes). */
+  async probeGroup(inspections: Inspection[], { deadlineAt }: StageOptions, { stopAtAccepted }: { stopAtAccepted?: number } = {}): Promise<ProbeOutcome[]> {
     const facts = inspections[0].facts as DomainFacts;
     const domain = inspections[0].asciiDomain as string;
     const started = this.deps.now().getTime();
@@ -323,6 +324,7 @@ export class VerificationEngine {
         addresses: inspections.map((inspection) => inspection.smtpAddress as string),
         needsSmtpUtf8: inspections.some((inspection) => inspection.needsSmtpUtf8),
         catchAllLocalPart: known === null ? this.deps.decoyLocalPart() : null,
+        stopAtAccepted,
         ...this.session(deadline.signal),
       });
       const learned = group.results.find((result) => result.catchAll !== null)?.catchAll ?? null;

@@ -16,20 +16,23 @@ const NOTHING: FinderAnswer = { email: null, confidence: 0, pattern: null, resul
 const FINDER_BUDGET_MS = 30_000;
 /** A guess at a catch-all domain is never as sure as a server's yes. */
 const CATCH_ALL_CEILING = 70;
+const CANDIDATES_PER_TRANSACTION = 3;
 
 /**
- * A person's professional address (API.md #9). Every candidate is asked in one SMTP session
- * (`probeGroup`, several RCPT per transaction, the made-up address once), the domain's learned
- * pattern first: at a strict domain the first accepted candidate wins with high confidence; at a
- * catch-all domain no server can tell, so the likeliest pattern wins — the domain's own once it
- * has taught one, else the most used — with its share as the confidence (capped).
+ * A person's professional address (API.md #9). The candidates are asked in one SMTP session
+ * (`probeGroup`: three RCPT per transaction, the domain's learned pattern first, the made-up
+ * address once, no more transactions after a yes): at a strict domain the first accepted
+ * candidate wins with high confidence; at a catch-all domain no server can tell, so the likeliest
+ * pattern wins — the domain's own once it has taught one, else the most used — with its share as
+ * the confidence (capped).
  */
 export async function findAddress(engine: VerificationEngine, name: PersonName, domain: string, model: DomainModel | null = null): Promise<FinderAnswer> {
   const list = candidates(name, model);
   const deadlineAt = Date.now() + FINDER_BUDGET_MS;
   const inspections = await Promise.all(list.map((candidate) => engine.inspect(`${candidate.localPart}@${domain}`, { deadlineAt })));
   if (!inspections[0].needsProbe) return NOTHING;
-  const outcomes = await engine.probeGroup(inspections, { deadlineAt });
+  // The likeliest three per transaction, and no more once the server accepts one: few RCPTs per person.
+  const outcomes = await engine.probeGroup(inspections, { deadlineAt }, { stopAtAccepted: CANDIDATES_PER_TRANSACTION });
   const results = inspections.map((inspection, index) => engine.conclude(inspection, outcomes[index], model));
   const catchAll = results.some((result) => result.smtp.catchAll);
   if (catchAll) {

@@ -28,7 +28,8 @@ export interface ProbeOptions {
 }
 
 /** How far the probe got when no server gave a definite answer. */
-export type ProbeFailure = 'greylisted' | 'sender_blocked' | 'tls_failed' | 'timeout' | 'no_connection' | 'private_address' | 'smtputf8_unsupported' | 'refused';
+/** `skipped`: not asked, because an earlier address of its group was accepted (`stopAtAccepted`). */
+export type ProbeFailure = 'greylisted' | 'sender_blocked' | 'tls_failed' | 'timeout' | 'no_connection' | 'private_address' | 'smtputf8_unsupported' | 'refused' | 'skipped';
 
 export interface ProbeResult {
   /** A server answered for the mailbox (accepted, no such user, disabled or full). */
@@ -279,6 +280,11 @@ export interface GroupProbeOptions extends Omit<ProbeOptions, 'address' | 'needs
   addresses: string[];
   /** Some address needs SMTPUTF8. */
   needsSmtpUtf8: boolean;
+  /**
+   * The finder's way: at most this many recipients per transaction, the likeliest first, and no
+   * more transactions once one is accepted; the rest come back `skipped`. Unset: everyone is asked.
+   */
+  stopAtAccepted?: number;
 }
 
 export interface GroupProbeResult {
@@ -316,6 +322,7 @@ export async function probeMailboxes(options: GroupProbeOptions): Promise<GroupP
   const answers: Array<{ replyClass: ReplyClass; reply: SmtpReply; host: string } | null> = options.addresses.map(() => null);
   const refusals = new Map<number, Array<{ failure: ProbeFailure; reply: SmtpReply | null; host: string }>>();
   let pending = options.addresses.map((_, index) => index);
+  const skipped = new Set<number>();
 
   hosts: for (const host of options.hosts) {
     if (pending.length === 0) break;
@@ -324,7 +331,7 @@ export async function probeMailboxes(options: GroupProbeOptions): Promise<GroupP
       try {
         ({ session } = await attempt.open(host.exchange, address));
         if (!session) continue hosts;
-        let limit = RECIPIENTS_PER_TRANSACTION;
+        let limit = options.stopAtAccepted ?? RECIPIENTS_PER_TRANSACTION;
         let queue = pending;
         const unsettled: number[] = [];
         while (queue.length > 0) {
@@ -364,6 +371,10 @@ export async function probeMailboxes(options: GroupProbeOptions): Promise<GroupP
           // The server took this many recipients in one transaction: no more from now on.
           if (again.length > 0) limit = Math.max(1, batch.length - again.length);
           queue = [...again, ...queue.slice(batch.length)];
+          if (options.stopAtAccepted && batch.some((index) => answers[index]?.replyClass === 'accepted')) {
+            for (const index of queue) skipped.add(index);
+            queue = [];
+          }
           if (queue.length > 0) await session.command('RSET');
         }
         attempt.end(session);
@@ -393,6 +404,7 @@ export async function probeMailboxes(options: GroupProbeOptions): Promise<GroupP
         roundTrips: 0,
       };
     }
+    if (skipped.has(index)) return { definite: false, replyClass: null, failure: 'skipped', reply: null, host: null, catchAll, sessions: 0, roundTrips: 0 };
     const own = new Attempt(options);
     own.failures = [...attempt.failures, ...(refusals.get(index) ?? [])];
     return { ...summarise(own, null), sessions: 0, roundTrips: 0 };
