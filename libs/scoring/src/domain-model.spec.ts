@@ -44,6 +44,12 @@ describe('learnDomain', () => {
     expect(learnDomain(evidence).pattern).toBe('first');
   });
 
+  it('counts each address once, with its latest word', () => {
+    const twice = learnDomain([exists('jsmith'), exists('jsmith', 'feedback'), exists('mjones')]);
+    expect(twice.addresses).toBe(2);
+    expect(learnDomain([exists('jsmith'), bounced('jsmith'), exists('mjones')]).named).toBe(1);
+  });
+
   it('does not count bounced addresses as the pattern', () => {
     const model = learnDomain([exists('john.smith', 'feedback'), bounced('jsmith'), bounced('mjones'), bounced('kwest')]);
     expect(model.pattern).toBe('first.last');

@@ -6,8 +6,9 @@ import { likeliestPattern, patternFits, PATTERNS } from './patterns';
  * new address there (Bayesian updating, deterministic for the same evidence).
  *
  * - **Pattern shares**: each address known to exist (verified at a strict domain, registered with
- *   Gravatar, found by the finder, reported delivered) is evidence for the patterns that could have produced it
- *   (`patternFits`; the finder's hits name theirs). The shares are the posterior mean of a
+ *   Gravatar, found by the finder, reported delivered; each address once, its latest word) is
+ *   evidence for the patterns that could have produced it (`patternFits`; the finder's hits name
+ *   theirs). The shares are the posterior mean of a
  *   Dirichlet whose prior is the pattern table's weights with the strength of one address,
  *   fitted by a few rounds of expectation–maximisation (an ambiguous local part counts for its
  *   patterns in proportion to how likely each already is at the domain).
@@ -50,6 +51,8 @@ export interface DomainModel {
 }
 
 const PRIOR_STRENGTH = 1;
+/** How many reports the general signals are worth against the reports on a pattern at a domain. */
+const PRIOR_REPORTS = 4;
 const ROUNDS = 5;
 const MIN_ADDRESSES = 2;
 const LIMIT = 2.5;
@@ -63,10 +66,11 @@ const clamp = (value: number) => Math.round(Math.max(-LIMIT, Math.min(LIMIT, val
 
 export function learnDomain(evidence: Evidence[]): DomainModel {
   const known: DomainModel['known'] = new Map();
+  const named = new Map<string, string>();
   const reports: DomainModel['reports'] = {};
-  const fits: Array<Record<string, number>> = [];
   for (const item of evidence) {
     known.set(item.localPart, { outcome: item.outcome, source: item.source });
+    if (item.pattern && item.pattern in PRIOR) named.set(item.localPart, item.pattern);
     if (item.source === 'feedback') {
       const pattern = likeliestPattern(item.localPart);
       if (pattern) {
@@ -75,10 +79,11 @@ export function learnDomain(evidence: Evidence[]): DomainModel {
         else tally.bounced++;
       }
     }
-    if (item.outcome !== 'exists') continue;
-    const fit = item.pattern && item.pattern in PRIOR ? { [item.pattern]: 1 } : patternFits(item.localPart);
-    if (Object.keys(fit).length > 0) fits.push(fit);
   }
+  const fits = [...known]
+    .filter(([, { outcome }]) => outcome === 'exists')
+    .map(([local]) => (named.has(local) ? { [named.get(local) as string]: 1 } : patternFits(local)))
+    .filter((fit) => Object.keys(fit).length > 0);
 
   let shares = { ...PRIOR };
   let counts: Record<string, number> = {};
@@ -101,8 +106,6 @@ export function learnDomain(evidence: Evidence[]): DomainModel {
     known,
   };
 }
-
-const PRIOR_REPORTS = 4;
 
 /** Reports on the other addresses of this address's pattern at the domain (its own report is counted apart). */
 function patternReports(local: string, model: DomainModel): { delivered: number; bounced: number } | null {
