@@ -23,6 +23,14 @@ import { createTestDatabase } from '../support/services';
  */
 const DOMAINS = Number(process.env.BENCH_DOMAINS ?? 40);
 const STAFF = 12;
+/** Made-up addresses per domain by kind; BENCH_MIX=junk:4,wrong:4,typo:2,notStaff:2 changes it. */
+const MIX: Record<'junk' | 'wrong' | 'typo' | 'notStaff', number> = {
+  junk: 4,
+  wrong: 4,
+  typo: 2,
+  notStaff: 2,
+  ...Object.fromEntries((process.env.BENCH_MIX ?? '').split(',').filter(Boolean).map((entry) => [entry.split(':')[0], Number(entry.split(':')[1])])),
+};
 const SEED = 20261126;
 
 const FIRST = `james mary john patricia robert jennifer michael linda william elizabeth david barbara richard susan joseph jessica thomas sarah charles karen
@@ -86,25 +94,26 @@ function population(): { scenario: Scenario; addresses: Address[] } {
     };
     const fakes = new Set<string>();
     const add = (local: string, kind: Address['kind']) => {
-      if (people.has(local) || fakes.has(local) || !/^[a-z0-9._-]+$/.test(local)) return false;
+      // A valid dot-atom only: a swapped letter may not leave a dot at an end or two in a row.
+      if (people.has(local) || fakes.has(local) || !/^[a-z0-9]+([._-][a-z0-9]+)*$/.test(local)) return false;
       fakes.add(local);
       addresses.push({ email: `${local}@${domain}`, domain, real: false, kind, fed: false });
       return true;
     };
     for (const local of staff) addresses.push({ email: `${local}@${domain}`, domain, real: true, kind: 'staff', fed: false });
     const junk = () => pick([`test${Math.floor(next() * 100)}`, pick(['asdfgh', 'qwerty', 'zxcvbn', 'aaaa', 'sdfsdf']), Math.floor(next() * 36 ** 7).toString(36)]);
-    let wanted = 4;
+    let wanted = MIX.junk;
     while (wanted > 0) if (add(junk(), 'junk')) wanted--;
-    for (wanted = 4; wanted > 0; ) {
+    for (wanted = MIX.wrong; wanted > 0; ) {
       const [, , other] = pick(PATTERNS.filter(([, , candidate]) => candidate !== build));
       if (add(other(...(people.get(pick(staff)) as [string, string])), 'wrong pattern')) wanted--;
     }
-    for (wanted = 2; wanted > 0; ) {
+    for (wanted = MIX.typo; wanted > 0; ) {
       const local = pick(staff);
       const at = Math.floor(next() * (local.length - 1));
       if (local[at] !== local[at + 1] && add(local.slice(0, at) + local[at + 1] + local[at] + local.slice(at + 2), 'typo')) wanted--;
     }
-    for (wanted = 2; wanted > 0; ) if (add(build(pick(FIRST), pick(LAST)), 'not staff')) wanted--;
+    for (wanted = MIX.notStaff; wanted > 0; ) if (add(build(pick(FIRST), pick(LAST)), 'not staff')) wanted--;
   }
   // Half of each domain's addresses are reported back, the other half held out; checks arrive in no particular order.
   for (const address of addresses) address.fed = next() < 0.5;
@@ -187,7 +196,7 @@ async function main(): Promise<void> {
     const real = addresses.filter((a) => a.real).length;
     process.stdout.write(
       [
-        `scoring bench: ${addresses.length} addresses at ${DOMAINS} catch-all lab domains (${real} real mailboxes, ${addresses.length - real} made up), ${heldOut.length} held out`,
+        `scoring bench: ${addresses.length} addresses at ${DOMAINS} catch-all lab domains (${real} real mailboxes, ${addresses.length - real} made up: ${Object.entries(MIX).map(([kind, n]) => `${kind} ${n}`).join(', ')} per domain), ${heldOut.length} held out`,
         `  AUC without feedback (all)            ${auc(before).toFixed(3)}   (target ≥ 0.85)`,
         `  AUC without feedback (held-out half)  ${auc(heldOutBefore).toFixed(3)}`,
         `  AUC after feedback   (held-out half)  ${auc(after).toFixed(3)}   (target ≥ 0.95)`,
