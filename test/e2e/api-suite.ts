@@ -522,12 +522,14 @@ describe('domain insight (#10) and what the service learns (#3, #9)', () => {
     expect(strict.body).toEqual({ domain: 'acme.test', catchAll: false, pattern: 'first.last', provider: null, mx: [{ exchange: 'mx1.acme.test', priority: 10 }], confidence: expect.any(Number), addresses: expect.any(Number) });
     expect(strict.body.confidence).toBeGreaterThan(0);
     expect(strict.body.addresses).toBeGreaterThanOrEqual(1);
+    // A free provider's addresses follow no company's pattern: a verified one teaches nothing.
+    expect((await api('GET', '/v1/email-validation/real.person@gmail.com', { key: apiKey })).body.reason).toBe('accepted_email');
     const google = await insight(apiKey, 'gmail.com');
-    expect(google.body).toMatchObject({ domain: 'gmail.com', catchAll: false, provider: 'google' });
+    expect(google.body).toMatchObject({ domain: 'gmail.com', catchAll: false, provider: 'google', pattern: null, addresses: 0 });
     const catchAll = await insight(apiKey, 'catchall.test');
     expect(catchAll.body).toMatchObject({ domain: 'catchall.test', catchAll: true, mx: [{ exchange: 'mx.catchall.test', priority: 5 }] });
     expect((await insight(apiKey, 'nomail.test')).body).toMatchObject({ domain: 'nomail.test', catchAll: null, mx: [], pattern: null, confidence: 0 });
-    expect((await api<{ balance: number }>('GET', '/v1/credits', { key: apiKey })).body.balance).toBe(before - 1);
+    expect((await api<{ balance: number }>('GET', '/v1/credits', { key: apiKey })).body.balance).toBe(before - 2);
   });
 
   it('answers 400 for what is no domain and 403 outside its scopes', async () => {

@@ -60,10 +60,12 @@ export class DomainKnowledge {
   /**
    * Addresses known to exist teach their domain's pattern: those a strict server accepted, and at
    * catch-all domains (where the server says yes to anything) those registered with Gravatar.
-   * Role addresses are not people and teach nothing.
+   * Role addresses are not people, and free providers' addresses follow no company's pattern:
+   * neither teaches anything (which also keeps the table to company domains).
    */
   async learn(results: VerificationResult[]): Promise<void> {
     const known = results.flatMap((result) => {
+      if (result.isFree) return [];
       if (result.reason === 'accepted_email') return [{ result, source: 'verified' }];
       if (result.reason === 'catch_all' && result.hasGravatar && !result.isRole) return [{ result, source: 'avatar' }];
       return [];

@@ -20,6 +20,8 @@ export class DomainEvidence1764460800000 implements MigrationInterface {
         created_at timestamptz NOT NULL DEFAULT now(),
         PRIMARY KEY (domain, local_part)
       )`);
+    // The model reads a domain's newest evidence first (at most a few thousand rows).
+    await runner.query('CREATE INDEX domain_evidence_recent ON domain_evidence (domain, created_at DESC)');
   }
 
   async down(runner: QueryRunner): Promise<void> {
