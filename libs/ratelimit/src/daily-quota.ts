@@ -11,7 +11,7 @@ export interface DailyQuota {
   take(counters: Array<[string, number]>): Promise<{ allowed: boolean; remaining: number }>;
 }
 
-export function utcDay(now = Date.now()): string {
+function utcDay(now = Date.now()): string {
   return new Date(now).toISOString().slice(0, 10);
 }
 
