@@ -1,5 +1,5 @@
 import { foldName, parseName, registrableDomain } from './names';
-import { PATTERNS } from '@mailguard/scoring';
+import { learnDomain, PATTERNS } from '@mailguard/scoring';
 import { candidates } from './patterns';
 
 describe('names', () => {
@@ -39,6 +39,14 @@ describe('candidates', () => {
     expect(list.slice(0, 4).map((candidate) => candidate.localPart)).toEqual(['maria.garciamarquez', 'mgarciamarquez', 'maria', 'mariagarciamarquez']);
     expect(new Set(list.map((candidate) => candidate.localPart)).size).toBe(list.length);
     expect(list.map((candidate) => candidate.pattern)).toEqual(PATTERNS.map((pattern) => pattern.pattern));
+  });
+
+  it("puts the domain's learned pattern first", () => {
+    const model = learnDomain(['jdoe', 'asmith', 'bwayne'].map((localPart) => ({ localPart, outcome: 'exists' as const, source: 'feedback' as const, pattern: null })));
+    const list = candidates({ first: 'carl', last: ['miller'] }, model);
+    expect(list[0]).toMatchObject({ localPart: 'cmiller', pattern: 'flast' });
+    expect(list[0].weight).toBeCloseTo(model.shares.flast);
+    expect(list.map((candidate) => candidate.weight)).toEqual([...list.map((candidate) => candidate.weight)].sort((a, b) => b - a));
   });
 
   it('weights fall in table order', () => {
