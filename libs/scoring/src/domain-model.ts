@@ -12,7 +12,7 @@ import { likeliestPattern, patternFits, PATTERNS } from './patterns';
  *   Dirichlet whose prior is the pattern table's weights with the strength of one address,
  *   fitted by a few rounds of expectation–maximisation (an ambiguous local part counts for its
  *   patterns in proportion to how likely each already is at the domain).
- * - **learned_pattern** (log-odds, ±2.5 at most, once two addresses are known): ln(share of the
+ * - **learned_pattern** (log-odds, ±2.5 at most, once an address is known): ln(share of the
  *   address's likeliest pattern at this domain / its share in general). Real staff follow the
  *   domain's pattern; made-up addresses follow people's general habits.
  * - **pattern_delivery_rate**: once customers reported on other addresses of the address's pattern
@@ -54,7 +54,7 @@ const PRIOR_STRENGTH = 1;
 /** How many reports the general signals are worth against the reports on a pattern at a domain. */
 const PRIOR_REPORTS = 4;
 const ROUNDS = 5;
-const MIN_ADDRESSES = 2;
+const MIN_ADDRESSES = 1;
 const LIMIT = 2.5;
 const KNOWN_WEIGHT = 5;
 const TYPO_WEIGHT = -3;
@@ -137,7 +137,7 @@ export function addressSignals(localPart: string, model: DomainModel): Signal[] 
   return isTypoOfKnown(local, model) ? [{ signal: 'typo_of_known', weight: TYPO_WEIGHT }] : [];
 }
 
-/** How the address's pattern stands at this domain against people's general habits, once two addresses are known. */
+/** How the address's pattern stands at this domain against people's general habits, once an address is known (the posterior says how much one address tells). */
 export function learnedPattern(localPart: string, model: DomainModel): Signal | null {
   const pattern = likeliestPattern(localPart.toLowerCase());
   if (!pattern || model.named < MIN_ADDRESSES) return null;
