@@ -54,7 +54,10 @@ const TOKEN_FIELD = 'guard_token';
 const BLOCKED: GuardStatus[] = ['invalid', 'disposable', 'free'];
 
 /** `{apiUrl}` defaults to where this script was loaded from (API.md §5), so it is read while it runs. */
-const SCRIPT_SRC = typeof document !== 'undefined' ? ((document.currentScript as HTMLScriptElement | null)?.src ?? '') : '';
+const SCRIPT_SRC =
+  typeof document === 'undefined'
+    ? ''
+    : ((document.currentScript as HTMLScriptElement | null)?.src ?? document.querySelector<HTMLScriptElement>('script[src*="/widget/widget.js"]')?.src ?? '');
 
 function scriptBase(src: string): string {
   if (!src) return location.origin;
