@@ -1,5 +1,5 @@
 import type { Signal } from './catch-all-confidence';
-import { likeliestPattern, patternFits, PATTERNS } from './patterns';
+import { likeliestPattern, patternFits, PATTERNS, PRIOR } from './patterns';
 
 /**
  * What the service has learned about one domain's addresses, and how it moves the confidence of a
@@ -59,8 +59,6 @@ const LIMIT = 2.5;
 const KNOWN_WEIGHT = 5;
 const TYPO_WEIGHT = -3;
 
-const TOTAL = PATTERNS.reduce((sum, { weight }) => sum + weight, 0);
-const PRIOR: Record<string, number> = Object.fromEntries(PATTERNS.map(({ pattern, weight }) => [pattern, weight / TOTAL]));
 
 const clamp = (value: number) => Math.round(Math.max(-LIMIT, Math.min(LIMIT, value)) * 100) / 100;
 

@@ -20,7 +20,9 @@ export const PATTERNS: ReadonlyArray<{ pattern: string; weight: number; build(fi
   { pattern: 'fl', weight: 0.01, build: (f, l) => `${f[0]}${l[0]}` },
 ];
 
-export const PRIOR: Readonly<Record<string, number>> = Object.fromEntries(PATTERNS.map(({ pattern, weight }) => [pattern, weight]));
+const TOTAL = PATTERNS.reduce((sum, { weight }) => sum + weight, 0);
+/** The table's weights as shares that sum to 1: the patterns' prior everywhere the model needs one. */
+export const PRIOR: Readonly<Record<string, number>> = Object.fromEntries(PATTERNS.map(({ pattern, weight }) => [pattern, weight / TOTAL]));
 
 /** Extra characters a surname may carry in a local part. */
 const MAX_SURNAME = 20;
