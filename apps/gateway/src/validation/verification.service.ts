@@ -68,31 +68,32 @@ export class VerificationService {
     return this.run(this.request(email, null, null));
   }
 
-  /** The widget's public tier: no account, so nothing is charged or stored; a cached answer is reused. */
-  async checkAnonymous(email: string): Promise<VerificationResult> {
+  /** The cached answer for an address, marked as such, or null; counted for the hit ratio. */
+  private async fromCache(email: string): Promise<VerificationResult | null> {
     const cached = await this.cache.get(resultKey(email));
     this.metrics.cache.inc({ outcome: cached ? 'hit' : 'miss' });
-    return cached ? { ...cached, cached: true } : this.run(this.request(email, null, null));
+    return cached ? { ...cached, cached: true } : null;
+  }
+
+  /** The widget's public tier: no account, so nothing is charged or stored; a cached answer is reused. */
+  async checkAnonymous(email: string): Promise<VerificationResult> {
+    return (await this.fromCache(email)) ?? this.run(this.request(email, null, null));
   }
 
   /** `knownMiss`: the cache was just asked for this address (a single check) and had nothing. */
   private async checkOne(email: string, accountId: string, kind: UsageKind, knownMiss: boolean): Promise<VerificationResult> {
     const request = this.request(email, accountId, kind);
     if (knownMiss) return this.run(request);
-    const cached = await this.cache.get(resultKey(email));
-    this.metrics.cache.inc({ outcome: cached ? 'hit' : 'miss' });
-    if (!cached) return this.run(request);
-    const result = { ...cached, cached: true };
+    const result = await this.fromCache(email);
+    if (!result) return this.run(request);
     await this.store.record(request, result);
     return result;
   }
 
   /** A single address whose answer is cached: one statement charges it and records its usage. */
   private async cachedSingle(accountId: string, email: string, kind: UsageKind, label: string, ref: string): Promise<CheckOutcome | null> {
-    const cached = await this.cache.get(resultKey(email));
-    this.metrics.cache.inc({ outcome: cached ? 'hit' : 'miss' });
-    if (!cached) return null;
-    const result = { ...cached, cached: true };
+    const result = await this.fromCache(email);
+    if (!result) return null;
     const balance = await this.ledger.chargeOne(accountId, label, ref, { id: newId('ver'), email: result.email, kind, status: result.status, reason: result.reason, result });
     if (balance === null) throw await this.insufficient(accountId, 1);
     this.metrics.credits.inc({ direction: 'charged' });

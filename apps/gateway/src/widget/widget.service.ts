@@ -9,10 +9,10 @@ import { DAILY_QUOTA, RATE_LIMITER } from '../infra.module';
 import { VerificationService } from '../validation/verification.service';
 
 /** API.md §5: the public tier per device (with the client IP) and per IP, per UTC day. */
-export const PUBLIC_PER_DEVICE = 4;
-export const PUBLIC_PER_IP = 20;
+const PUBLIC_PER_DEVICE = 4;
+const PUBLIC_PER_IP = 20;
 /** A widget key is paid per check, but one visitor cannot spend an account's credits at speed. */
-export const KEYED_PER_IP_MINUTE = 30;
+const KEYED_PER_IP_MINUTE = 30;
 
 export interface WidgetRequest {
   email: string;
