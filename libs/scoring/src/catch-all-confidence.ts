@@ -14,7 +14,8 @@
  * | `name_pattern` first.last / first_last / first-last with a known first name | +1.6 | the most common corporate pattern |
  * | `name_pattern` two alphabetic parts joined by . _ - | +1.1 | still a person-shaped address |
  * | `name_pattern` flast / f.last / firstl, or a known first name alone | +0.8 | common short patterns |
- * | `random_looking` many digits, long consonant runs, hex-like | −1.6 | made-up or generated |
+ * | `random_looking` many digits, digits inside or before letters, letter pairs no common name has, long consonant runs, hex-like | −1.6 | made-up or generated |
+ * | `misspelt_name` a name part that is no common name but becomes one with two neighbouring letters swapped (`jmaes.smith`, `jsmtih`) | −2.2 | the commonest slip in a form: mail to it bounces |
  * | `junk_word` test/asdf/qwerty/fake…, keyboard runs, a letter three times | −2.5 | what people type to get past a form |
  * | `long_unstructured` over 20 characters without separators | −0.8 | rarely a real mailbox |
  * | `role` a role local part | +0.4 | role mailboxes usually exist where catch-all is set |
@@ -25,7 +26,7 @@
  */
 
 import { addressSignals, learnedPattern, patternRate, type DomainModel } from './domain-model';
-import { FIRST_NAMES } from './first-names';
+import { FIRST_NAMES, hasMisspeltName, readsAsNames, unusualLetterPairs } from './names';
 
 export interface CatchAllFeatures {
   localPart: string;
@@ -57,6 +58,7 @@ const WEIGHTS = {
   shortName: 0.8,
   randomLooking: -1.6,
   junkWord: -2.5,
+  misspeltName: -2.2,
   longUnstructured: -0.8,
   role: 0.4,
   gravatar: 1.8,
@@ -78,7 +80,8 @@ function nameSignal(local: string): Signal | null {
   }
   if (parts.length === 1 && alpha) {
     const [word] = parts;
-    if (FIRST_NAMES.has(word)) return { signal: 'name_pattern', weight: WEIGHTS.shortName };
+    // A first name alone, or names with an initial (jsmith, smithj, johns) or joined (johnsmith).
+    if (FIRST_NAMES.has(word) || readsAsNames(word)) return { signal: 'name_pattern', weight: WEIGHTS.shortName };
     // firstlast, firstl: a known first name followed by a surname or an initial.
     for (let cut = 3; cut < word.length; cut++) {
       if (FIRST_NAMES.has(word.slice(0, cut)) && word.length - cut <= 12) return { signal: 'name_pattern', weight: WEIGHTS.shortName };
@@ -95,7 +98,12 @@ function looksRandom(local: string): boolean {
   if (local.length >= 6 && digits / local.length > 0.3) return true;
   if (/[bcdfghjklmnpqrstvwxz]{5,}/.test(local)) return true;
   if (/^[0-9a-f]{8,}$/.test(local) && digits > 0) return true;
-  // Few vowels in a long run of letters reads as keyboard noise.
+  // People put numbers after a name (jsmith85), not inside or before a run of letters (mm3aak0, 7rkpkk).
+  if (/[a-z][0-9]+[a-z]/.test(local) || /^[0-9]+[a-z]{3,}/.test(local)) return true;
+  // Letter pairs no name has (xq, jpf, wzr) read as keyboard noise or a generated string…
+  const { unusual, pairs } = unusualLetterPairs(local);
+  if (unusual >= 2 && unusual / pairs >= 0.3) return true;
+  // …and so do few vowels in a long run of letters.
   const vowels = letters.replace(/[^aeiouy]/g, '').length;
   return letters.length >= 8 && vowels / letters.length < 0.2;
 }
@@ -127,6 +135,7 @@ export function catchAllConfidence(features: CatchAllFeatures): CatchAllConfiden
   const junk = JUNK.test(local);
   if (junk) own.push({ signal: 'junk_word', weight: WEIGHTS.junkWord });
   if (!name && !junk && looksRandom(local)) own.push({ signal: 'random_looking', weight: WEIGHTS.randomLooking });
+  if (hasMisspeltName(local)) own.push({ signal: 'misspelt_name', weight: WEIGHTS.misspeltName });
   if (!name && local.length > 20 && !/[._-]/.test(local)) own.push({ signal: 'long_unstructured', weight: WEIGHTS.longUnstructured });
   if (features.role) own.push({ signal: 'role', weight: WEIGHTS.role });
   if (features.gravatar) own.push({ signal: 'gravatar', weight: WEIGHTS.gravatar });

@@ -1,6 +1,8 @@
 import { catchAllConfidence, type CatchAllFeatures } from './catch-all-confidence';
 import { addressSignals, learnDomain, learnedPattern, type Evidence } from './domain-model';
-import { likeliestPattern, patternFits } from './patterns';
+import { patternFits, readPattern } from './patterns';
+
+const likeliestPattern = (localPart: string) => readPattern(localPart)?.pattern ?? null;
 
 const exists = (localPart: string, source: Evidence['source'] = 'verified', pattern: string | null = null): Evidence => ({ localPart, outcome: 'exists', source, pattern });
 const bounced = (localPart: string): Evidence => ({ localPart, outcome: 'bounced', source: 'feedback', pattern: null });
@@ -18,6 +20,14 @@ describe('patternFits', () => {
     expect(likeliestPattern('john')).toBe('first');
     expect(likeliestPattern('js')).toBe('fl');
     for (const none of ['x7g2k9', 'a.b.c', 'john.smith2', '']) expect(patternFits(none)).toEqual({});
+  });
+
+  it('lets a known surname settle where a given name alone would mislead', () => {
+    expect(likeliestPattern('amitchell')).toBe('flast');
+    expect(likeliestPattern('chenw')).toBe('lastf');
+    expect(likeliestPattern('smithj')).toBe('lastf');
+    expect(likeliestPattern('thomas.james')).toBe('first.last');
+    expect(likeliestPattern('okeke.ngozi')).toBe('last.first');
   });
 });
 

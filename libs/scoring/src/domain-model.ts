@@ -1,5 +1,6 @@
 import type { Signal } from './catch-all-confidence';
-import { likeliestPattern, patternFits, PATTERNS, PRIOR } from './patterns';
+import { swaps } from './names';
+import { patternFits, PATTERNS, PRIOR, readPattern } from './patterns';
 
 /**
  * What the service has learned about one domain's addresses, and how it moves the confidence of a
@@ -12,9 +13,12 @@ import { likeliestPattern, patternFits, PATTERNS, PRIOR } from './patterns';
  *   Dirichlet whose prior is the pattern table's weights with the strength of one address,
  *   fitted by a few rounds of expectation–maximisation (an ambiguous local part counts for its
  *   patterns in proportion to how likely each already is at the domain).
- * - **learned_pattern** (log-odds, ±2.5 at most, once an address is known): ln(share of the
- *   address's likeliest pattern at this domain / its share in general). Real staff follow the
- *   domain's pattern; made-up addresses follow people's general habits.
+ * - **learned_pattern** (log-odds, ±2.5 at most, once an address is known): how much likelier the
+ *   local part is under this domain's shares than under the general ones — ln(Σ fit·share here /
+ *   Σ fit·share in general), which is ln(share here / share in general) for a local part only one
+ *   pattern fits. Real staff follow the domain's pattern; made-up addresses follow people's general
+ *   habits. An ambiguous local part (`solveig`: a given name, or s + veig?) is read the way the
+ *   domain writes addresses.
  * - **pattern_delivery_rate**: once customers reported on other addresses of the address's pattern
  *   at the domain, their delivery rate becomes the address's prior: a Beta posterior centred on
  *   what the base rate, the name shape, the domain's facts and `learned_pattern` say, worth four
@@ -65,18 +69,9 @@ const clamp = (value: number) => Math.round(Math.max(-LIMIT, Math.min(LIMIT, val
 export function learnDomain(evidence: Evidence[]): DomainModel {
   const known: DomainModel['known'] = new Map();
   const named = new Map<string, string>();
-  const reports: DomainModel['reports'] = {};
   for (const item of evidence) {
     known.set(item.localPart, { outcome: item.outcome, source: item.source });
     if (item.pattern && item.pattern in PRIOR) named.set(item.localPart, item.pattern);
-    if (item.source === 'feedback') {
-      const pattern = likeliestPattern(item.localPart);
-      if (pattern) {
-        const tally = (reports[pattern] ??= { delivered: 0, bounced: 0 });
-        if (item.outcome === 'exists') tally.delivered++;
-        else tally.bounced++;
-      }
-    }
   }
   const fits = [...known]
     .filter(([, { outcome }]) => outcome === 'exists')
@@ -94,6 +89,15 @@ export function learnDomain(evidence: Evidence[]): DomainModel {
     shares = Object.fromEntries(PATTERNS.map(({ pattern }) => [pattern, (PRIOR_STRENGTH * PRIOR[pattern] + (counts[pattern] ?? 0)) / (PRIOR_STRENGTH + fits.length)]));
   }
   const best = PATTERNS.reduce((top, { pattern }) => (shares[pattern] > shares[top] ? pattern : top), PATTERNS[0].pattern);
+  // Each address counts once, with its latest report, under the pattern it follows here.
+  const reports: DomainModel['reports'] = {};
+  for (const [local, { outcome, source }] of known) {
+    const pattern = source === 'feedback' ? readPattern(local, shares)?.pattern : undefined;
+    if (!pattern) continue;
+    const tally = (reports[pattern] ??= { delivered: 0, bounced: 0 });
+    if (outcome === 'exists') tally.delivered++;
+    else tally.bounced++;
+  }
   return {
     pattern: fits.length > 0 ? best : null,
     confidence: fits.length > 0 ? Math.round(shares[best] * 100) : 0,
@@ -107,7 +111,7 @@ export function learnDomain(evidence: Evidence[]): DomainModel {
 
 /** Reports on the other addresses of this address's pattern at the domain (its own report is counted apart). */
 function patternReports(local: string, model: DomainModel): { delivered: number; bounced: number } | null {
-  const pattern = likeliestPattern(local);
+  const pattern = readPattern(local, model.shares)?.pattern;
   const tally = pattern ? model.reports[pattern] : undefined;
   if (!tally) return null;
   const own = model.known.get(local);
@@ -137,17 +141,12 @@ export function addressSignals(localPart: string, model: DomainModel): Signal[] 
 
 /** How the address's pattern stands at this domain against people's general habits, once an address is known (the posterior says how much one address tells). */
 export function learnedPattern(localPart: string, model: DomainModel): Signal | null {
-  const pattern = likeliestPattern(localPart.toLowerCase());
-  if (!pattern || model.named < MIN_ADDRESSES) return null;
-  return { signal: 'learned_pattern', weight: clamp(Math.log(model.shares[pattern] / PRIOR[pattern])) };
+  const reading = readPattern(localPart.toLowerCase(), model.shares);
+  if (!reading || model.named < MIN_ADDRESSES) return null;
+  return { signal: 'learned_pattern', weight: clamp(Math.log(reading.likelihoodRatio)) };
 }
 
 /** `local` is a known existing address with two neighbouring characters swapped. */
 function isTypoOfKnown(local: string, model: DomainModel): boolean {
-  for (let at = 0; at < local.length - 1; at++) {
-    if (local[at] === local[at + 1]) continue;
-    const swapped = local.slice(0, at) + local[at + 1] + local[at] + local.slice(at + 2);
-    if (model.known.get(swapped)?.outcome === 'exists') return true;
-  }
-  return false;
+  return swaps(local).some((spelling) => model.known.get(spelling)?.outcome === 'exists');
 }

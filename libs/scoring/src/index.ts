@@ -1,3 +1,3 @@
 export { catchAllConfidence, type CatchAllConfidence, type CatchAllFeatures, type Signal } from './catch-all-confidence';
 export { learnDomain, type DomainModel, type Evidence, type EvidenceSource } from './domain-model';
-export { likeliestPattern, patternFits, PATTERNS } from './patterns';
+export { patternFits, PATTERNS, readPattern } from './patterns';

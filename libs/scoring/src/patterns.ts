@@ -1,4 +1,4 @@
-import { FIRST_NAMES } from './first-names';
+import { FIRST_NAMES, SURNAMES } from './names';
 
 /**
  * The corporate address patterns, most used first, with their prior weight: roughly the share of
@@ -29,8 +29,8 @@ const MAX_SURNAME = 20;
 
 /**
  * Which patterns could have produced a local part when the person's name is not known, each with
- * how well it fits (0–1). The list of common given names tells `john.smith` (first.last) from
- * `smith.john` (last.first) and `johnsmith` (firstlast) from `jsmith` (flast). Empty for local
+ * how well it fits (0–1). The lists of common given names and surnames tell `john.smith`
+ * (first.last) from `smith.john` (last.first) and `johnsmith` (firstlast) from `jsmith` (flast). Empty for local
  * parts that are no name at all (digits, three or more parts, role words are the caller's concern).
  */
 export function patternFits(localPart: string): Record<string, number> {
@@ -47,23 +47,56 @@ export function patternFits(localPart: string): Record<string, number> {
     const firstB = FIRST_NAMES.has(b);
     if (firstA && !firstB) return { 'first.last': 1, 'last.first': 0.05 };
     if (firstB && !firstA) return { 'first.last': 0.05, 'last.first': 1 };
+    // Both or neither a given name (thomas.james, ngozi.okeke): the surname list may still tell.
+    if (SURNAMES.has(b) && !SURNAMES.has(a)) return { 'first.last': 1, 'last.first': 0.3 };
+    if (SURNAMES.has(a) && !SURNAMES.has(b)) return { 'first.last': 0.3, 'last.first': 1 };
     return { 'first.last': 0.6, 'last.first': 0.4 };
   }
   if (!/^[a-z]{2,}$/.test(local) || local.length > MAX_SURNAME + 10) return {};
   if (local.length === 2) return { fl: 1 };
-  if (FIRST_NAMES.has(local)) return { first: 1, last: 0.1 };
+  // One word: the name lists say where a given name, a surname and an initial sit; a known name
+  // counts fully, a guessed surname less.
+  const fits: Record<string, number> = {};
+  const add = (pattern: string, value: number) => (fits[pattern] = Math.max(fits[pattern] ?? 0, value));
+  if (FIRST_NAMES.has(local)) add('first', 1);
+  if (SURNAMES.has(local)) add('last', 1);
+  if (SURNAMES.has(local.slice(1))) add('flast', 1);
+  if (SURNAMES.has(local.slice(0, -1))) add('lastf', 1);
   for (let cut = local.length - 1; cut >= 2; cut--) {
-    if (!FIRST_NAMES.has(local.slice(0, cut))) continue;
-    return local.length - cut === 1 ? { firstl: 1 } : { firstlast: 1, flast: 0.1 };
+    if (FIRST_NAMES.has(local.slice(0, cut))) {
+      if (local.length - cut === 1) add('firstl', 1);
+      else add('firstlast', SURNAMES.has(local.slice(cut)) ? 1 : 0.6);
+    } else if (local.length - cut >= 2 && SURNAMES.has(local.slice(cut))) {
+      // A given name the list lacks before a known surname (keanuadams).
+      add('firstlast', 0.6);
+    }
   }
-  // One letter and a surname, a surname alone, or a surname and an initial: flast is the common one.
-  return { flast: 0.8, last: 0.4, lastf: 0.15 };
+  // Nothing known: any one-word pattern, flast the common one.
+  if (Object.keys(fits).length === 0) return { flast: 0.8, first: 0.5, last: 0.4, firstlast: 0.3, firstl: 0.2, lastf: 0.15 };
+  // Many names are both (James, Chen, Lee): the other reading stays possible.
+  if (fits.first && !fits.last) add('last', 0.1);
+  if (fits.last && !fits.first) add('first', 0.3);
+  if (fits.lastf && !fits.firstl) add('firstl', 0.3);
+  return fits;
 }
 
-/** The pattern that fits a local part best (ties go to the more used pattern), or null. */
-export function likeliestPattern(localPart: string): string | null {
+/**
+ * The pattern that most likely produced a local part where addresses follow `shares` (each fit
+ * weighed by its share; ties go to the more used pattern), and how much likelier the local part is
+ * there than in general. With the general shares it is simply the best-fitting pattern. Null for
+ * local parts no pattern fits.
+ */
+export function readPattern(localPart: string, shares: Readonly<Record<string, number>> = PRIOR): { pattern: string; likelihoodRatio: number } | null {
   const fits = patternFits(localPart);
   let best: string | null = null;
-  for (const { pattern } of PATTERNS) if ((fits[pattern] ?? 0) > (best ? fits[best] : 0)) best = pattern;
-  return best;
+  let here = 0;
+  let general = 0;
+  for (const { pattern } of PATTERNS) {
+    const fit = fits[pattern] ?? 0;
+    if (fit === 0) continue;
+    here += fit * shares[pattern];
+    general += fit * PRIOR[pattern];
+    if (!best || fit * shares[pattern] > (fits[best] ?? 0) * shares[best]) best = pattern;
+  }
+  return best ? { pattern: best, likelihoodRatio: here / general } : null;
 }
