@@ -26,7 +26,7 @@
  */
 
 import { addressSignals, learnedPattern, patternRate, type DomainModel } from './domain-model';
-import { FIRST_NAMES, hasMisspeltName, readsAsNames, unusualLetterPairs } from './names';
+import { localPartFlaws, nameShape, type Flaw, type NameShape } from './local-part';
 
 export interface CatchAllFeatures {
   localPart: string;
@@ -51,15 +51,10 @@ export interface CatchAllConfidence {
 }
 
 
+const NAME_WEIGHTS: Record<NameShape, number> = { first_last: 1.6, two_part: 1.1, short: 0.8 };
+const FLAW_WEIGHTS: Record<Flaw, number> = { random_looking: -1.6, junk_word: -2.5, misspelt_name: -2.2, long_unstructured: -0.8 };
 const WEIGHTS = {
   catchAllPrior: -1.3,
-  namePattern: 1.6,
-  twoPartName: 1.1,
-  shortName: 0.8,
-  randomLooking: -1.6,
-  junkWord: -2.5,
-  misspeltName: -2.2,
-  longUnstructured: -0.8,
   role: 0.4,
   gravatar: 1.8,
   authentication: 0.3,
@@ -68,45 +63,6 @@ const WEIGHTS = {
   oldDomain: 0.3,
   providerAcceptsAll: -0.4,
 } as const;
-
-function nameSignal(local: string): Signal | null {
-  const parts = local.split(/[._-]/).filter(Boolean);
-  const alpha = parts.every((part) => /^[a-z]+$/.test(part));
-  if (parts.length === 2 && alpha) {
-    const [first, last] = parts;
-    if (FIRST_NAMES.has(first) && last.length >= 2) return { signal: 'name_pattern', weight: WEIGHTS.namePattern };
-    if (first.length === 1 && last.length >= 2) return { signal: 'name_pattern', weight: WEIGHTS.shortName };
-    if (first.length >= 2 && first.length <= 15 && last.length >= 2 && last.length <= 20) return { signal: 'name_pattern', weight: WEIGHTS.twoPartName };
-  }
-  if (parts.length === 1 && alpha) {
-    const [word] = parts;
-    // A first name alone, or names with an initial (jsmith, smithj, johns) or joined (johnsmith).
-    if (FIRST_NAMES.has(word) || readsAsNames(word)) return { signal: 'name_pattern', weight: WEIGHTS.shortName };
-    // firstlast, firstl: a known first name followed by a surname or an initial.
-    for (let cut = 3; cut < word.length; cut++) {
-      if (FIRST_NAMES.has(word.slice(0, cut)) && word.length - cut <= 12) return { signal: 'name_pattern', weight: WEIGHTS.shortName };
-    }
-  }
-  return null;
-}
-
-const JUNK = /^(test|testing|tester|asdf|qwert|qwerty|zxcv|abc|abcd|xyz|foo|foobar|bar|fake|spam|none|null|nobody|noone|example|sample|temp|dummy|user|demo)\d*$|asdf|sdfsdf|qwert|zxcv|(.)\2\2/;
-
-function looksRandom(local: string): boolean {
-  const letters = local.replace(/[^a-z]/g, '');
-  const digits = local.replace(/[^0-9]/g, '').length;
-  if (local.length >= 6 && digits / local.length > 0.3) return true;
-  if (/[bcdfghjklmnpqrstvwxz]{5,}/.test(local)) return true;
-  if (/^[0-9a-f]{8,}$/.test(local) && digits > 0) return true;
-  // People put numbers after a name (jsmith85), not inside or before a run of letters (mm3aak0, 7rkpkk).
-  if (/[a-z][0-9]+[a-z]/.test(local) || /^[0-9]+[a-z]{3,}/.test(local)) return true;
-  // Letter pairs no name has (xq, jpf, wzr) read as keyboard noise or a generated string…
-  const { unusual, pairs } = unusualLetterPairs(local);
-  if (unusual >= 2 && unusual / pairs >= 0.3) return true;
-  // …and so do few vowels in a long run of letters.
-  const vowels = letters.replace(/[^aeiouy]/g, '').length;
-  return letters.length >= 8 && vowels / letters.length < 0.2;
-}
 
 function domainFacts(features: CatchAllFeatures): Signal[] {
   const signals: Signal[] = [];
@@ -126,17 +82,13 @@ const total = (signals: Signal[]) => signals.reduce((sum, { weight }) => sum + w
 export function catchAllConfidence(features: CatchAllFeatures): CatchAllConfidence {
   const local = features.localPart.toLowerCase().replace(/^"|"$/g, '').replace(/\+.*$/, '');
   const domain = features.domain ?? null;
-  const name = nameSignal(local);
+  const shape = nameShape(local);
+  const name: Signal | null = shape ? { signal: 'name_pattern', weight: NAME_WEIGHTS[shape] } : null;
   const pattern = domain ? learnedPattern(local, domain) : null;
   // What speaks for addresses like this one at this domain in general…
   const base: Signal[] = [{ signal: 'catch_all_prior', weight: WEIGHTS.catchAllPrior }, ...(name ? [name] : []), ...domainFacts(features), ...(pattern ? [pattern] : [])];
   // …and what is particular to this address.
-  const own: Signal[] = [];
-  const junk = JUNK.test(local);
-  if (junk) own.push({ signal: 'junk_word', weight: WEIGHTS.junkWord });
-  if (!name && !junk && looksRandom(local)) own.push({ signal: 'random_looking', weight: WEIGHTS.randomLooking });
-  if (hasMisspeltName(local)) own.push({ signal: 'misspelt_name', weight: WEIGHTS.misspeltName });
-  if (!name && local.length > 20 && !/[._-]/.test(local)) own.push({ signal: 'long_unstructured', weight: WEIGHTS.longUnstructured });
+  const own: Signal[] = localPartFlaws(local).map((flaw) => ({ signal: flaw, weight: FLAW_WEIGHTS[flaw] }));
   if (features.role) own.push({ signal: 'role', weight: WEIGHTS.role });
   if (features.gravatar) own.push({ signal: 'gravatar', weight: WEIGHTS.gravatar });
   if (domain) own.push(...addressSignals(local, domain));

@@ -63,7 +63,12 @@ describe('learnDomain', () => {
   it('does not count bounced addresses as the pattern', () => {
     const model = learnDomain([exists('john.smith', 'feedback'), bounced('jsmith'), bounced('mjones'), bounced('kwest')]);
     expect(model.pattern).toBe('first.last');
-    expect(model.reports.flast).toEqual({ delivered: 0, bounced: 3 });
+    expect(model.reports.flast.map(({ delivered }) => delivered)).toEqual([false, false, false]);
+  });
+
+  it('keeps reports on addresses with their own evidence out of the pattern rate', () => {
+    const model = learnDomain([exists('kwest', 'avatar'), exists('kwest', 'feedback'), bounced('jsmtih'), bounced('mjones')]);
+    expect(model.reports.flast.map(({ localPart }) => localPart)).toEqual(['mjones']);
   });
 });
 

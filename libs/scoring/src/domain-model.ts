@@ -1,4 +1,5 @@
 import type { Signal } from './catch-all-confidence';
+import { localPartFlaws } from './local-part';
 import { swaps } from './names';
 import { patternFits, PATTERNS, PRIOR, readPattern } from './patterns';
 
@@ -20,7 +21,8 @@ import { patternFits, PATTERNS, PRIOR, readPattern } from './patterns';
  *   habits. An ambiguous local part (`solveig`: a given name, or s + veig?) is read the way the
  *   domain writes addresses.
  * - **pattern_delivery_rate**: once customers reported on other addresses of the address's pattern
- *   at the domain, their delivery rate becomes the address's prior: a Beta posterior centred on
+ *   at the domain (plain ones: no avatar, no flaw such as a misspelt name, which carry their own
+ *   signal), their delivery rate becomes the address's prior: a Beta posterior centred on
  *   what the base rate, the name shape, the domain's facts and `learned_pattern` say, worth four
  *   reports, updated by the delivered and bounced ones. It replaces those signals (they are its
  *   prior); what is particular to the address (avatar, junk, typo, its own report) still moves it.
@@ -50,7 +52,8 @@ export interface DomainModel {
   /** Known addresses with a name pattern, whichever. */
   named: number;
   shares: Record<string, number>;
-  reports: Record<string, { delivered: number; bounced: number }>;
+  /** Reported addresses by the pattern they follow here: those nothing else speaks for or against. */
+  reports: Record<string, Array<{ localPart: string; delivered: boolean }>>;
   known: Map<string, { outcome: Evidence['outcome']; source: EvidenceSource }>;
 }
 
@@ -69,8 +72,10 @@ const clamp = (value: number) => Math.round(Math.max(-LIMIT, Math.min(LIMIT, val
 export function learnDomain(evidence: Evidence[]): DomainModel {
   const known: DomainModel['known'] = new Map();
   const named = new Map<string, string>();
+  const vouched = new Set<string>();
   for (const item of evidence) {
     known.set(item.localPart, { outcome: item.outcome, source: item.source });
+    if (item.source !== 'feedback') vouched.add(item.localPart);
     if (item.pattern && item.pattern in PRIOR) named.set(item.localPart, item.pattern);
   }
   const fits = [...known]
@@ -89,14 +94,12 @@ export function learnDomain(evidence: Evidence[]): DomainModel {
     shares = Object.fromEntries(PATTERNS.map(({ pattern }) => [pattern, (PRIOR_STRENGTH * PRIOR[pattern] + (counts[pattern] ?? 0)) / (PRIOR_STRENGTH + fits.length)]));
   }
   const best = PATTERNS.reduce((top, { pattern }) => (shares[pattern] > shares[top] ? pattern : top), PATTERNS[0].pattern);
-  // Each address counts once, with its latest report, under the pattern it follows here.
+  // Each address counts once, with its latest report, under the pattern it follows here. An address
+  // with an avatar or a flaw has its own signal; counting it too would lend its fate to the plain ones.
   const reports: DomainModel['reports'] = {};
   for (const [local, { outcome, source }] of known) {
-    const pattern = source === 'feedback' ? readPattern(local, shares)?.pattern : undefined;
-    if (!pattern) continue;
-    const tally = (reports[pattern] ??= { delivered: 0, bounced: 0 });
-    if (outcome === 'exists') tally.delivered++;
-    else tally.bounced++;
+    const pattern = source === 'feedback' && !vouched.has(local) && localPartFlaws(local).length === 0 ? readPattern(local, shares)?.pattern : undefined;
+    if (pattern) (reports[pattern] ??= []).push({ localPart: local, delivered: outcome === 'exists' });
   }
   return {
     pattern: fits.length > 0 ? best : null,
@@ -110,13 +113,11 @@ export function learnDomain(evidence: Evidence[]): DomainModel {
 }
 
 /** Reports on the other addresses of this address's pattern at the domain (its own report is counted apart). */
-function patternReports(local: string, model: DomainModel): { delivered: number; bounced: number } | null {
+function patternReports(local: string, model: DomainModel): { delivered: number; bounced: number } {
   const pattern = readPattern(local, model.shares)?.pattern;
-  const tally = pattern ? model.reports[pattern] : undefined;
-  if (!tally) return null;
-  const own = model.known.get(local);
-  const fromFeedback = own?.source === 'feedback';
-  return { delivered: tally.delivered - (fromFeedback && own.outcome === 'exists' ? 1 : 0), bounced: tally.bounced - (fromFeedback && own.outcome === 'bounced' ? 1 : 0) };
+  const others = (pattern ? model.reports[pattern] ?? [] : []).filter((report) => report.localPart !== local);
+  const delivered = others.filter((report) => report.delivered).length;
+  return { delivered, bounced: others.length - delivered };
 }
 
 /**
@@ -126,7 +127,7 @@ function patternReports(local: string, model: DomainModel): { delivered: number;
  */
 export function patternRate(localPart: string, model: DomainModel, prior: number): Signal | null {
   const reports = patternReports(localPart.toLowerCase(), model);
-  if (!reports || reports.delivered + reports.bounced === 0) return null;
+  if (reports.delivered + reports.bounced === 0) return null;
   const rate = (reports.delivered + PRIOR_REPORTS * prior) / (reports.delivered + reports.bounced + PRIOR_REPORTS);
   return { signal: 'pattern_delivery_rate', weight: Math.round(Math.log(rate / (1 - rate)) * 100) / 100 };
 }
