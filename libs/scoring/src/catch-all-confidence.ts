@@ -4,7 +4,7 @@
  * A catch-all server accepts every RCPT, so SMTP cannot tell; what is left is evidence about the
  * address and the domain. The model is a logistic score: each signal adds a documented weight
  * in log-odds to a neutral prior (50%), and confidence = 100·σ(sum), clamped to 1–99. The static
- * signals below come first; what the service has learned about the domain (its address pattern,
+ * signals below come first (the local part is read in local-part.ts); what the service has learned about the domain (its address pattern,
  * delivered and bounced reports: domain-model.ts) adds its own. It is deterministic: the same
  * inputs and evidence always give the same confidence, and `signals` says what moved it.
  *
@@ -13,9 +13,9 @@
  * | `catch_all_prior` always | −1.3 | the base rate: at catch-all domains most made-up addresses look like names too (fitted on the lab's population, `npm run bench:scoring`) |
  * | `name_pattern` first.last / first_last / first-last with a known first name | +1.6 | the most common corporate pattern |
  * | `name_pattern` two alphabetic parts joined by . _ - | +1.1 | still a person-shaped address |
- * | `name_pattern` flast / f.last / firstl, or a known first name alone | +0.8 | common short patterns |
+ * | `name_pattern` a name with an initial (flast, f.last, firstl, lastf), a common given name or surname alone, names joined | +0.8 | common short patterns |
  * | `random_looking` many digits, digits inside or before letters, letter pairs no common name has, long consonant runs, hex-like | −1.6 | made-up or generated |
- * | `misspelt_name` a name part that is no common name but becomes one with two neighbouring letters swapped (`jmaes.smith`, `jsmtih`) | −2.2 | the commonest slip in a form: mail to it bounces |
+ * | `misspelt_name` two neighbouring letters swapped turn it into common names (`jmaes.smith`, `jsmtih`; names.ts) | −2.2 | the commonest slip in a form: mail to it bounces |
  * | `junk_word` test/asdf/qwerty/fake…, keyboard runs, a letter three times | −2.5 | what people type to get past a form |
  * | `long_unstructured` over 20 characters without separators | −0.8 | rarely a real mailbox |
  * | `role` a role local part | +0.4 | role mailboxes usually exist where catch-all is set |
