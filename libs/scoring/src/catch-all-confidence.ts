@@ -4,8 +4,9 @@
  * A catch-all server accepts every RCPT, so SMTP cannot tell; what is left is evidence about the
  * address and the domain. The model is a logistic score: each signal adds a documented weight
  * in log-odds to a neutral prior (50%), and confidence = 100·σ(sum), clamped to 1–99. The static
- * signals below come first (the local part is read in local-part.ts); what the service has learned about the domain (its address pattern,
- * delivered and bounced reports: domain-model.ts) adds its own. It is deterministic: the same
+ * signals below come first (the local part is read in local-part.ts); what the service has
+ * learned about the domain (its address pattern, delivered and bounced reports: domain-model.ts)
+ * adds its own. It is deterministic: the same
  * inputs and evidence always give the same confidence, and `signals` says what moved it.
  *
  * | signal | weight | why |
