@@ -9,6 +9,10 @@ describe('catchAllConfidence: what the address itself says', () => {
     for (const local of ['jsmith85', 'john.smith2', 'priya', 'oluwaseun', 'kowalski', 'siobhan']) expect([local, signals(local)]).toEqual([local, expect.not.arrayContaining(['random_looking'])]);
   });
 
+  it('reads role words as words: neither noise nor misspelt names', () => {
+    for (const local of ['ftp', 'gdpr', 'system', 'mail', 'uucp']) expect([local, signals(local)]).toEqual([local, expect.not.arrayContaining(['random_looking', 'misspelt_name'])]);
+  });
+
   it('marks a misspelt name, and lowers the confidence for it', () => {
     expect(signals('jmaes.smith')).toContain('misspelt_name');
     expect(signals('james.smith')).not.toContain('misspelt_name');

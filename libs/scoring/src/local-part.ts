@@ -1,3 +1,4 @@
+import { isRoleLocalPart } from '@mailguard/email';
 import { FIRST_NAMES, hasMisspeltName, readsAsNames, unusualLetterPairs } from './names';
 
 /**
@@ -49,10 +50,12 @@ function looksRandom(local: string): boolean {
 export function localPartFlaws(local: string): Flaw[] {
   const name = nameShape(local) !== null;
   const junk = JUNK.test(local);
+  // A role word (ftp, system, mail) is spelt as it is: neither noise nor a name misspelt.
+  const word = isRoleLocalPart(local);
   const flaws: Flaw[] = [];
   if (junk) flaws.push('junk_word');
-  if (!name && !junk && looksRandom(local)) flaws.push('random_looking');
-  if (hasMisspeltName(local)) flaws.push('misspelt_name');
+  if (!name && !junk && !word && looksRandom(local)) flaws.push('random_looking');
+  if (!word && hasMisspeltName(local)) flaws.push('misspelt_name');
   if (!name && local.length > 20 && !/[._-]/.test(local)) flaws.push('long_unstructured');
   return flaws;
 }

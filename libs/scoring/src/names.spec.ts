@@ -17,7 +17,7 @@ describe('hasMisspeltName', () => {
   });
 
   it('leaves alone what already reads as names, what no swap makes a name, and short local parts', () => {
-    for (const local of ['james.smith', 'asmith', 'bsmith', 'amitchell', 'oluwaseun.adeyemi', 'przemyslaw', 'info', 'support', 'ele', 'lai', 'qwerty']) {
+    for (const local of ['james.smith', 'asmith', 'bsmith', 'amitchell', 'oluwaseun.adeyemi', 'przemyslaw', 'info', 'support', 'ele', 'lai', 'qwerty', 'mail', 'psam']) {
       expect([local, hasMisspeltName(local)]).toEqual([local, false]);
     }
   });

@@ -81,16 +81,21 @@ export function unusualLetterPairs(local: string): { unusual: number; pairs: num
 
 const isName = (word: string) => FIRST_NAMES.has(word) || SURNAMES.has(word);
 
-/** The local part reads as names in one of the patterns: names or an initial around a separator, or a name with an initial or a name before or after it. */
-export function readsAsNames(local: string): boolean {
+/**
+ * The local part reads as names in one of the patterns: names or an initial around a separator, or
+ * a name with an initial or a name before or after it. With `shortest`, names shorter than that do
+ * not count (a swap in `mail` makes m + Ali, which says nothing).
+ */
+export function readsAsNames(local: string, shortest = 1): boolean {
+  const name = (word: string) => word.length >= shortest && isName(word);
   const parts = local.split(/[._-]/);
   if (parts.length === 2) {
     const [a, b] = parts;
-    return (isName(a) || a.length === 1) && (isName(b) || b.length === 1) && a.length + b.length > 2;
+    return (name(a) || a.length === 1) && (name(b) || b.length === 1) && a.length + b.length > 2;
   }
   if (parts.length !== 1 || !/^[a-z]{3,}$/.test(local)) return false;
-  if (isName(local) || isName(local.slice(1)) || isName(local.slice(0, -1))) return true;
-  for (let cut = 2; cut < local.length - 1; cut++) if (FIRST_NAMES.has(local.slice(0, cut)) && isName(local.slice(cut))) return true;
+  if (name(local) || name(local.slice(1)) || name(local.slice(0, -1))) return true;
+  for (let cut = 2; cut < local.length - 1; cut++) if (FIRST_NAMES.has(local.slice(0, cut)) && name(local.slice(cut))) return true;
   return false;
 }
 
@@ -106,11 +111,11 @@ export function swaps(word: string): string[] {
  * names after the swap (`jmaes.smith`, `jsmtih`, `mar.kgarcia`), or one part of two becomes a
  * common name (`ifeoma.martinze`, whatever the other part) — the commonest slip in a form.
  * Anything that already reads as names is left alone (`asmith` and `bsmith` are two people), and
- * so are parts under four letters, where a swap as often makes another real name.
+ * names under four letters do not count, where a swap as often makes another real name.
  */
 export function hasMisspeltName(local: string): boolean {
   if (local.length < 4 || readsAsNames(local)) return false;
-  if (swaps(local).some(readsAsNames)) return true;
+  if (swaps(local).some((spelling) => readsAsNames(spelling, 4))) return true;
   const parts = local.split(/[._-]/);
   return parts.length === 2 && parts.some((part) => part.length >= 4 && !isName(part) && swaps(part).some(isName));
 }
