@@ -51,7 +51,6 @@ export interface CatchAllConfidence {
   signals: Signal[];
 }
 
-
 const NAME_WEIGHTS: Record<NameShape, number> = { first_last: 1.6, two_part: 1.1, short: 0.8 };
 const FLAW_WEIGHTS: Record<Flaw, number> = { random_looking: -1.6, junk_word: -2.5, misspelt_name: -2.2, long_unstructured: -0.8 };
 const WEIGHTS = {

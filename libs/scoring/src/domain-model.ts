@@ -66,7 +66,6 @@ const LIMIT = 2.5;
 const KNOWN_WEIGHT = 5;
 const TYPO_WEIGHT = -3;
 
-
 const clamp = (value: number) => Math.round(Math.max(-LIMIT, Math.min(LIMIT, value)) * 100) / 100;
 
 export function learnDomain(evidence: Evidence[]): DomainModel {
