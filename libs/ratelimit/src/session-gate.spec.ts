@@ -56,7 +56,7 @@ it('a short lease never shortens the life of the set that holds a long one', asy
   const gate = new RedisSessionGate(redis, prefix, 5);
   const long = await gate.acquire('mx.a', far());
   const short = await gate.acquire('mx.a', { until: Date.now() + 1_000 });
-  expect(await redis.pttl(`${prefix}mx:slots:mx.a`)).toBeGreaterThan(30_000);
+  expect(await redis.pttl(`${prefix}mx:slots:mx.a`)).toBeGreaterThan(5_000);
   short.release();
   long.release();
 });
@@ -68,4 +68,38 @@ it('a cool-down set by one process is known to another once it meets it', async 
   expect(one.snapshot().coolDowns).toEqual([{ host: 'mx.a', reason: 'blocked' }]);
   await expect(two.acquire('mx.a', far())).rejects.toMatchObject({ reason: 'blocked' });
   expect(two.snapshot().coolDowns).toEqual([{ host: 'mx.a', reason: 'blocked' }]);
+});
+
+describe('leases in Redis are renewed while their prober lives', () => {
+  const timing = { ttlMs: 300, renewMs: 100 };
+
+  it('a live session keeps its slot past the Redis lease time; a killed prober loses it within that time', async () => {
+    const proberRedis = new Redis(REDIS_URL);
+    const prober = new RedisSessionGate(proberRedis, prefix, 1, 5_000, timing);
+    const other = new RedisSessionGate(redis, prefix, 1, 5_000, timing);
+    await prober.acquire('mx.a', far());
+    expect(prober.renewing).toBe(true);
+    // Three lease times go by: the renewals keep the slot taken.
+    await expect(other.acquire('mx.a', { ...far(), signal: AbortSignal.timeout(1_000) })).rejects.toThrow('gave up waiting');
+    // The prober dies (its connection goes, nothing renews): the slot comes back by itself.
+    proberRedis.disconnect();
+    (await other.acquire('mx.a', far())).release();
+  });
+
+  it('renews only while a lease is held: the timer stops with the last release, on every path', async () => {
+    const gate = new RedisSessionGate(redis, prefix, 2, 50, timing);
+    expect(gate.renewing).toBe(false);
+    const first = await gate.acquire('mx.a', far());
+    const second = await gate.acquire('mx.b', far());
+    first.release();
+    expect(gate.renewing).toBe(true);
+    second.release();
+    expect(gate.renewing).toBe(false);
+    // A lease that runs out stops the timer as well.
+    const expired = new Promise<string>((resolve) => gate.observe({ expired: resolve }));
+    await gate.acquire('mx.a', { until: Date.now() + 50 });
+    expect(gate.renewing).toBe(true);
+    await expired;
+    expect(gate.renewing).toBe(false);
+  });
 });
