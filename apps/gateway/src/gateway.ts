@@ -21,6 +21,7 @@ import { connectRedis, createRedis } from '@mailguard/redis';
 import { AppModule } from './app.module';
 import { BULL_BOARD_PATH, bullBoard } from './http/bull-board';
 import { answerNoRoute, ErrorFilter } from './http/error.filter';
+import { InputPolicyPipe } from './http/input-policy.pipe';
 import { KeyMeter } from './auth/key-meter';
 import { requestLogging } from './http/request-logging';
 import { securityHeaders } from './http/security-headers';
@@ -123,6 +124,7 @@ export async function startGateway(config: AppConfig, logger: Logger): Promise<G
   app.useStaticAssets(WIDGET_DEMO_DIR, { prefix: '/widget/demo/' });
   app.useGlobalFilters(new ErrorFilter(logger, meter));
   app.useGlobalPipes(
+    new InputPolicyPipe(),
     new ValidationPipe({
       whitelist: true,
       transform: true,

@@ -89,6 +89,13 @@ describe('parseAddress: invalid addresses', () => {
     expect(parseAddress('jo😀hn@example.com').valid).toBe(true);
   });
 
+  it('answers an invalid address as given, but for what no text can hold (NUL, controls, lone surrogates → U+FFFD)', () => {
+    expect(parseAddress('a\u0000b@acme.test')).toMatchObject({ valid: false, email: 'a\uFFFDb@acme.test', localPart: 'a\uFFFDb' });
+    expect(parseAddress('a@acme\r\n.test')).toMatchObject({ valid: false, email: 'a@acme\uFFFD\uFFFD.test', domain: 'acme\uFFFD\uFFFD.test' });
+    expect(parseAddress('a\uD800@x.test')).toMatchObject({ valid: false, email: 'a\uFFFD@x.test' });
+    expect(parseAddress('no at sign').email).toBe('no at sign');
+  });
+
   it('refuses SMTP command injection through the address', () => {
     expect(parseAddress('victim@example.com>\r\nRCPT TO:<other@example.com').valid).toBe(false);
     expect(parseAddress('"x\r\nQUIT"@example.com').valid).toBe(false);

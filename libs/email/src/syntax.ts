@@ -120,6 +120,14 @@ function checkDomain(unicodeDomain: string): { ascii: string } | string {
   return { ascii };
 }
 
+/**
+ * An invalid address is answered and stored as given, but for what no text can hold: control
+ * characters and lone surrogates become U+FFFD (Postgres refuses NUL; clients would echo the rest).
+ */
+function printable(value: string): string {
+  return value.replace(new RegExp(`${CONTROL.source}|${LONE_SURROGATE.source}`, 'gu'), '\uFFFD');
+}
+
 export function parseAddress(input: string): SyntaxResult {
   // Only spaces and tabs are trimmed: a CR or LF anywhere makes the address invalid.
   const trimmed = input.replace(/^[ \t]+|[ \t]+$/g, '');
@@ -128,9 +136,9 @@ export function parseAddress(input: string): SyntaxResult {
   const rawDomain = at >= 0 ? trimmed.slice(at + 1) : '';
   const invalid = (problem: string): InvalidAddress => ({
     valid: false,
-    email: trimmed,
-    localPart: rawLocal,
-    domain: rawDomain.toLowerCase(),
+    email: printable(trimmed),
+    localPart: printable(rawLocal),
+    domain: printable(rawDomain.toLowerCase()),
     problem,
   });
 

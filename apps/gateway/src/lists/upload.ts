@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import busboy from 'busboy';
 import type { Request } from 'express';
-import { AppError } from '@mailguard/errors';
+import { AppError, assertPlainText } from '@mailguard/errors';
 
 export const MAX_UPLOAD_BYTES = 50 * 1024 * 1024;
 
@@ -68,6 +68,8 @@ export async function receiveUpload(req: Request): Promise<Upload> {
     });
     await Promise.all(writes);
     if (tooLarge) throw new AppError('payload_too_large', `The file is larger than ${MAX_UPLOAD_BYTES / 1024 / 1024} MB`);
+    for (const [name, value] of Object.entries(fields)) assertPlainText(name, value);
+    if (filename !== null) assertPlainText('the file name', filename);
     return { path, filename, fields, cleanup };
   } catch (error) {
     // The rest of a refused upload is read and dropped, so the client gets its answer.
