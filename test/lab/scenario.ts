@@ -63,6 +63,11 @@ export interface ServerSpec {
 
 export interface RecordSet {
   a?: string[];
+  /**
+   * DNS rebinding: successive A queries get these addresses (IPs or server names) in turn, one per
+   * answer, with TTL 0, e.g. `["203.0.113.10", "127.0.0.1"]`. Takes the place of `a`.
+   */
+  rebind?: string[];
   aaaa?: string[];
   txt?: string[];
   cname?: string;

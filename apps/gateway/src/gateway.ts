@@ -14,6 +14,7 @@ import { ApiKeys, RedisKeyChanges } from '@mailguard/keys';
 import { PinoNestLogger, type Logger } from '@mailguard/logger';
 import { WidgetSettingsStore } from '@mailguard/widget';
 import { ListStore, sweepLater } from '@mailguard/lists';
+import { createOutbound } from '@mailguard/net';
 import { bullOptions, buildEngine, listOptions, ResultStore, stageHandlers, superviseGate } from '@mailguard/pipeline';
 import { BullMqPipeline, InProcessPipeline, type CheckPipeline } from '@mailguard/queue';
 import { MemoryDailyQuota, MemoryRateLimiter, RedisDailyQuota, RedisRateLimiter } from '@mailguard/ratelimit';
@@ -58,7 +59,7 @@ export async function startGateway(config: AppConfig, logger: Logger): Promise<G
     pipeline = bull;
     queues = bull.queues;
   } else {
-    pipeline = new InProcessPipeline(stageHandlers(engine, store, lists, cache, knowledge, listOptions(config)), (err, job) => logger.error({ err, job }, 'job failed'));
+    pipeline = new InProcessPipeline(stageHandlers(engine, store, lists, cache, knowledge, listOptions(config), createOutbound(config)), (err, job) => logger.error({ err, job }, 'job failed'));
     // One process holds every job in memory: lists that were running when it stopped start again.
     const running = await lists.running(true).catch((err: unknown) => {
       logger.warn({ err }, 'could not look for running lists (the database is not answering)');

@@ -2,7 +2,8 @@ import { randomBytes } from 'node:crypto';
 import type { AppConfig } from '@mailguard/config';
 import { createResolver, lookupAuthentication, lookupMailDomain, type Authentication, type DnsResolver, type MailDomain } from '@mailguard/dns';
 import { isDisposableDomain, isFreeDomain, isRoleLocalPart, parseAddress, suggestCorrection } from '@mailguard/email';
-import { DomainAgeLookup, hasGravatar, nodeGet, type DomainAge, type HttpGet } from '@mailguard/lookups';
+import { DomainAgeLookup, hasGravatar, outboundGet, type DomainAge, type HttpGet } from '@mailguard/lookups';
+import { createOutbound } from '@mailguard/net';
 import { catchAllConfidence, type DomainModel } from '@mailguard/scoring';
 import { detectProvider, directConnector, MemorySessionGate, probeMailbox, probeMailboxes, providerAcceptsAll, socksConnector, type Connector, type ProbeResult, type SessionGate } from '@mailguard/smtp';
 import { decideVerdict, type MailboxAnswer, type UnknownCause } from '@mailguard/verdict';
@@ -55,7 +56,7 @@ function randomDecoy(): string {
 
 /** Builds an engine from the validated configuration (the CLI and every worker do the same). */
 export function createEngine(config: AppConfig, overrides: Partial<EngineDeps> = {}): VerificationEngine {
-  const http = overrides.http ?? nodeGet;
+  const http = overrides.http ?? outboundGet(createOutbound(config));
   return new VerificationEngine(
     {
       heloName: config.smtp.heloName,

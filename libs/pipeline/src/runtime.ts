@@ -34,7 +34,6 @@ export function listOptions(config: AppConfig): ListOptions {
   return {
     greylistRetryMs: config.checks.greylistRetrySeconds * 1000,
     webhookRetryMs: config.checks.webhookRetrySeconds * 1000,
-    allowPrivate: config.smtp.allowPrivateMx,
     cacheTtlSeconds: config.checks.cacheTtlSeconds,
   };
 }

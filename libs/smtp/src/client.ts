@@ -1,4 +1,4 @@
-import { connect as netConnect, type Socket } from 'node:net';
+import { isIP, connect as netConnect, type Socket } from 'node:net';
 import { connect as tlsConnect, type TLSSocket } from 'node:tls';
 import { SocksClient } from 'socks';
 import { ReplyParser, type SmtpReply } from './reply';
@@ -120,6 +120,8 @@ export class SmtpSession {
     let socket: Socket;
     try {
       if (options.signal?.aborted) throw new SmtpError('aborted', 'check deadline reached');
+      // Only an address the prober resolved and checked: a name would be resolved again on connect.
+      if (!isIP(options.address)) throw new SmtpError('connect', `${options.address} is not an IP address`);
       socket = await options.connector(options.address, options.port, options.timeoutMs, options.signal);
     } catch (error) {
       options.onEnd?.();

@@ -1,4 +1,3 @@
-export { isPublicAddress } from './address-policy';
 export { classifyReply, type ReplyClass, type SmtpStage } from './classify';
 export { directConnector, socksConnector, SmtpError, SmtpSession, type Connector, type SocksProxy } from './client';
 export { probeMailbox, probeMailboxes, type GroupProbeOptions, type GroupProbeResult, type ProbeFailure, type ProbeHost, type ProbeOptions, type ProbeResult } from './probe';

@@ -1,4 +1,4 @@
-import { isPublicAddress } from './address-policy';
+import { addressPolicy } from '@mailguard/net';
 import { classifyReply, type ReplyClass } from './classify';
 import { SmtpError, SmtpSession, type Connector } from './client';
 import type { SmtpReply } from './reply';
@@ -93,7 +93,7 @@ class Attempt {
 
   /** The host's addresses the prober may connect to; none (noted) when all are private. */
   reachable(host: ProbeHost): string[] {
-    const addresses = host.addresses.filter((address) => this.options.allowPrivate || isPublicAddress(address));
+    const addresses = host.addresses.filter(addressPolicy(this.options.allowPrivate));
     if (addresses.length === 0) this.note('private_address', host.exchange);
     return addresses;
   }
