@@ -153,6 +153,22 @@ describe('authentication', () => {
     expect(revoked.body).toEqual({ error: 'Invalid or revoked API key', code: 'unauthorized' });
   });
 
+  it('throttles key guessing per client address: 429 with Retry-After past 20 unknown keys, valid keys unaffected', async () => {
+    const { apiKey } = await signup();
+    const guesser = { 'X-Forwarded-For': '203.0.113.77' };
+    const guess = () => `mg_live_${randomBytes(24).toString('base64url').replace(/[-_]/g, 'x').slice(0, 32)}`;
+    for (let i = 0; i < 20; i++) expect((await api('GET', '/v1/credits', { key: guess(), headers: guesser })).status).toBe(401);
+    const throttled = await api('GET', '/v1/credits', { key: guess(), headers: guesser });
+    expect(throttled.status).toBe(429);
+    expect(throttled.body).toEqual({ error: expect.stringContaining('unknown API keys'), code: 'rate_limited' });
+    expect(Number(throttled.headers.get('retry-after'))).toBeGreaterThan(0);
+    // Unknown widget keys count too, on the widget's own endpoint.
+    expect((await api('POST', '/v1/widget/verify', { key: `mg_widget_${'y'.repeat(32)}`, headers: guesser, body: { email: 'jane@acme.test' } })).status).toBe(429);
+    // A valid key from the same address, and unknown keys from another, are answered as ever.
+    expect((await api('GET', '/v1/credits', { key: apiKey, headers: guesser })).status).toBe(200);
+    expect((await api('GET', '/v1/credits', { key: guess(), headers: { 'X-Forwarded-For': '203.0.113.78' } })).status).toBe(401);
+  });
+
   it('refuses widget keys everywhere but the widget (403)', async () => {
     const { apiKey } = await signup();
     const widget = await createKey(apiKey, 'verify', 'widget');
@@ -609,7 +625,7 @@ describe('widget (#11–14)', () => {
     }
     const fifth = await api('POST', '/v1/widget/verify', { headers, body: { email: 'jane@acme.test', deviceId } });
     expect(fifth.status).toBe(429);
-    expect(fifth.body.error).toEqual(expect.any(String));
+    expect(fifth.body).toEqual({ error: expect.stringContaining('4 checks per device'), code: 'rate_limited' });
     expect(fifth.headers.get('access-control-allow-origin')).toBe('*');
     // Another device on the same address has its own four.
     expect((await api('POST', '/v1/widget/verify', { headers, body: { email: 'jane@acme.test', deviceId: device() } })).status).toBe(200);
@@ -620,7 +636,10 @@ describe('widget (#11–14)', () => {
     for (let i = 0; i < 20; i++) {
       expect((await api('POST', '/v1/widget/verify', { headers, body: { email: 'jane@acme.test', deviceId: device() } })).status).toBe(200);
     }
-    expect((await api('POST', '/v1/widget/verify', { headers, body: { email: 'jane@acme.test', deviceId: device() } })).status).toBe(429);
+    const refused = await api('POST', '/v1/widget/verify', { headers, body: { email: 'jane@acme.test', deviceId: device() } });
+    expect(refused.status).toBe(429);
+    // The IP's cap is what was hit (the device is new): the answer names it.
+    expect(refused.body.error).toContain('20 checks per IP address');
   });
 
   it('answers 400 { error } to a missing email, a bad deviceId, or no deviceId without a key', async () => {

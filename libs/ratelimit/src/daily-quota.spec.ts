@@ -13,14 +13,15 @@ function behavesAsTheWidgetTier(name: string, make: () => { quota: DailyQuota; c
 
     it('passes a request only while every counter is under its limit, and then counts it on all', async () => {
       const device = (id: string): Array<[string, number]> => [[`device:${id}`, 2], ['ip:1', 3]];
-      expect(await quota.take(device('a'))).toEqual({ allowed: true, remaining: 1 });
-      expect(await quota.take(device('a'))).toEqual({ allowed: true, remaining: 0 });
-      expect(await quota.take(device('a'))).toEqual({ allowed: false, remaining: 0 });
+      expect(await quota.take(device('a'))).toEqual({ allowed: true, remaining: 1, exhausted: null });
+      expect(await quota.take(device('a'))).toEqual({ allowed: true, remaining: 0, exhausted: null });
+      expect(await quota.take(device('a'))).toEqual({ allowed: false, remaining: 0, exhausted: 0 });
       // A new device on the same IP: the IP has one left.
-      expect(await quota.take(device('b'))).toEqual({ allowed: true, remaining: 0 });
-      expect(await quota.take(device('c'))).toEqual({ allowed: false, remaining: 0 });
+      expect(await quota.take(device('b'))).toEqual({ allowed: true, remaining: 0, exhausted: null });
+      // The device has room left: the IP is what is full, and the answer says so.
+      expect(await quota.take(device('c'))).toEqual({ allowed: false, remaining: 0, exhausted: 1 });
       // The refused requests counted nowhere: another IP's device starts afresh.
-      expect(await quota.take([['device:c', 2], ['ip:2', 3]])).toEqual({ allowed: true, remaining: 1 });
+      expect(await quota.take([['device:c', 2], ['ip:2', 3]])).toEqual({ allowed: true, remaining: 1, exhausted: null });
     });
   });
 }
@@ -44,9 +45,9 @@ describe('MemoryDailyQuota at midnight UTC', () => {
   it('starts every counter afresh on a new UTC day', async () => {
     let now = Date.parse('2026-11-26T23:59:59Z');
     const quota = new MemoryDailyQuota(() => now);
-    expect(await quota.take([['device:a', 1]])).toEqual({ allowed: true, remaining: 0 });
-    expect(await quota.take([['device:a', 1]])).toEqual({ allowed: false, remaining: 0 });
+    expect(await quota.take([['device:a', 1]])).toEqual({ allowed: true, remaining: 0, exhausted: null });
+    expect(await quota.take([['device:a', 1]])).toEqual({ allowed: false, remaining: 0, exhausted: 0 });
     now = Date.parse('2026-11-27T00:00:01Z');
-    expect(await quota.take([['device:a', 1]])).toEqual({ allowed: true, remaining: 0 });
+    expect(await quota.take([['device:a', 1]])).toEqual({ allowed: true, remaining: 0, exhausted: null });
   });
 });

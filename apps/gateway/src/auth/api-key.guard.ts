@@ -27,7 +27,7 @@ export class ApiKeyGuard implements CanActivate {
     const res = context.switchToHttp().getResponse<Response>();
     const presented = req.header('x-api-key');
     if (!presented) throw new AppError('unauthorized', 'Missing API key: send it in the X-API-Key header');
-    const metered = await this.meter.meter(presented, res);
+    const metered = await this.meter.meter(presented, req.ip ?? '', res);
     if (!metered) throw new AppError('unauthorized', 'Invalid or revoked API key');
     const { auth, decision } = metered;
     if (!decision) throw new AppError('forbidden', 'Widget keys work only on POST /v1/widget/verify');

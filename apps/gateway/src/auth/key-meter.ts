@@ -1,8 +1,15 @@
 import type { Response } from 'express';
 import type { AppConfig } from '@mailguard/config';
+import { AppError } from '@mailguard/errors';
 import { ApiKeys, type Authenticated } from '@mailguard/keys';
 import type { RateDecision, RateLimiter } from '@mailguard/ratelimit';
 import { setCreditsRemaining } from './access';
+
+/**
+ * Key guessing: failed look-ups per client IP in a rolling window. Past it, that IP's unknown keys get
+ * 429 instead of 401 until the window frees; a valid key from the same IP is never held back.
+ */
+export const AUTH_FAILURES = { limit: 20, windowMs: 10 * 60_000 };
 
 export interface Metered {
   auth: Authenticated;
@@ -22,11 +29,17 @@ export class KeyMeter {
     private readonly config: AppConfig,
   ) {}
 
-  /** null when no key was sent or the key is unknown or revoked. */
-  async meter(presented: string | undefined, res: Response): Promise<Metered | null> {
+  /**
+   * null when no key was sent or the key is unknown or revoked; an unknown key from a client IP that
+   * has failed too often throws 429 (with Retry-After).
+   */
+  async meter(presented: string | undefined, clientIp: string, res: Response): Promise<Metered | null> {
     if (!presented) return null;
     const auth = await this.keys.authenticate(presented.trim());
-    if (!auth) return null;
+    if (!auth) {
+      await this.unknownKey(clientIp, res);
+      return null;
+    }
     if (auth.key.type === 'widget') return { auth, decision: null };
     setCreditsRemaining(res, auth.account.balance);
     const decision = await this.limiter.hit(`key:${auth.key.id}`, this.config.http.rateLimitPerMinute, 60_000);
@@ -35,5 +48,14 @@ export class KeyMeter {
     res.setHeader('RateLimit-Reset', String(decision.resetSeconds));
     if (!decision.allowed) res.setHeader('Retry-After', String(Math.max(1, decision.resetSeconds)));
     return { auth, decision };
+  }
+
+  /** Counts a key that was not found against its client IP: 429 once the IP has failed too often. */
+  async unknownKey(clientIp: string, res: Response): Promise<void> {
+    const failures = await this.limiter.hit(`authfail:${clientIp}`, AUTH_FAILURES.limit, AUTH_FAILURES.windowMs);
+    if (failures.allowed) return;
+    const wait = Math.max(1, failures.resetSeconds);
+    res.setHeader('Retry-After', String(wait));
+    throw new AppError('rate_limited', `Too many requests with unknown API keys from this address; retry in ${wait} s`);
   }
 }

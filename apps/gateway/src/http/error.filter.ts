@@ -22,7 +22,7 @@ function noRouteMessage(req: Request): string {
  */
 export async function answerNoRoute(req: Request, res: Response, meter: KeyMeter): Promise<void> {
   try {
-    await meter.meter(req.header('x-api-key'), res);
+    await meter.meter(req.header('x-api-key'), req.ip ?? '', res);
   } catch {
     // The headers are a courtesy here; the answer is 404 all the same.
   }

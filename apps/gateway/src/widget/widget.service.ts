@@ -5,6 +5,7 @@ import { AppError } from '@mailguard/errors';
 import { ApiKeys, type Authenticated } from '@mailguard/keys';
 import type { DailyQuota, RateLimiter } from '@mailguard/ratelimit';
 import { normalizeOrigin, signGuardToken, WidgetSettingsStore, type WidgetSettings } from '@mailguard/widget';
+import { KeyMeter } from '../auth/key-meter';
 import { DAILY_QUOTA, RATE_LIMITER } from '../infra.module';
 import { VerificationService } from '../validation/verification.service';
 
@@ -31,6 +32,7 @@ export interface WidgetRequest {
 export class WidgetService {
   constructor(
     private readonly keys: ApiKeys,
+    private readonly meter: KeyMeter,
     private readonly settings: WidgetSettingsStore,
     private readonly verifications: VerificationService,
     @Inject(RATE_LIMITER) private readonly limiter: RateLimiter,
@@ -40,7 +42,10 @@ export class WidgetService {
   async verify(request: WidgetRequest, res: Response): Promise<VerificationResult> {
     if (!request.presentedKey) return this.publicTier(request);
     const auth = await this.keys.authenticate(request.presentedKey.trim());
-    if (!auth) throw new AppError('unauthorized', 'Invalid or revoked widget key');
+    if (!auth) {
+      await this.meter.unknownKey(request.ip, res);
+      throw new AppError('unauthorized', 'Invalid or revoked widget key');
+    }
     if (auth.key.type !== 'widget') {
       throw new AppError('forbidden', 'Secret keys must never reach a browser: create a widget key (POST /v1/keys with "type": "widget") for the widget');
     }
@@ -71,7 +76,8 @@ export class WidgetService {
       [`ip:${request.ip}`, PUBLIC_PER_IP],
     ]);
     if (!taken.allowed) {
-      throw new AppError('rate_limited', `The free widget tier allows ${PUBLIC_PER_DEVICE} checks per device per day; use a widget key (apiKey) for more`);
+      const limit = taken.exhausted === 0 ? `${PUBLIC_PER_DEVICE} checks per device` : `${PUBLIC_PER_IP} checks per IP address`;
+      throw new AppError('rate_limited', `The free widget tier allows ${limit} per day; use a widget key (apiKey) for more`);
     }
     return this.verifications.checkAnonymous(request.email);
   }
