@@ -17,9 +17,10 @@ const paths = {
 
 const common = {
   testEnvironment: 'node',
-  // Nest 12 ships ES modules only; compile them to CommonJS for Jest's module system.
+  // Nest 12 ships ES modules only; compile them to CommonJS for Jest's module system. PGlite's
+  // CommonJS build loads Node's modules with import(), which Jest's sandbox cannot run: compiled too.
   transformIgnorePatterns: ['/node_modules/(?!(@nestjs|@electric-sql)/)'],
-  transform: { '^.+\\.(t|j)sx?$': swc },
+  transform: { '^.+\\.(t|j)sx?$': swc, '^.+\\.cjs$': swc },
   moduleNameMapper: paths,
 };
 

@@ -1,15 +1,26 @@
 #!/usr/bin/env node
-// `npm run start:all`: the gateway and the three workers as separate processes (DATABASE_URL and
+// `npm run start:all`: the gateway and the four workers as separate processes (DATABASE_URL and
 // REDIS_URL required). Output is prefixed by process; a signal stops them all; if one dies, all stop.
 const { spawn } = require('node:child_process');
 const { join } = require('node:path');
+
+const root = join(__dirname, '..');
+const { assertPortsApart, ConfigError, loadConfig } = require(join(root, 'dist', 'libs', 'config', 'src'));
 
 if (!process.env.REDIS_URL || !process.env.DATABASE_URL) {
   process.stderr.write('start:all: set DATABASE_URL and REDIS_URL (without them, `npm start` runs everything in one process)\n');
   process.exit(1);
 }
+// Checked before anything starts: every process would refuse the same configuration, and two on
+// one port would stop them all.
+try {
+  assertPortsApart(loadConfig());
+} catch (error) {
+  if (!(error instanceof ConfigError)) throw error;
+  process.stderr.write(`start:all: ${error.message}\n`);
+  process.exit(1);
+}
 
-const root = join(__dirname, '..');
 const apps = ['gateway', 'dns-worker', 'smtp-worker', 'scoring-worker', 'list-worker'];
 const children = apps.map((app) => {
   const child = spawn(process.execPath, [join(root, 'dist', 'apps', app, 'src', 'main.js')], { stdio: ['ignore', 'pipe', 'pipe'] });

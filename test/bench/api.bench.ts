@@ -8,6 +8,7 @@ import { loadConfig } from '@mailguard/config';
 import { createEngine } from '@mailguard/engine';
 import { startLab } from '../lab';
 import type { Scenario } from '../lab/scenario';
+import { ANY_FREE_PORTS } from '../support/processes';
 import { flushRedisPrefix, TEST_POSTGRES_URL as POSTGRES, TEST_REDIS_URL as REDIS } from '../support/services';
 
 /**
@@ -33,7 +34,7 @@ function scenario(): Scenario {
 function start(app: string, env: Record<string, string>, ready: RegExp): Promise<{ child: ChildProcess; match: RegExpExecArray }> {
   const child = spawn(process.execPath, [join(root, 'dist', 'apps', app, 'src', 'main.js')], {
     cwd: mkdtempSync(join(tmpdir(), 'mailguard-bench-')),
-    env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'warn', PORT: '0', WORKER_PORT: '0', ...env },
+    env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'warn', ...ANY_FREE_PORTS, ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   return new Promise((resolvePromise, reject) => {

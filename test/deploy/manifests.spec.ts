@@ -1,6 +1,7 @@
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseAllDocuments } from 'yaml';
+import { loadConfig, type WorkerName } from '@mailguard/config';
 
 /** No Docker engine or cluster here: check what can be checked without one. */
 const root = resolve(__dirname, '../..');
@@ -14,6 +15,7 @@ function documents(file: string): Array<Record<string, unknown>> {
 
 interface Container {
   command: string[];
+  ports?: Array<{ containerPort: number }>;
   readinessProbe?: { httpGet: { path: string } };
   livenessProbe?: { httpGet: { path: string } };
 }
@@ -44,6 +46,21 @@ describe('Kubernetes manifests', () => {
         if (container.readinessProbe) expect(container.readinessProbe.httpGet.path).toBe('/health/ready');
         if (container.livenessProbe) expect(container.livenessProbe.httpGet.path).toBe('/health/live');
       }
+    }
+  });
+
+  it('expose the port each process listens on with the ConfigMap: the gateway PORT, each worker kind its own', () => {
+    const [configMap] = documents(join(root, 'k8s', 'configmap.yaml')) as Array<{ data: Record<string, string> }>;
+    const config = loadConfig(configMap.data);
+    const containers = files
+      .flatMap((file) => documents(join(root, 'k8s', file)))
+      .filter((doc) => doc.kind === 'Deployment')
+      .flatMap((deployment) => (deployment as { spec: { template: { spec: { containers: Container[] } } } }).spec.template.spec.containers);
+    expect(containers.length).toBe(5);
+    for (const container of containers) {
+      const app = /^dist\/apps\/([a-z-]+)\//.exec(container.command[1])?.[1] as 'gateway' | WorkerName;
+      const port = app === 'gateway' ? config.http.port : config.workers.ports[app];
+      expect(container.ports?.map((entry) => entry.containerPort)).toEqual([port]);
     }
   });
 });

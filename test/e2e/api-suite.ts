@@ -291,6 +291,33 @@ describe('checks (#1, #2)', () => {
     expect(await ledgerSum(account.id)).toBe(2497);
   });
 
+  it('answers a batch within one deadline: what SMTP could not settle by then is unknown and refunded', async () => {
+    // A gateway of its own with a short deadline; with BullMQ the suite's workers serve it (the
+    // deadline travels in each job). The tarpit's banner comes after 60 s: its addresses never settle.
+    const deadlineMs = 3_000;
+    const quick = await startGatewayProcess(gatewayEnv({ CHECK_DEADLINE_MS: String(deadlineMs) }), workDir());
+    try {
+      const { apiKey, account } = await signup();
+      const emails = ['jane@acme.test', ...Array.from({ length: 99 }, (_, n) => `user${n}@tarpit.test`)];
+      const asked = Date.now();
+      const response = await apiClient(quick.url)<{ results: Array<{ email: string; status: string; reachable: string }> }>('POST', '/v1/email-validation/batch', { key: apiKey, body: { emails } });
+      const waited = Date.now() - asked;
+      expect(response.status).toBe(200);
+      expect(response.body.results.map((result) => result.email)).toEqual(emails);
+      expect(response.body.results[0]).toMatchObject({ status: 'valid', reachable: 'safe' });
+      expect(response.body.results.slice(1).every((result) => result.reachable === 'unknown')).toBe(true);
+      // Generous: one deadline each for rounds of 20 addresses took five.
+      expect(waited).toBeLessThan(2 * deadlineMs);
+      expect(response.headers.get('x-credits-remaining')).toBe('2499');
+      const rows = await database.query<{ kind: string; delta: number }>("SELECT kind, delta FROM credit_transactions WHERE account_id = $1 AND kind <> 'grant' ORDER BY id", [account.id]);
+      expect(rows).toEqual([{ kind: 'charge', delta: -100 }, { kind: 'refund', delta: 99 }]);
+      const [usage] = await database.query<{ checks: string; paid: string }>('SELECT count(*) AS checks, sum(credits) AS paid FROM verifications WHERE account_id = $1', [account.id]);
+      expect(usage).toEqual({ checks: '100', paid: '1' });
+    } finally {
+      await quick.stop();
+    }
+  });
+
   it.each([
     ['more than 100 addresses', { emails: Array.from({ length: 101 }, (_, i) => `u${i}@acme.test`) }],
     ['no addresses', { emails: [] }],

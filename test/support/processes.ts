@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join, resolve, sep } from 'node:path';
+import { WORKER_PORT_VARIABLES } from '@mailguard/config';
 
 /** The build, whether this file runs from the sources (Jest) or from dist/ itself (benchmarks). */
 const DIST = __dirname.includes(`${sep}dist${sep}`) ? resolve(__dirname, '../..') : resolve(__dirname, '../../dist');
@@ -8,6 +9,9 @@ const WORKER_MAIN = (kind: WorkerKindName) => join(DIST, `apps/${kind}/src/main.
 
 export type WorkerKindName = 'dns-worker' | 'smtp-worker' | 'scoring-worker' | 'list-worker';
 export const WORKER_KINDS: WorkerKindName[] = ['dns-worker', 'smtp-worker', 'scoring-worker', 'list-worker'];
+
+/** Every port a process opens left to the system (0), so that tests and benchmarks run side by side. */
+export const ANY_FREE_PORTS: Record<string, string> = { PORT: '0', ...Object.fromEntries(Object.values(WORKER_PORT_VARIABLES).map((variable) => [variable, '0'])) };
 
 export interface RunningProcess {
   url: string;
@@ -25,7 +29,7 @@ export interface ExitedProcess {
 
 function launch(env: Record<string, string>, cwd: string, main = MAIN): ChildProcess {
   // Only what the test names: no DATABASE_URL or REDIS_URL leaks in from the developer's shell.
-  const base = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', LOG_LEVEL: 'warn', PORT: '0', WORKER_PORT: '0' };
+  const base = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', LOG_LEVEL: 'warn', ...ANY_FREE_PORTS };
   return spawn(process.execPath, [main], { cwd, env: { ...base, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
 }
 

@@ -4,7 +4,6 @@ import { runWorker } from '@mailguard/worker';
 /** Stage 1 of every check: syntax, domain, MX, SPF/DKIM/DMARC, domain age, lists, Gravatar. */
 void runWorker('dns-worker', {
   queue: 'dns',
-  port: 3101,
   concurrency: 50,
   needsDatabase: false,
   handlers: ({ config, redis }) => ({ 'dns.inspect': inspectHandler(buildEngine(config, redis)) }),

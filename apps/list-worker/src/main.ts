@@ -9,7 +9,6 @@ import { runWorker } from '@mailguard/worker';
  */
 void runWorker('list-worker', {
   queue: 'lists',
-  port: 3104,
   concurrency: 10,
   needsDatabase: true,
   handlers: ({ config, redis, database }) => {

@@ -7,7 +7,6 @@ import { runWorker } from '@mailguard/worker';
 /** Stage 3: catch-all confidence and the verdict; results are stored in Postgres (list rows settled) and cached. */
 void runWorker('scoring-worker', {
   queue: 'scoring',
-  port: 3103,
   concurrency: 20,
   needsDatabase: true,
   handlers: ({ config, redis, database }) => {

@@ -1,4 +1,4 @@
-import { ConfigError, loadConfig } from './index';
+import { assertPortsApart, ConfigError, loadConfig } from './index';
 
 describe('loadConfig', () => {
   it('gives the documented defaults for an empty environment', () => {
@@ -13,6 +13,7 @@ describe('loadConfig', () => {
     expect(config.lookups).toEqual({ rdapBaseUrl: null, gravatarBaseUrl: 'https://gravatar.com' });
     expect(config.admin.token).toBeNull();
     expect(config.signup.limitPerIpHour).toBe(20);
+    expect(config.workers).toEqual({ ports: { 'dns-worker': 3101, 'smtp-worker': 3102, 'scoring-worker': 3103, 'list-worker': 3104 }, concurrency: null });
   });
 
   it('reads every variable of API.md §8', () => {
@@ -35,6 +36,11 @@ describe('loadConfig', () => {
       WEBHOOK_RETRY_SECONDS: '5',
       ADMIN_TOKEN: 'secret-token',
       SIGNUP_LIMIT_PER_IP_HOUR: '5',
+      DNS_WORKER_PORT: '9101',
+      SMTP_WORKER_PORT: '9102',
+      SCORING_WORKER_PORT: '0',
+      LIST_WORKER_PORT: '9104',
+      WORKER_CONCURRENCY: '7',
     });
     expect(config.http.port).toBe(8080);
     expect(config.database.url).toBe('postgres://u:p@db:5432/mailguard');
@@ -53,6 +59,7 @@ describe('loadConfig', () => {
     expect(config.lookups).toEqual({ rdapBaseUrl: 'http://127.0.0.80:8080', gravatarBaseUrl: 'http://127.0.0.80:8080' });
     expect(config.admin.token).toBe('secret-token');
     expect(config.signup.limitPerIpHour).toBe(5);
+    expect(config.workers).toEqual({ ports: { 'dns-worker': 9101, 'smtp-worker': 9102, 'scoring-worker': 0, 'list-worker': 9104 }, concurrency: 7 });
   });
 
   it.each([
@@ -72,6 +79,10 @@ describe('loadConfig', () => {
     ['RDAP_BASE_URL', 'ftp://rdap'],
     ['CHECK_DEADLINE_MS', '-1'],
     ['LOG_LEVEL', 'loud'],
+    ['SMTP_WORKER_PORT', '70000'],
+    ['LIST_WORKER_PORT', 'metrics'],
+    ['WORKER_CONCURRENCY', '0'],
+    ['WORKER_CONCURRENCY', 'many'],
   ])('rejects %s=%j with a message naming the variable', (name, value) => {
     expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
     expect(() => loadConfig({ [name]: value })).toThrow(new RegExp(`\\b${name}\\b`));
@@ -91,5 +102,27 @@ describe('loadConfig', () => {
   it('never echoes a password from a malformed connection string', () => {
     expect(() => loadConfig({ DATABASE_URL: 'mysql://user:hunter2@db/x' })).toThrow(/<redacted>/);
     expect(() => loadConfig({ DATABASE_URL: 'mysql://user:hunter2@db/x' })).not.toThrow(/hunter2/);
+  });
+
+  it('refuses WORKER_PORT, which gave every worker kind one port, and names the variable of each kind', () => {
+    expect(() => loadConfig({ WORKER_PORT: '3101' })).toThrow(ConfigError);
+    expect(() => loadConfig({ WORKER_PORT: '3101' })).toThrow(/WORKER_PORT .*DNS_WORKER_PORT, SMTP_WORKER_PORT, SCORING_WORKER_PORT, LIST_WORKER_PORT/);
+  });
+});
+
+describe('assertPortsApart (the processes of start:all on one machine)', () => {
+  it('accepts the defaults, and any number of processes on free ports (0)', () => {
+    expect(() => assertPortsApart(loadConfig({}))).not.toThrow();
+    expect(() => assertPortsApart(loadConfig({ PORT: '0', DNS_WORKER_PORT: '0', SMTP_WORKER_PORT: '0', SCORING_WORKER_PORT: '0', LIST_WORKER_PORT: '0' }))).not.toThrow();
+  });
+
+  it('refuses two worker kinds on one port, naming both variables', () => {
+    expect(() => assertPortsApart(loadConfig({ DNS_WORKER_PORT: '4000', LIST_WORKER_PORT: '4000' }))).toThrow(new ConfigError(['DNS_WORKER_PORT and LIST_WORKER_PORT are both 4000: processes on one machine need a port each (0 picks a free one)']));
+  });
+
+  it('refuses a worker on the gateway port, though a lone gateway may use it', () => {
+    const config = loadConfig({ PORT: '3102' });
+    expect(config.http.port).toBe(3102);
+    expect(() => assertPortsApart(config)).toThrow(/^Invalid configuration: PORT and SMTP_WORKER_PORT are both 3102/);
   });
 });

@@ -68,6 +68,25 @@ export interface SignupConfig {
   limitPerIpHour: number;
 }
 
+export type WorkerName = 'dns-worker' | 'smtp-worker' | 'scoring-worker' | 'list-worker';
+
+/** The variable of each worker kind's port: one per kind, since one machine may run them all. */
+export const WORKER_PORT_VARIABLES: Record<WorkerName, string> = {
+  'dns-worker': 'DNS_WORKER_PORT',
+  'smtp-worker': 'SMTP_WORKER_PORT',
+  'scoring-worker': 'SCORING_WORKER_PORT',
+  'list-worker': 'LIST_WORKER_PORT',
+};
+
+const WORKER_DEFAULT_PORTS: Record<WorkerName, number> = { 'dns-worker': 3101, 'smtp-worker': 3102, 'scoring-worker': 3103, 'list-worker': 3104 };
+
+export interface WorkerConfig {
+  /** Each kind's liveness and metrics port; 0 picks a free one. */
+  ports: Record<WorkerName, number>;
+  /** Jobs a worker process runs at once; null: its kind's own number. */
+  concurrency: number | null;
+}
+
 export interface LogConfig {
   level: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 }
@@ -82,6 +101,7 @@ export interface AppConfig {
   lookups: LookupConfig;
   admin: AdminConfig;
   signup: SignupConfig;
+  workers: WorkerConfig;
   log: LogConfig;
 }
 
@@ -116,6 +136,14 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const databaseUrl = read.url('DATABASE_URL', ['postgres:', 'postgresql:'], null);
   const redisUrl = read.url('REDIS_URL', ['redis:', 'rediss:'], null);
 
+  if (read.string('WORKER_PORT', null) !== null) {
+    // Read by every worker once, it gave all the kinds one port (EADDRINUSE under start:all).
+    read.problems.push(`WORKER_PORT is no longer read: each worker kind has its own port (${Object.values(WORKER_PORT_VARIABLES).join(', ')})`);
+  }
+  const workerPorts = Object.fromEntries(
+    (Object.entries(WORKER_PORT_VARIABLES) as Array<[WorkerName, string]>).map(([name, variable]) => [name, read.int(variable, WORKER_DEFAULT_PORTS[name], 0, 65535)]),
+  ) as Record<WorkerName, number>;
+
   const level = read.string('LOG_LEVEL', 'info').toLowerCase() as LogConfig['level'];
   if (!LOG_LEVELS.includes(level)) {
     read.problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')} (got ${JSON.stringify(level)})`);
@@ -147,9 +175,25 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     },
     admin: { token: read.string('ADMIN_TOKEN', null) },
     signup: { limitPerIpHour: read.int('SIGNUP_LIMIT_PER_IP_HOUR', 20, 0, 1_000_000) },
+    // 0 stands for unset: the range starts at 1.
+    workers: { ports: workerPorts, concurrency: read.int('WORKER_CONCURRENCY', 0, 1, 10_000) || null },
     log: { level },
   };
 
   if (read.problems.length > 0) throw new ConfigError(read.problems);
   return config;
+}
+
+/**
+ * For the gateway and the four workers started together on one machine (`npm run start:all`):
+ * throws ConfigError naming every port two of them would share (0, a free port each, never clashes).
+ */
+export function assertPortsApart(config: AppConfig): void {
+  const claims: Array<[string, number]> = [['PORT', config.http.port], ...(Object.entries(config.workers.ports) as Array<[WorkerName, number]>).map(([name, port]): [string, number] => [WORKER_PORT_VARIABLES[name], port])];
+  const problems: string[] = [];
+  claims.forEach(([variable, port], index) => {
+    const clash = claims.slice(0, index).find(([, other]) => port !== 0 && other === port);
+    if (clash) problems.push(`${clash[0]} and ${variable} are both ${port}: processes on one machine need a port each (0 picks a free one)`);
+  });
+  if (problems.length > 0) throw new ConfigError(problems);
 }

@@ -7,6 +7,16 @@ export interface DataSourceOptions {
   url: string;
   /** PGlite serves one session at a time: every client must share a single connection. */
   poolSize: number;
+  /**
+   * The server keeps one session behind every connection (PGlite). `pg` takes a new connection
+   * for a new session, with no prepared statement, lock or setting: each one starts by clearing
+   * what the connection before it left (a statement prepared again would fail with 42P05).
+   */
+  sharedSession?: boolean;
+}
+
+interface PgClient {
+  query(text: string): Promise<unknown>;
 }
 
 export function createDataSource(options: DataSourceOptions): DataSource {
@@ -19,7 +29,7 @@ export function createDataSource(options: DataSourceOptions): DataSource {
     migrationsTableName: 'migrations',
     synchronize: false,
     logging: false,
-    extra: { connectionTimeoutMillis: 5_000 },
+    extra: { connectionTimeoutMillis: 5_000, ...(options.sharedSession ? { onConnect: (client: PgClient) => client.query('DISCARD ALL') } : {}) },
   });
 }
 

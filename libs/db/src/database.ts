@@ -51,6 +51,7 @@ export class Database {
       const source = createDataSource({
         url: this.embedded?.url ?? (this.config.url as string),
         poolSize: this.embedded ? 1 : 20,
+        sharedSession: this.embedded !== null,
       });
       try {
         await source.initialize();

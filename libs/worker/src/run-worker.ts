@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { Worker } from 'bullmq';
-import { ConfigError, loadConfig, type AppConfig } from '@mailguard/config';
+import { ConfigError, loadConfig, type AppConfig, type WorkerName } from '@mailguard/config';
 import { Database } from '@mailguard/db';
 import { createLogger, surviveUnhandled, type Logger } from '@mailguard/logger';
 import { bullOptions } from '@mailguard/pipeline';
@@ -11,8 +11,7 @@ import { Metrics } from '@mailguard/metrics';
 
 export interface WorkerKind {
   queue: QueueName;
-  /** Default port of the worker's liveness and metrics server (WORKER_PORT overrides it). */
-  port: number;
+  /** Jobs a process runs at once, unless WORKER_CONCURRENCY says otherwise. */
   concurrency: number;
   needsDatabase: boolean;
   handlers(context: WorkerContext): Partial<JobHandlers>;
@@ -28,7 +27,7 @@ export interface WorkerContext {
   metrics: Metrics;
 }
 
-function fail(name: string, message: string): never {
+function fail(name: WorkerName, message: string): never {
   process.stderr.write(`mailguard ${name}: ${message}\n`);
   process.exit(1);
 }
@@ -39,7 +38,7 @@ function fail(name: string, message: string): never {
  * `/health/live` + `/metrics`. SIGTERM lets in-flight jobs finish before the process exits; a
  * SIGKILLed worker's jobs come back through BullMQ's stalled-job recovery.
  */
-export async function runWorker(name: string, kind: WorkerKind): Promise<void> {
+export async function runWorker(name: WorkerName, kind: WorkerKind): Promise<void> {
   let config: AppConfig;
   try {
     config = loadConfig();
@@ -58,7 +57,7 @@ export async function runWorker(name: string, kind: WorkerKind): Promise<void> {
 
   const metrics = new Metrics(name);
 
-  const concurrency = Number(process.env.WORKER_CONCURRENCY ?? kind.concurrency);
+  const concurrency = config.workers.concurrency ?? kind.concurrency;
   const context = { config, logger, redis, database, metrics };
   const { worker, producer } = startStageWorker(kind.queue, kind.handlers(context), {
     ...bullOptions(config),
@@ -70,7 +69,7 @@ export async function runWorker(name: string, kind: WorkerKind): Promise<void> {
     if (job.processedOn && job.finishedOn) metrics.jobDuration.observe({ queue: kind.queue, job: job.name }, (job.finishedOn - job.processedOn) / 1000);
   });
   worker.on('failed', (job) => metrics.jobs.inc({ queue: kind.queue, job: job?.name ?? 'unknown', outcome: 'failed' }));
-  const server = await serveHealth(Number(process.env.WORKER_PORT ?? kind.port), worker, metrics);
+  const server = await serveHealth(config.workers.ports[name], worker, metrics);
   await kind.started?.(context, producer);
   const shutdown = (signal: string) => {
     logger.info({ signal }, 'shutting down: finishing jobs in flight');

@@ -49,23 +49,29 @@ export class VerificationService {
     await this.cache.delete(key);
   }
 
-  private request(email: string, accountId: string | null, kind: UsageKind | null): CheckRequest {
-    return { requestId: newId('ver'), email, deadlineAt: Date.now() + this.config.checks.deadlineMs, accountId, kind };
+  /** When a request that arrives now must be answered (API.md §8): the same for every address of a batch. */
+  private deadline(): number {
+    return Date.now() + this.config.checks.deadlineMs;
+  }
+
+  private request(email: string, accountId: string | null, kind: UsageKind | null, deadlineAt: number): CheckRequest {
+    return { requestId: newId('ver'), email, deadlineAt, accountId, kind };
   }
 
   /**
-   * One address through the pipeline. Past CHECK_DEADLINE_MS the answer is what is known without
-   * the network, with `reachable: unknown` — unless the pipeline finished meanwhile.
+   * One address through the pipeline. Past the deadline the answer is what is known without the
+   * network, with `reachable: unknown` — unless the pipeline finished meanwhile. An address of a
+   * batch whose turn comes after the deadline is not sent at all.
    */
   private async run(request: CheckRequest): Promise<VerificationResult> {
-    const result = await this.pipeline.verify(request);
+    const result = Date.now() < request.deadlineAt ? await this.pipeline.verify(request) : null;
     if (result) return result;
     return this.store.claim(request, this.engine.conclude(this.engine.inspectLocally(request.email), null));
   }
 
   /** A check without an account (sign-up's own check of the address): not charged, not stored. */
   checkUnbilled(email: string): Promise<VerificationResult> {
-    return this.run(this.request(email, null, null));
+    return this.run(this.request(email, null, null, this.deadline()));
   }
 
   /** The cached answer for an address, marked as such, or null; counted for the hit ratio. */
@@ -77,12 +83,12 @@ export class VerificationService {
 
   /** The widget's public tier: no account, so nothing is charged or stored; a cached answer is reused. */
   async checkAnonymous(email: string): Promise<VerificationResult> {
-    return (await this.fromCache(email)) ?? this.run(this.request(email, null, null));
+    return (await this.fromCache(email)) ?? this.run(this.request(email, null, null, this.deadline()));
   }
 
   /** `knownMiss`: the cache was just asked for this address (a single check) and had nothing. */
-  private async checkOne(email: string, accountId: string, kind: UsageKind, knownMiss: boolean): Promise<VerificationResult> {
-    const request = this.request(email, accountId, kind);
+  private async checkOne(email: string, accountId: string, kind: UsageKind, deadlineAt: number, knownMiss: boolean): Promise<VerificationResult> {
+    const request = this.request(email, accountId, kind, deadlineAt);
     if (knownMiss) return this.run(request);
     const result = await this.fromCache(email);
     if (!result) return this.run(request);
@@ -106,6 +112,7 @@ export class VerificationService {
   }
 
   async check(accountId: string, emails: string[], kind: UsageKind): Promise<CheckOutcome> {
+    const deadlineAt = this.deadline();
     const first = new Map<string, string>();
     // Each address is parsed once: its key serves deduplication, the cache and the answer's order.
     const keys = emails.map(resultKey);
@@ -130,7 +137,7 @@ export class VerificationService {
         Array.from({ length: Math.min(BATCH_CONCURRENCY, unique.length) }, async () => {
           while (next < unique.length) {
             const key = unique[next++];
-            byKey.set(key, await this.checkOne(first.get(key) as string, accountId, kind, unique.length === 1));
+            byKey.set(key, await this.checkOne(first.get(key) as string, accountId, kind, deadlineAt, unique.length === 1));
           }
         }),
       );
