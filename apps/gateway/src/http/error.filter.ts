@@ -1,11 +1,14 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { DatabaseUnavailableError, isDatabaseConnectionError } from '@mailguard/db';
-import { AppError } from '@mailguard/errors';
+import { AppError, ERROR_STATUS } from '@mailguard/errors';
 import type { Logger } from '@mailguard/logger';
 import { isRedisConnectionError, RedisUnavailableError } from '@mailguard/redis';
 import { setCreditsRemaining, type AuthedRequest } from '../auth/access';
 import type { KeyMeter } from '../auth/key-meter';
+
+/** The machine code of a status, for errors raised by Express and Nest rather than by us. */
+const CODE_OF_STATUS = new Map<number, string>(Object.entries(ERROR_STATUS).map(([code, status]) => [status, code]));
 
 interface ErrorBody {
   error: string;
@@ -82,7 +85,8 @@ export class ErrorFilter implements ExceptionFilter {
     }
     if (exception instanceof HttpException) {
       const status = exception.getStatus();
-      return { status, body: { error: httpExceptionMessage(exception) } };
+      const code = CODE_OF_STATUS.get(status);
+      return { status, body: { error: httpExceptionMessage(exception), ...(code ? { code } : {}) } };
     }
     return { status: 500, body: { error: 'Internal server error; retry after a short delay' } };
   }
