@@ -170,7 +170,7 @@ describe('authentication', () => {
     for (const path of ['/v1/nothing', '/nothing']) {
       const keyed = await api('GET', path, { key: apiKey });
       expect(keyed.status).toBe(404);
-      expect(keyed.body).toEqual({ error: `No route for GET ${path}` });
+      expect(keyed.body).toEqual({ error: `No route for GET ${path}`, code: 'not_found' });
       expect(keyed.headers.get('ratelimit-limit')).toBe('60');
       expect(keyed.headers.get('x-credits-remaining')).toBe('2500');
     }

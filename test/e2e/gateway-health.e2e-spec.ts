@@ -75,7 +75,7 @@ describe('gateway on real Postgres and Redis', () => {
     for (const path of ['/v1/nothing-here', '/nothing-here', '/health/unknown']) {
       const response = await fetch(`${gateway.url}${path}`);
       expect(response.status).toBe(404);
-      expect(await json(response)).toEqual({ error: `No route for GET ${path}` });
+      expect(await json(response)).toEqual({ error: `No route for GET ${path}`, code: 'not_found' });
     }
     const wrongMethod = await fetch(`${gateway.url}/health/live`, { method: 'DELETE' });
     expect(wrongMethod.status).toBe(404);
@@ -86,7 +86,8 @@ describe('gateway on real Postgres and Redis', () => {
     const badJson = await fetch(`${gateway.url}/v1/anything`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"a":' });
     expect(badJson.status).toBe(400);
     const body = await json(badJson);
-    expect(body).toEqual({ error: expect.stringMatching(/not valid JSON/), code: 'bad_request' });
+    expect(body).toEqual({ error: expect.any(String), code: 'bad_request' });
+    expect(body.error).toMatch(/not valid JSON/);
     const badPath = await fetch(`${gateway.url}/v1/email-validation/%E0%A4%A`);
     expect([400, 404]).toContain(badPath.status);
     expect(JSON.stringify(await json(badPath))).not.toMatch(/at \w+ \(/);

@@ -27,12 +27,13 @@ export function hostileMxSuite(driver: Driver): void {
   const ANSWER_BOUND_MS = DEADLINE_MS + 10_000;
 
   const HOSTILE: Record<string, ServerSpec> = {
-    'mx.silent.test': { silent: true },
-    'mx.stall-ehlo.test': { stallAt: 'ehlo' },
-    'mx.stall-mail.test': { stallAt: 'mail' },
-    'mx.stall-rcpt.test': { stallAt: 'rcpt' },
-    'mx.drop-rcpt.test': { dropAfter: 'rcpt' },
+    'mx.silent.test': { tls: 'none', silent: true },
+    'mx.stall-ehlo.test': { tls: 'none', stallAt: 'ehlo' },
+    'mx.stall-mail.test': { tls: 'none', stallAt: 'mail' },
+    'mx.stall-rcpt.test': { tls: 'none', stallAt: 'rcpt' },
+    'mx.drop-rcpt.test': { tls: 'none', dropAfter: 'rcpt' },
     // The same inside TLS, as at the big providers.
+    'mx.tls-stall-mail.test': { tls: 'offered', stallAt: 'mail' },
     'mx.tls-stall-rcpt.test': { tls: 'offered', stallAt: 'rcpt' },
     'mx.tls-drop-rcpt.test': { tls: 'offered', dropAfter: 'rcpt' },
   };

@@ -111,6 +111,17 @@ describe('misbehaving DNS', () => {
     expect(await failureCode(impatient.resolveMx('timeout.test'))).toBe('ETIMEOUT');
   });
 
+  it('rebinds: successive A queries get the next address in turn, with TTL 0', async () => {
+    const answers = [];
+    for (let i = 0; i < 3; i++) answers.push((await udpQuery('rebind.test', 'A')).answers?.[0]);
+    expect(answers).toEqual([
+      expect.objectContaining({ type: 'A', ttl: 0, data: '203.0.113.10' }),
+      expect.objectContaining({ type: 'A', ttl: 0, data: '127.0.0.1' }),
+      expect.objectContaining({ type: 'A', ttl: 0, data: '203.0.113.10' }),
+    ]);
+    expect(lab.dns.rebindAnswers('rebind.test')).toBe(3);
+  });
+
   it('answers slowly where told to, and the answer is still right', async () => {
     const started = Date.now();
     const response = await udpQuery('slowdns.test', 'MX');

@@ -33,6 +33,8 @@ export class LabDnsServer {
   private udp: UdpSocket | null = null;
   private readonly tcp = new TcpListener((socket) => this.serveTcp(socket));
   queries = 0;
+  /** A answers given so far per rebinding name: which of its addresses comes next. */
+  private readonly rebinds = new Map<string, number>();
 
   constructor(
     private readonly world: World,
@@ -70,6 +72,7 @@ export class LabDnsServer {
     const records = this.world.recordsOf(name) ?? {};
     switch (type) {
       case 'A':
+        if (records.rebind) return [{ type: 'A', name, ttl: 0, data: this.rebound(name, records.rebind) }];
         return (records.a ?? []).map((data) => ({ type: 'A', name, ttl: TTL, data }));
       case 'AAAA':
         return (records.aaaa ?? []).map((data) => ({ type: 'AAAA', name, ttl: TTL, data }));
@@ -84,6 +87,17 @@ export class LabDnsServer {
       default:
         return [];
     }
+  }
+
+  private rebound(name: string, addresses: string[]): string {
+    const answered = this.rebinds.get(name) ?? 0;
+    this.rebinds.set(name, answered + 1);
+    return addresses[answered % addresses.length];
+  }
+
+  /** How many A answers a rebinding name has given. */
+  rebindAnswers(name: string): number {
+    return this.rebinds.get(canonicalName(name)) ?? 0;
   }
 
   /** Builds the response packet; null when the query is to be ignored. */

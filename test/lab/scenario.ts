@@ -34,6 +34,7 @@ export interface ServerSpec {
   catchAll?: boolean;
   /** 4xx for an unseen (client, sender, recipient) triplet until this many ms have passed. */
   greylistMs?: number;
+  /** Default 'offered': most of the internet's mail hosts offer STARTTLS, as the big providers do. */
   tls?: 'none' | 'offered' | 'required';
   /** Offer STARTTLS but break the handshake: TLS cannot be negotiated. */
   tlsBroken?: boolean;
@@ -71,6 +72,11 @@ export interface ServerSpec {
 
 export interface RecordSet {
   a?: string[];
+  /**
+   * DNS rebinding: successive A queries get these addresses (IPs or server names) in turn, one per
+   * answer, with TTL 0, e.g. `["203.0.113.10", "127.0.0.1"]`. Takes the place of `a`.
+   */
+  rebind?: string[];
   aaaa?: string[];
   txt?: string[];
   cname?: string;

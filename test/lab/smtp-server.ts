@@ -272,7 +272,7 @@ export class LabSmtpServer {
   }
 
   private answer(session: Session, verb: string, argument: string): Outcome {
-    const tls = this.spec.tls ?? 'none';
+    const tls = this.spec.tls ?? 'offered';
     switch (verb) {
       case 'EHLO': {
         if (this.spec.ehlo === false) return { reply: '502 5.5.2 Error: command not recognized\r\n' };

@@ -41,9 +41,10 @@ export class World {
     for (const [rawName, spec] of Object.entries(scenario.domains ?? {})) {
       const domain = canonicalName(rawName);
       this.domains.set(domain, spec);
-      const { mx, a, aaaa, txt, cname, ns } = spec;
+      const { mx, a, rebind, aaaa, txt, cname, ns } = spec;
       this.addRecords(domain, {
         a: a?.map((target) => this.address(target)),
+        rebind: rebind?.map((target) => this.address(target)),
         aaaa,
         txt,
         cname: cname ? canonicalName(cname) : undefined,
@@ -51,7 +52,7 @@ export class World {
         mx: mx === null ? [{ host: '', priority: 0 }] : mx?.map(({ host, priority }) => ({ host: canonicalName(host), priority })),
       });
       for (const [relative, set] of Object.entries(spec.records ?? {})) {
-        this.addRecords(`${canonicalName(relative)}.${domain}`, { ...set, a: set.a?.map((target) => this.address(target)) });
+        this.addRecords(`${canonicalName(relative)}.${domain}`, { ...set, a: set.a?.map((target) => this.address(target)), rebind: set.rebind?.map((target) => this.address(target)) });
       }
       for (const local of spec.gravatars ?? []) {
         this.avatars.add(createHash('sha256').update(`${local}@${rawName}`.toLowerCase()).digest('hex'));

@@ -14,13 +14,15 @@ import { ApiKeys, RedisKeyChanges } from '@mailguard/keys';
 import { PinoNestLogger, type Logger } from '@mailguard/logger';
 import { WidgetSettingsStore } from '@mailguard/widget';
 import { ListStore, sweepLater } from '@mailguard/lists';
-import { bullOptions, buildEngine, listOptions, ResultStore, stageHandlers } from '@mailguard/pipeline';
+import { createOutbound } from '@mailguard/net';
+import { bullOptions, buildEngine, listOptions, ResultStore, stageHandlers, superviseGate } from '@mailguard/pipeline';
 import { BullMqPipeline, InProcessPipeline, type CheckPipeline } from '@mailguard/queue';
 import { MemoryDailyQuota, MemoryRateLimiter, RedisDailyQuota, RedisRateLimiter } from '@mailguard/ratelimit';
 import { connectRedis, createRedis } from '@mailguard/redis';
 import { AppModule } from './app.module';
 import { BULL_BOARD_PATH, bullBoard } from './http/bull-board';
 import { answerNoRoute, ErrorFilter } from './http/error.filter';
+import { InputPolicyPipe } from './http/input-policy.pipe';
 import { JSON_BODY_LIMIT, LimitedExpressAdapter, refuseOversizedBodies } from './http/limits';
 import { KeyMeter } from './auth/key-meter';
 import { requestLogging } from './http/request-logging';
@@ -58,7 +60,7 @@ export async function startGateway(config: AppConfig, logger: Logger): Promise<G
     pipeline = bull;
     queues = bull.queues;
   } else {
-    pipeline = new InProcessPipeline(stageHandlers(engine, store, lists, cache, knowledge, listOptions(config)), (err, job) => logger.error({ err, job }, 'job failed'));
+    pipeline = new InProcessPipeline(stageHandlers(engine, store, lists, cache, knowledge, listOptions(config), createOutbound(config)), (err, job) => logger.error({ err, job }, 'job failed'));
     // One process holds every job in memory: lists that were running when it stopped start again.
     const running = await lists.running(true).catch((err: unknown) => {
       logger.warn({ err }, 'could not look for running lists (the database is not answering)');
@@ -67,6 +69,7 @@ export async function startGateway(config: AppConfig, logger: Logger): Promise<G
     for (const listId of running) await sweepLater(listId, pipeline.jobs, 0);
   }
   const metrics = new Metrics('gateway');
+  superviseGate(engine.gate, metrics, logger);
   const limiter = redis ? new RedisRateLimiter(redis, prefix) : new MemoryRateLimiter();
   const keys = new ApiKeys(() => database.dataSource, redis ? new RedisKeyChanges(redis, prefix) : null);
   await keys.listen();
@@ -124,6 +127,7 @@ export async function startGateway(config: AppConfig, logger: Logger): Promise<G
   app.useStaticAssets(WIDGET_DEMO_DIR, { prefix: '/widget/demo/' });
   app.useGlobalFilters(new ErrorFilter(logger, meter));
   app.useGlobalPipes(
+    new InputPolicyPipe(),
     new ValidationPipe({
       whitelist: true,
       transform: true,

@@ -1,5 +1,6 @@
 import { feedHandler, ListStore, sweepLater, webhookHandler } from '@mailguard/lists';
-import { buildEngine, listOptions } from '@mailguard/pipeline';
+import { createOutbound } from '@mailguard/net';
+import { buildEngine } from '@mailguard/pipeline';
 import { runWorker } from '@mailguard/worker';
 
 /**
@@ -13,7 +14,7 @@ void runWorker('list-worker', {
   needsDatabase: true,
   handlers: ({ config, redis, database }) => {
     const lists = new ListStore(() => database!.dataSource);
-    return { 'list.feed': feedHandler(buildEngine(config, redis), lists), 'webhook.deliver': webhookHandler(lists, listOptions(config)) };
+    return { 'list.feed': feedHandler(buildEngine(config, redis), lists), 'webhook.deliver': webhookHandler(lists, createOutbound(config)) };
   },
   started: async ({ database, logger }, jobs) => {
     // A list whose feed was lost (a gateway that died between upload and queueing) starts again.

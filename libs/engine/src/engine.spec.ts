@@ -210,12 +210,15 @@ describe('lab behaviours', () => {
     expect(lab.stats('mx.busy.test').refused).toBe(0);
   });
 
-  it('refuses MX hosts on private or loopback addresses unless ALLOW_PRIVATE_MX=true', async () => {
+  it('refuses MX hosts, RDAP and avatar services on private or loopback addresses unless ALLOW_PRIVATE_MX=true', async () => {
     lab.resetStats();
     const strict = engineFor({ ALLOW_PRIVATE_MX: 'false' });
+    const asked = lab.http.requests;
     const result = await strict.verify('jane@acme.test');
     expect(result.reachable).toBe('unknown');
+    expect(result.checks.domainAge).toEqual({ createdAt: null, ageDays: null });
     expect(lab.stats('mx1.acme.test').sessions).toBe(0);
+    expect(lab.http.requests).toBe(asked);
   });
 });
 

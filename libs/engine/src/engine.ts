@@ -2,7 +2,8 @@ import { randomBytes } from 'node:crypto';
 import type { AppConfig } from '@mailguard/config';
 import { createResolver, lookupAuthentication, lookupMailDomain, type Authentication, type DnsResolver, type MailDomain } from '@mailguard/dns';
 import { isDisposableDomain, isFreeDomain, isRoleLocalPart, parseAddress, suggestCorrection } from '@mailguard/email';
-import { DomainAgeLookup, hasGravatar, nodeGet, type DomainAge, type HttpGet } from '@mailguard/lookups';
+import { DomainAgeLookup, hasGravatar, outboundGet, type DomainAge, type HttpGet } from '@mailguard/lookups';
+import { createOutbound } from '@mailguard/net';
 import { catchAllConfidence, type DomainModel } from '@mailguard/scoring';
 import { detectProvider, directConnector, MemorySessionGate, probeMailbox, probeMailboxes, providerAcceptsAll, socksConnector, type Connector, type ProbeResult, type SessionGate } from '@mailguard/smtp';
 import { decideVerdict, type MailboxAnswer, type UnknownCause } from '@mailguard/verdict';
@@ -55,7 +56,7 @@ function randomDecoy(): string {
 
 /** Builds an engine from the validated configuration (the CLI and every worker do the same). */
 export function createEngine(config: AppConfig, overrides: Partial<EngineDeps> = {}): VerificationEngine {
-  const http = overrides.http ?? nodeGet;
+  const http = overrides.http ?? outboundGet(createOutbound(config));
   return new VerificationEngine(
     {
       heloName: config.smtp.heloName,
@@ -268,9 +269,14 @@ export class VerificationEngine {
   }
 
   /** Who the prober is and how it connects, for one probe. */
-  private session(signal: AbortSignal) {
+  private session(deadlineAt: number, signal: AbortSignal) {
     const { options, deps } = this;
-    return { heloName: options.heloName, mailFrom: options.mailFrom, port: options.smtpPort, timeoutMs: options.smtpTimeoutMs, connector: deps.connector, allowPrivate: options.allowPrivateMx, gate: deps.gate, signal };
+    return { heloName: options.heloName, mailFrom: options.mailFrom, port: options.smtpPort, timeoutMs: options.smtpTimeoutMs, connector: deps.connector, allowPrivate: options.allowPrivateMx, gate: deps.gate, deadlineAt, signal };
+  }
+
+  /** The per-MX session cap this engine's probes go through (for gauges and operators). */
+  get gate(): SessionGate {
+    return this.deps.gate;
   }
 
   /**
@@ -288,7 +294,7 @@ export class VerificationEngine {
         address: inspection.smtpAddress as string,
         needsSmtpUtf8: inspection.needsSmtpUtf8,
         catchAllLocalPart: decoy,
-        ...this.session(deadline.signal),
+        ...this.session(deadlineAt, deadline.signal),
       });
     try {
       const known = async () => (await this.deps.domainCache.get(inspection.asciiDomain as string))?.catchAll ?? facts.catchAll;
@@ -325,7 +331,7 @@ export class VerificationEngine {
         needsSmtpUtf8: inspections.some((inspection) => inspection.needsSmtpUtf8),
         catchAllLocalPart: known === null ? this.deps.decoyLocalPart() : null,
         stopAtAccepted,
-        ...this.session(deadline.signal),
+        ...this.session(deadlineAt, deadline.signal),
       });
       const learned = group.results.find((result) => result.catchAll !== null)?.catchAll ?? null;
       if (known === null && learned !== null) await this.deps.domainCache.set(domain, { ...facts, catchAll: learned }, this.options.domainCacheTtlMs);

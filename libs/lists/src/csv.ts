@@ -2,9 +2,12 @@ import { createReadStream } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { parse } from 'csv-parse';
 import { parseAddress } from '@mailguard/email';
-import { AppError } from '@mailguard/errors';
+import { AppError, isPlainText } from '@mailguard/errors';
 
 const MAX_ROWS = 1_000_000;
+/** Bounds a row must keep, checked while streaming: no upload makes the gateway parse a 40 MB row. */
+const MAX_COLUMNS = 500;
+const MAX_RECORD_BYTES = 256 * 1024;
 /** Rows read before choosing the email column by its values, when no header names it. */
 const SAMPLE_ROWS = 50;
 const EMAIL_HEADER = /^(e-?mail|mail)(\s*[-_ ]?\s*address)?$/i;
@@ -58,6 +61,13 @@ function chooseColumn(columns: string[], sample: string[][], requested: string |
   throw new AppError('bad_request', 'No email column: name one with emailColumn, or call a column "email"');
 }
 
+/** A row within the bounds, and text a list can store (no NUL or other control character but tabs and line breaks). */
+function checkRecord(record: string[], row: number): void {
+  const where = row === 0 ? 'the header row' : `row ${row}`;
+  if (record.length > MAX_COLUMNS) throw new AppError('bad_request', `${where} has ${record.length} columns; a list has at most ${MAX_COLUMNS}`);
+  if (!record.every((field) => isPlainText(field, { multiline: true }))) throw new AppError('bad_request', `${where} holds a NUL or other control character`);
+}
+
 /**
  * Reads an uploaded CSV from disk as a stream of records (never the whole file in memory): UTF-8
  * with or without BOM, comma or semicolon, quoted fields, CRLF or LF; a header row is required.
@@ -65,12 +75,17 @@ function chooseColumn(columns: string[], sample: string[][], requested: string |
  */
 export async function* readCsv(path: string, requestedColumn: string | null, onHead: (head: CsvHead) => Promise<void>): AsyncGenerator<string[]> {
   const delimiter = delimiterOf(await firstLine(path));
-  const records = () => createReadStream(path).pipe(parse({ delimiter, bom: true, relax_column_count: true, skip_empty_lines: true, relax_quotes: true }));
-  // A first pass counts the rows, so that a file over the limit is refused before anything is stored.
+  const records = () =>
+    createReadStream(path).pipe(parse({ delimiter, bom: true, relax_column_count: true, skip_empty_lines: true, relax_quotes: true, max_record_size: MAX_RECORD_BYTES }));
+  // A first pass counts the rows and checks each one, so that a file over a limit is refused before anything is stored.
   let rows = -1;
   try {
-    for await (const record of records() as AsyncIterable<unknown>) if (record && ++rows > MAX_ROWS) break;
+    for await (const record of records() as AsyncIterable<string[]>) {
+      if (++rows > MAX_ROWS) break;
+      checkRecord(record, rows);
+    }
   } catch (error) {
+    if (error instanceof AppError) throw error;
     throw new AppError('bad_request', `The file is not a readable CSV: ${(error as Error).message}`);
   }
   if (rows > MAX_ROWS) throw new AppError('payload_too_large', `Too many rows: a list holds at most ${MAX_ROWS.toLocaleString('en')}`);

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { DomainKnowledge } from '@mailguard/feedback';
 import { resultKey, type ResultCache } from '@mailguard/cache';
 import type { Inspection, VerificationEngine } from '@mailguard/engine';
+import type { Outbound } from '@mailguard/net';
 import type { GroupPayload, JobHandler, StageContext } from '@mailguard/queue';
 import type { ListStore, StoredList } from './list-store';
 import { deliverWebhook, WEBHOOK_ATTEMPTS } from './webhook';
@@ -9,7 +10,6 @@ import { deliverWebhook, WEBHOOK_ATTEMPTS } from './webhook';
 export interface ListOptions {
   greylistRetryMs: number;
   webhookRetryMs: number;
-  allowPrivate: boolean;
   cacheTtlSeconds: number;
 }
 
@@ -138,11 +138,11 @@ export function concludeGroupHandler(engine: VerificationEngine, store: ListStor
 }
 
 /** Signed delivery of the list object; a non-2xx answer throws, and BullMQ retries with backoff. */
-export function webhookHandler(store: ListStore, options: ListOptions): JobHandler<'webhook.deliver'> {
+export function webhookHandler(store: ListStore, outbound: Outbound): JobHandler<'webhook.deliver'> {
   return async ({ listId, url, body }) => {
     // A list deleted meanwhile has nobody left to tell.
     const secret = await store.webhookSecret(listId);
     if (secret === null) return { status: 0 };
-    return { status: await deliverWebhook(url, body, secret, options.allowPrivate) };
+    return { status: await deliverWebhook(url, body, secret, outbound) };
   };
 }

@@ -1,3 +1,3 @@
 export { DomainAgeLookup, type DomainAge } from './domain-age';
 export { hasGravatar } from './gravatar';
-export { nodeGet, type HttpGet, type HttpGetOptions } from './http';
+export { outboundGet, type HttpGet, type HttpGetOptions } from './http';

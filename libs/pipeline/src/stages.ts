@@ -2,6 +2,7 @@ import type { DomainKnowledge } from '@mailguard/feedback';
 import type { ResultCache } from '@mailguard/cache';
 import type { VerificationEngine } from '@mailguard/engine';
 import { concludeGroupHandler, feedHandler, probeGroupHandler, webhookHandler, type ListOptions, type ListStore } from '@mailguard/lists';
+import type { Outbound } from '@mailguard/net';
 import { jobIdFor, type JobHandler, type JobHandlers } from '@mailguard/queue';
 import type { ResultStore } from './result-store';
 
@@ -49,7 +50,7 @@ export function concludeHandler(engine: VerificationEngine, store: ResultStore, 
 }
 
 /** Every job, for the in-process pipeline: the same handlers the workers run. */
-export function stageHandlers(engine: VerificationEngine, store: ResultStore, lists: ListStore, cache: ResultCache, knowledge: DomainKnowledge, options: ListOptions): JobHandlers {
+export function stageHandlers(engine: VerificationEngine, store: ResultStore, lists: ListStore, cache: ResultCache, knowledge: DomainKnowledge, options: ListOptions, outbound: Outbound): JobHandlers {
   return {
     'dns.inspect': inspectHandler(engine),
     'smtp.probe': probeHandler(engine, options),
@@ -57,6 +58,6 @@ export function stageHandlers(engine: VerificationEngine, store: ResultStore, li
     'list.feed': feedHandler(engine, lists),
     'smtp.probeGroup': probeGroupHandler(engine, options),
     'scoring.concludeGroup': concludeGroupHandler(engine, lists, cache, knowledge, options),
-    'webhook.deliver': webhookHandler(lists, options),
+    'webhook.deliver': webhookHandler(lists, outbound),
   };
 }

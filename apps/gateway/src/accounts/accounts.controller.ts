@@ -3,7 +3,7 @@ import { IsOptional, IsString, Length, MaxLength } from 'class-validator';
 import { APP_CONFIG, type AppConfig } from '@mailguard/config';
 import { CreditLedger } from '@mailguard/credits';
 import { AccountEntity, ApiKeyEntity, Database } from '@mailguard/db';
-import { AppError } from '@mailguard/errors';
+import { AppError, assertPlainText } from '@mailguard/errors';
 import { base62, generateKey, newId } from '@mailguard/keys';
 import type { RateLimiter } from '@mailguard/ratelimit';
 import { Public } from '../auth/access';
@@ -50,6 +50,8 @@ export class AccountsController {
 
     const accounts = this.database.dataSource.getRepository(AccountEntity);
     const email = body.email.trim();
+    // The address is an identity here, stored and looked up as it is: refused outright when no text can hold it.
+    assertPlainText('email', email);
     if (await accounts.exists({ where: { emailKey: email.toLowerCase() } })) throw new AppError('conflict', 'An account with this email already exists');
 
     // Our own engine judges the sign-up address: it must be able to receive mail, and not be throwaway.
@@ -57,7 +59,8 @@ export class AccountsController {
     if (!check.syntax) throw new AppError('bad_request', 'email is not a valid address');
     if (check.isDisposable) throw new AppError('bad_request', 'Disposable addresses cannot sign up');
     if (check.status === 'invalid') throw new AppError('bad_request', `This address cannot receive mail (${check.reason})`);
-    const work = check.isValid && !check.isFree && !check.isDisposable;
+    // The bonus needs a server's own word that the mailbox takes mail: an MX that cannot be reached earns nothing (farmable).
+    const work = check.isValid && check.checks.smtp.checked && !check.isFree && !check.isDisposable;
 
     const id = newId('acc');
     const webhookSecret = `whsec_${base62(32)}`;

@@ -1,14 +1,11 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { DatabaseUnavailableError, isDatabaseConnectionError } from '@mailguard/db';
-import { AppError, ERROR_STATUS } from '@mailguard/errors';
+import { AppError, ERROR_STATUS, type ErrorCode } from '@mailguard/errors';
 import type { Logger } from '@mailguard/logger';
 import { isRedisConnectionError, RedisUnavailableError } from '@mailguard/redis';
 import { setCreditsRemaining, type AuthedRequest } from '../auth/access';
 import type { KeyMeter } from '../auth/key-meter';
-
-/** The machine code of a status, for errors raised by Express and Nest rather than by us. */
-const CODE_OF_STATUS = new Map<number, string>(Object.entries(ERROR_STATUS).map(([code, status]) => [status, code]));
 
 interface ErrorBody {
   error: string;
@@ -29,7 +26,7 @@ export async function answerNoRoute(req: Request, res: Response, meter: KeyMeter
   } catch {
     // The headers are a courtesy here; the answer is 404 all the same.
   }
-  if (!res.headersSent) res.status(404).json({ error: noRouteMessage(req) });
+  if (!res.headersSent) res.status(404).json({ error: noRouteMessage(req), code: 'not_found' });
 }
 
 function httpExceptionMessage(exception: HttpException): string {
@@ -42,6 +39,12 @@ function httpExceptionMessage(exception: HttpException): string {
   if (Array.isArray(message)) return message.join('; ');
   if (typeof message === 'string') return message;
   return exception.message;
+}
+
+/** Every error body has a code (API.md §7): the one of its status, for errors Express or Nest raised. */
+function codeOf(status: number): ErrorCode {
+  const known = (Object.entries(ERROR_STATUS) as Array<[ErrorCode, number]>).find(([, code]) => code === status);
+  return known?.[0] ?? (status >= 500 ? 'internal' : 'bad_request');
 }
 
 /**
@@ -85,9 +88,8 @@ export class ErrorFilter implements ExceptionFilter {
     }
     if (exception instanceof HttpException) {
       const status = exception.getStatus();
-      const code = CODE_OF_STATUS.get(status);
-      return { status, body: { error: httpExceptionMessage(exception), ...(code ? { code } : {}) } };
+      return { status, body: { error: httpExceptionMessage(exception), code: codeOf(status) } };
     }
-    return { status: 500, body: { error: 'Internal server error; retry after a short delay' } };
+    return { status: 500, body: { error: 'Internal server error; retry after a short delay', code: 'internal' } };
   }
 }

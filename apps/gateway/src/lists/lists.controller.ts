@@ -7,6 +7,7 @@ import type { VerificationEngine } from '@mailguard/engine';
 import { AppError } from '@mailguard/errors';
 import { newId } from '@mailguard/keys';
 import { announce, checkWebhookTarget, ListStore, readCsv, type ListView, type ResultRow, type UploadRow } from '@mailguard/lists';
+import { createOutbound, type Outbound } from '@mailguard/net';
 import { listOptions } from '@mailguard/pipeline';
 import type { CheckPipeline } from '@mailguard/queue';
 import { Scopes, setCreditsRemaining, type AuthedRequest } from '../auth/access';
@@ -38,7 +39,12 @@ export class ListsController {
     @Inject(PIPELINE) private readonly pipeline: CheckPipeline,
     private readonly lists: ListStore,
     private readonly ledger: CreditLedger,
-  ) {}
+  ) {
+    this.outbound = createOutbound(config);
+  }
+
+  /** Where webhook URLs are judged at upload, as the deliveries will be. */
+  private readonly outbound: Outbound;
 
   private async owned(req: AuthedRequest, id: string) {
     const list = await this.lists.find(id, req.auth.account.id);
@@ -62,7 +68,7 @@ export class ListsController {
     try {
       if (!upload.path) throw new AppError('bad_request', 'The CSV must be sent in a multipart part named "file"');
       const webhookUrl = upload.fields.webhookUrl?.trim() || null;
-      if (webhookUrl) await checkWebhookTarget(webhookUrl, this.config.smtp.allowPrivateMx);
+      if (webhookUrl) await checkWebhookTarget(webhookUrl, this.outbound);
       const name = (upload.fields.name?.trim() || upload.filename || 'list.csv').slice(0, 200);
       let emailColumn = 0;
       let batch: UploadRow[] = [];

@@ -1,0 +1,167 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readdirSync } from 'node:fs';
+import { request } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
+import { startLab, type Lab } from '../lab';
+import { loadScenario } from '../lab/scenario';
+import { apiClient, type ApiCall } from '../support/api-client';
+import { startGatewayProcess, type RunningProcess } from '../support/processes';
+import { createTestDatabase, type TestDatabase } from '../support/services';
+
+/**
+ * Hostile requests never end the gateway (issue 15): each is refused with 400 {error, code}, the
+ * process keeps serving, and a refused upload leaves no temporary file behind. The gateway runs
+ * with a TMPDIR of its own so that what it leaves there can be counted.
+ */
+jest.setTimeout(60_000);
+
+let lab: Lab;
+let database: TestDatabase;
+let gateway: RunningProcess;
+let api: ApiCall;
+let key: string;
+const uploads = mkdtempSync(join(tmpdir(), 'mailguard-hostile-tmp-'));
+
+beforeAll(async () => {
+  lab = await startLab(loadScenario());
+  database = await createTestDatabase();
+  gateway = await startGatewayProcess({ ...lab.env, DATABASE_URL: database.url, TMPDIR: uploads, SIGNUP_LIMIT_PER_IP_HOUR: '1000' }, mkdtempSync(join(tmpdir(), 'mailguard-hostile-')));
+  api = apiClient(gateway.url);
+  const signup = await api<{ apiKey: string }>('POST', '/v1/accounts', { body: { email: 'owner@catchall.test' } });
+  key = signup.body.apiKey;
+});
+
+afterAll(async () => {
+  await gateway?.stop();
+  await database?.drop();
+  await lab?.stop();
+});
+
+/** A raw request, so that bodies no client library would send can be sent. */
+function raw(path: string, headers: Record<string, string>, body: string, method = 'POST'): Promise<{ status: number; body: string }> {
+  return new Promise((done, fail) => {
+    const url = new URL(path, gateway.url);
+    const req = request(url, { method, headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) } }, (res) => {
+      let text = '';
+      res.on('data', (chunk: Buffer) => (text += chunk.toString()));
+      res.on('end', () => done({ status: res.statusCode ?? 0, body: text }));
+    });
+    req.on('error', fail);
+    req.end(body);
+  });
+}
+
+async function stillServing(): Promise<void> {
+  expect(gateway.child.exitCode).toBeNull();
+  expect((await api('GET', '/health/live')).status).toBe(200);
+}
+
+describe('POST /v1/lists with a broken multipart body', () => {
+  it('a file part that ends without its closing boundary: 400, the gateway goes on, no temporary file stays', async () => {
+    const body = '------fzb\r\nContent-Disposition: form-data; name="file"; filename="a.csv"\r\n\r\nemail\nx\r\n';
+    for (let i = 0; i < 3; i++) {
+      const response = await raw('/v1/lists', { 'x-api-key': key, 'content-type': 'multipart/form-data; boundary=----fzb' }, body);
+      expect(response.status).toBe(400);
+      expect(JSON.parse(response.body)).toMatchObject({ code: 'bad_request', error: expect.stringContaining('multipart') });
+    }
+    await stillServing();
+    expect(readdirSync(uploads).filter((name) => name.startsWith('mailguard-upload-'))).toEqual([]);
+    expect(gateway.output()).not.toMatch(/unhandled|uncaught/i);
+  });
+
+  it('multipart/form-data without a boundary: 400 at once', async () => {
+    const response = await raw('/v1/lists', { 'x-api-key': key, 'content-type': 'multipart/form-data' }, 'email\nx@y.test\n');
+    expect(response.status).toBe(400);
+    expect(JSON.parse(response.body)).toMatchObject({ code: 'bad_request' });
+    await stillServing();
+    expect(readdirSync(uploads).filter((name) => name.startsWith('mailguard-upload-'))).toEqual([]);
+  });
+});
+
+const NUL = '\u0000';
+const multipart = (parts: Array<{ name: string; filename?: string; body: string }>) => ({
+  headers: { 'content-type': 'multipart/form-data; boundary=b' },
+  body: `${parts.map((part) => `--b\r\nContent-Disposition: form-data; name="${part.name}"${part.filename ? `; filename="${part.filename}"` : ''}\r\n\r\n${part.body}\r\n`).join('')}--b--\r\n`,
+});
+const csv = (text: string, extra: Array<{ name: string; body: string }> = []) => multipart([...extra, { name: 'file', filename: 'a.csv', body: text }]);
+
+describe('one input policy at every edge: 400 {error, code} at once, nothing charged', () => {
+  async function balance(): Promise<number> {
+    return (await api<{ balance: number }>('GET', '/v1/credits', { key })).body.balance;
+  }
+
+  it.each<[string, () => Promise<{ status: number; body: string }>]>([
+    ['a NUL in a key name', () => raw('/v1/keys', { 'x-api-key': key, 'content-type': 'application/json' }, JSON.stringify({ name: `k${NUL}`, scope: 'full' }))],
+    ['a lone surrogate in a key name', () => raw('/v1/keys', { 'x-api-key': key, 'content-type': 'application/json' }, '{"name":"k\\ud800","scope":"full"}')],
+    ['a NUL in a sign-up name', () => raw('/v1/accounts', { 'content-type': 'application/json' }, JSON.stringify({ email: 'someone.new@catchall.test', name: `n${NUL}` }))],
+    ['a NUL in a sign-up address', () => raw('/v1/accounts', { 'content-type': 'application/json' }, JSON.stringify({ email: `some${NUL}one@catchall.test` }))],
+    ['a NUL in a widget message', () => raw('/v1/widget/settings', { 'x-api-key': key, 'content-type': 'application/json' }, JSON.stringify({ defaults: { messages: { invalid: `x${NUL}` } } }), 'PUT')],
+    ['JSON nested 2,000 deep at sign-up', () => raw('/v1/accounts', { 'content-type': 'application/json' }, `${'{"a":'.repeat(2000)}1${'}'.repeat(2000)}`)],
+    ['JSON nested 2,000 deep at the keyless widget check', () => raw('/v1/widget/verify', { 'content-type': 'application/json' }, `${'{"email":'.repeat(2000)}1${'}'.repeat(2000)}`)],
+    ['a NUL in a CSV field', () => raw('/v1/lists', { 'x-api-key': key, ...csv(`email,note\nx@acme.test,a${NUL}b\n`).headers }, csv(`email,note\nx@acme.test,a${NUL}b\n`).body)],
+    ['a NUL in a CSV header', () => raw('/v1/lists', { 'x-api-key': key, ...csv(`email,no${NUL}te\nx@acme.test,ab\n`).headers }, csv(`email,no${NUL}te\nx@acme.test,ab\n`).body)],
+    ['a NUL in a list name', () => raw('/v1/lists', { 'x-api-key': key, ...csv('email\nx@acme.test\n').headers }, csv('email\nx@acme.test\n', [{ name: 'name', body: `l${NUL}` }]).body)],
+    ['a NUL in a webhookUrl', () => raw('/v1/lists', { 'x-api-key': key, ...csv('email\nx@acme.test\n').headers }, csv('email\nx@acme.test\n', [{ name: 'webhookUrl', body: `https://hooks${NUL}.example.com/` }]).body)],
+    ['a CSV of 1,001 columns', () => raw('/v1/lists', { 'x-api-key': key, ...csv('').headers }, csv(`email${',c'.repeat(1000)}\nx@acme.test\n`).body)],
+  ])('%s', async (_, send) => {
+    const before = await balance();
+    const response = await send();
+    expect(response.status).toBe(400);
+    expect(JSON.parse(response.body)).toEqual({ error: expect.any(String), code: 'bad_request' });
+    expect(await balance()).toBe(before);
+    await stillServing();
+  });
+
+  it.each([
+    ['a list id', `/v1/lists/lst_${encodeURIComponent(NUL)}`],
+    ['a key id', `/v1/keys/key_${encodeURIComponent(NUL)}`],
+    ['a finder name', `/v1/email-finder?firstName=a${encodeURIComponent(NUL)}&lastName=b&domain=acme.test`],
+    ['a domain to look into', `/v1/email-finder/domain/acme${encodeURIComponent(NUL)}.test`],
+  ])('a NUL in %s: 400', async (_, path) => {
+    const method = path.startsWith('/v1/keys/') ? 'DELETE' : 'GET';
+    const response = await api(method, path, { key });
+    expect(response).toMatchObject({ status: 400, body: { code: 'bad_request' } });
+  });
+
+  it.each([
+    ['a NUL', 'a\u0000b@acme.test', true],
+    ['a lone surrogate', 'a\uD800b@acme.test', false],
+    ['junk after the domain', 'peter@acme.test/evil', true],
+  ])('an address to check with %s is invalid_syntax at once, in single, batch and widget checks', async (_, email, inPath) => {
+    const answers = [
+      (await api<{ results: unknown[] }>('POST', '/v1/email-validation/batch', { key, body: { emails: [email] } })).body.results[0],
+      (await api('POST', '/v1/widget/verify', { body: { email, deviceId: 'hostile-device-1' } })).body,
+    ];
+    // A lone surrogate has no UTF-8 form: it cannot be written into a URL at all.
+    if (inPath) answers.push((await api('GET', `/v1/email-validation/${encodeURIComponent(email)}`, { key })).body);
+    for (const answer of answers) expect(answer).toMatchObject({ status: 'invalid', reason: 'invalid_syntax', syntax: false });
+  });
+});
+
+describe('sign-up credits cannot be farmed', () => {
+  it('a work address whose mail server cannot be reached earns no work bonus; one a server accepted does', async () => {
+    const unreachable = await api<{ account: { credits: number } }>('POST', '/v1/accounts', { body: { email: 'farmer@deadmx.test' } });
+    expect(unreachable.status).toBe(201);
+    expect(unreachable.body.account.credits).toBe(1_000);
+    const accepted = await api<{ account: { credits: number } }>('POST', '/v1/accounts', { body: { email: 'john.doe@acme.test' } });
+    expect(accepted.body.account.credits).toBe(2_500);
+  });
+});
+
+describe('the last resort of every process', () => {
+  it('an unhandled rejection is logged with its request id and the process goes on', async () => {
+    const logger = resolve(__dirname, '../../dist/libs/logger/src/index.js');
+    const script = `
+      const { createLogger, requestContext, surviveUnhandled } = require(${JSON.stringify(logger)});
+      surviveUnhandled(createLogger({ level: 'info' }, 'guard-test'));
+      requestContext.run({ requestId: 'req-forgotten' }, () => { Promise.reject(new Error('nobody awaited me')); });
+      setTimeout(() => { process.stdout.write('still here\\n'); }, 50);
+    `;
+    const { stdout } = await promisify(execFile)(process.execPath, ['-e', script]);
+    const line = stdout.split('\n').find((text) => text.includes('unhandled rejection')) ?? '';
+    expect(JSON.parse(line)).toMatchObject({ level: 50, requestId: 'req-forgotten', err: { message: 'nobody awaited me' } });
+    expect(stdout).toContain('still here');
+  });
+});
