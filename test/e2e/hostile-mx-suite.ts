@@ -62,6 +62,8 @@ export function hostileMxSuite(driver: Driver): void {
   let database: TestDatabase;
   let api: ApiCall;
   const processes: RunningProcess[] = [];
+  /** The processes that hold MX slots: the gateway in one process, the smtp-worker over BullMQ. */
+  let probers: RunningProcess[] = [];
   const workDir = () => mkdtempSync(join(tmpdir(), 'mailguard-hostile-'));
 
   beforeAll(async () => {
@@ -79,8 +81,9 @@ export function hostileMxSuite(driver: Driver): void {
       SIGNUP_LIMIT_PER_IP_HOUR: '1000',
     };
     const gateway = await startGatewayProcess(env, workDir());
-    processes.push(gateway);
-    if (distributed) processes.push(...(await Promise.all(WORKER_KINDS.map((kind) => startWorkerProcess(kind, env, workDir())))));
+    const workers = distributed ? await Promise.all(WORKER_KINDS.map((kind) => startWorkerProcess(kind, env, workDir()))) : [];
+    processes.push(gateway, ...workers);
+    probers = distributed ? workers.filter((_, index) => WORKER_KINDS[index] === 'smtp-worker') : [gateway];
     api = apiClient(gateway.url);
   });
 
@@ -120,6 +123,26 @@ export function hostileMxSuite(driver: Driver): void {
     expect(rows).toHaveLength(checks + unknown);
   }
 
+  /** The sum over the probers' /metrics of a series' samples for one MX host. */
+  async function metricFor(name: string, host: string): Promise<number> {
+    const pages = await Promise.all(probers.map(async (process) => (await fetch(`${process.url}/metrics`)).text()));
+    // A series that is not there at all reads as 0: the page must at least declare it.
+    for (const page of pages) expect(page).toContain(`# TYPE ${name} `);
+    const sample = new RegExp(`^${name}\\{[^}]*host="${host.replace(/\./g, '\\.')}"[^}]*\\} (\\S+)$`, 'gm');
+    return pages.reduce((sum, page) => sum + [...page.matchAll(sample)].reduce((total, match) => total + Number(match[1]), 0), 0);
+  }
+
+  /**
+   * Every slot of the host is given back by its session: the gauge comes down to 0 (read until it
+   * does, a bounded number of times) and no lease had to be taken back at expiry.
+   */
+  async function expectSlotsFreed(host: string): Promise<void> {
+    let held = await metricFor('mailguard_mx_slots_held', host);
+    for (let reads = 0; held > 0 && reads < 200; reads++) held = await metricFor('mailguard_mx_slots_held', host);
+    expect({ host, held }).toEqual({ host, held: 0 });
+    expect({ host, expired: await metricFor('mailguard_mx_lease_expired_total', host) }).toEqual({ host, expired: 0 });
+  }
+
   const mailboxes = (domain: string, from: number, count: number) => Array.from({ length: count }, (_, i) => `user${from + i}@${domain}`);
 
   // Each host has its own slots: the hosts are tried side by side, which keeps the suite short.
@@ -131,6 +154,7 @@ export function hostileMxSuite(driver: Driver): void {
       const hostile = await checkAll(apiKey, mailboxes(domain, 0, HOSTILE_CHECKS));
       expect(hostile.map((result) => result.reachable)).toEqual(Array(HOSTILE_CHECKS).fill('unknown'));
       expect(lab.stats(host).sessions).toBeGreaterThan(0);
+      await expectSlotsFreed(host);
 
       // Slow enough that sessions overlap: with every slot free, all of them are open at once.
       lab.smtp(host).behave({ silent: undefined, stallAt: undefined, dropAfter: undefined, latencyMs: 200 });
@@ -138,6 +162,7 @@ export function hostileMxSuite(driver: Driver): void {
       const good = await checkAll(apiKey, mailboxes(domain, HOSTILE_CHECKS, MX_CONCURRENCY));
       expect(good.map((result) => result.reachable)).toEqual(Array(MX_CONCURRENCY).fill('safe'));
       expect(lab.stats(host).peakConcurrent).toBe(MX_CONCURRENCY);
+      await expectSlotsFreed(host);
       await expectLedger(accountId, HOSTILE_CHECKS + MX_CONCURRENCY, HOSTILE_CHECKS);
     },
   );
