@@ -26,6 +26,9 @@ export type ReplyName =
   | 'tooManyConnections'
   | 'utf8Unsupported';
 
+/** The commands of a probe's dialogue a hostile server can misbehave at. */
+export type SmtpStep = 'ehlo' | 'mail' | 'rcpt';
+
 export interface ServerSpec {
   /** Accept every recipient of every domain it serves (Yahoo-style). */
   catchAll?: boolean;
@@ -47,6 +50,12 @@ export interface ServerSpec {
   maxRecipients?: number;
   /** Delay before the banner (tarpit). */
   bannerDelayMs?: number;
+  /** Accepts connections and never writes a byte: no banner, no reply to anything. */
+  silent?: boolean;
+  /** Writes the first half of its reply to this command (EHLO or HELO, MAIL, RCPT), then nothing more. */
+  stallAt?: SmtpStep;
+  /** Closes the connection without a reply when this command arrives. */
+  dropAfter?: SmtpStep;
   /** Injected before every reply batch and the banner: one emulated internet round trip. */
   latencyMs?: number;
   /** Refuse us as a sender (blocklist) at this step. */

@@ -9,6 +9,9 @@ beforeAll(async () => {
   // Short timers so the behaviours can be walked through quickly.
   scenario.servers!['mx.greylist.test'].greylistMs = 300;
   scenario.servers!['mx.tarpit.test'].bannerDelayMs = 400;
+  // A server each hostile behaviour is switched on and off at.
+  scenario.servers!['mx.hostile.test'] = {};
+  scenario.domains!['hostile.test'] = { mx: [{ host: 'mx.hostile.test', priority: 10 }], mailboxes: { kim: 'ok' } };
   lab = await startLab(scenario);
 });
 
@@ -302,5 +305,58 @@ describe('statistics for hygiene assertions', () => {
       'RCPT TO:<jane@acme.test>',
       'QUIT',
     ]);
+  });
+});
+
+describe('hostile servers', () => {
+  const HOSTILE = 'mx.hostile.test';
+  /** Long enough for any reply on loopback to have arrived: what has not come by then is not coming. */
+  const QUIET_MS = 300;
+
+  /** The next reply, 'closed' when the server hung up, or null when nothing came within QUIET_MS. */
+  function replyWithin(dialogue: SmtpDialogue): Promise<Reply | 'closed' | null> {
+    return Promise.race([dialogue.reply().catch(() => 'closed' as const), new Promise<null>((resolve) => setTimeout(() => resolve(null), QUIET_MS))]);
+  }
+
+  afterEach(() => lab.smtp(HOSTILE).behave({ silent: undefined, stallAt: undefined, dropAfter: undefined }));
+
+  it('a silent server accepts the connection and never writes a byte, whatever it is sent', async () => {
+    lab.smtp(HOSTILE).behave({ silent: true });
+    lab.resetStats();
+    const dialogue = await SmtpDialogue.open(lab.ipOf(HOSTILE), lab.smtpPort);
+    expect(await replyWithin(dialogue)).toBeNull();
+    dialogue.write('EHLO x.test\r\n');
+    expect(await replyWithin(dialogue)).toBeNull();
+    expect(lab.stats(HOSTILE)).toMatchObject({ sessions: 1, active: 1, replyBatches: 0 });
+    dialogue.close();
+  });
+
+  it.each([
+    ['ehlo', [], 'EHLO x.test', /^250-mx\.hostile\.test\r\n250-/],
+    ['mail', ['EHLO x.test'], 'MAIL FROM:<a@b.test>', /^250 2\.1$/],
+    ['rcpt', ['EHLO x.test', 'MAIL FROM:<a@b.test>'], 'RCPT TO:<kim@hostile.test>', /^250 2\.1$/],
+  ] as const)('a server stalling at %s writes half of that reply, then nothing; turned good, it answers the next session', async (step, before, command, cut) => {
+    lab.smtp(HOSTILE).behave({ stallAt: step });
+    const dialogue = await session(HOSTILE);
+    for (const line of before) expect((await dialogue.command(line)).code).toBe(250);
+    dialogue.write(`${command}\r\n`);
+    expect(await dialogue.partial()).toMatch(cut);
+    expect(await replyWithin(dialogue)).toBeNull();
+    dialogue.write('NOOP\r\n');
+    expect(await replyWithin(dialogue)).toBeNull();
+    dialogue.close();
+    lab.smtp(HOSTILE).behave({ stallAt: undefined });
+    const [reply] = await probe(HOSTILE, ['kim@hostile.test']);
+    expect(reply.code).toBe(250);
+  });
+
+  it('a server dropping after RCPT answers the pipelined MAIL, then closes the connection without a reply', async () => {
+    lab.smtp(HOSTILE).behave({ dropAfter: 'rcpt' });
+    const dialogue = await session(HOSTILE);
+    expect((await dialogue.command('EHLO x.test')).code).toBe(250);
+    dialogue.write('MAIL FROM:<a@b.test>\r\nRCPT TO:<kim@hostile.test>\r\n');
+    expect((await dialogue.reply()).code).toBe(250);
+    await expect(dialogue.reply()).rejects.toThrow(/closed before a reply/);
+    await dialogue.closed();
   });
 });

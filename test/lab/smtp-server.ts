@@ -1,7 +1,7 @@
 import type { Socket } from 'node:net';
 import { TLSSocket } from 'node:tls';
 import { LAB_TLS_CERT, LAB_TLS_KEY } from './certs';
-import type { ReplyName } from './scenario';
+import type { ReplyName, ServerSpec, SmtpStep } from './scenario';
 import { TcpListener } from './tcp-listener';
 import type { LabServer, World } from './world';
 
@@ -61,6 +61,15 @@ function addressOf(argument: string, verb: 'FROM' | 'TO'): string | null {
   return match ? match[1] : null;
 }
 
+/** The commands a hostile server's `stallAt` and `dropAfter` name. */
+const STEPS: Record<string, SmtpStep | undefined> = { EHLO: 'ehlo', HELO: 'ehlo', MAIL: 'mail', RCPT: 'rcpt' };
+
+interface Outcome {
+  reply: string;
+  /** What the session does once the replies so far are written: end, upgrade, fall silent, or drop. */
+  after?: 'close' | 'starttls' | 'stall' | 'drop';
+}
+
 interface Session {
   socket: Socket;
   clientIp: string;
@@ -98,6 +107,11 @@ export class LabSmtpServer {
     return render(template, { host: this.lab.name, ip: session.clientIp, addr });
   }
 
+  /** Changes the server's behaviour for every command from now on (a hostile server turned good, say). */
+  behave(changes: Partial<ServerSpec>): void {
+    Object.assign(this.spec, changes);
+  }
+
   resetStats(): void {
     this.stats = { ...emptyStats(), active: this.stats.active };
   }
@@ -124,6 +138,14 @@ export class LabSmtpServer {
     session.queue = session.queue.then(() => {
       session.closed = true;
       session.socket.end();
+    });
+  }
+
+  /** Ends the connection abruptly once the replies so far are written: no reply, no goodbye. */
+  private drop(session: Session): void {
+    session.queue = session.queue.then(() => {
+      session.closed = true;
+      session.socket.destroy();
     });
   }
 
@@ -158,6 +180,8 @@ export class LabSmtpServer {
       this.close(session);
       return;
     }
+    // The connection is left open, unanswered, until the client gives up (or the idle timeout).
+    if (this.spec.silent) return;
     const bannerDelay = latency + (this.spec.bannerDelayMs ?? 0);
     if (this.spec.blockSender === 'banner') {
       void this.send(session, this.reply('blocked', session), bannerDelay);
@@ -200,6 +224,14 @@ export class LabSmtpServer {
           void this.send(session, replies.join('')).then(() => this.upgrade(session));
           return;
         }
+        if (outcome.after === 'stall' || outcome.after === 'drop') {
+          // Whatever the client sends from now on goes unanswered.
+          socket.off('data', onData);
+          const written = replies.join('');
+          if (written) void this.send(session, written);
+          if (outcome.after === 'drop') this.drop(session);
+          return;
+        }
       }
       if (buffer.length > MAX_LINE) {
         this.stats.violations.push(`line over ${MAX_LINE} octets`);
@@ -226,10 +258,20 @@ export class LabSmtpServer {
     this.read(session, secure);
   }
 
-  private command(session: Session, line: string): { reply: string; after?: 'close' | 'starttls' } {
+  /** The reply to one command, or the hostile behaviour the server is told to show at it. */
+  private command(session: Session, line: string): Outcome {
     const space = line.indexOf(' ');
     const verb = (space < 0 ? line : line.slice(0, space)).toUpperCase();
     const argument = space < 0 ? '' : line.slice(space + 1).trim();
+    const step = STEPS[verb];
+    if (step && this.spec.dropAfter === step) return { reply: '', after: 'drop' };
+    const outcome = this.answer(session, verb, argument);
+    // Half of the reply: a multi-line one cut between or inside its lines, a single line without its CRLF.
+    if (step && this.spec.stallAt === step) return { reply: outcome.reply.slice(0, Math.ceil(outcome.reply.length / 2)), after: 'stall' };
+    return outcome;
+  }
+
+  private answer(session: Session, verb: string, argument: string): Outcome {
     const tls = this.spec.tls ?? 'offered';
     switch (verb) {
       case 'EHLO': {

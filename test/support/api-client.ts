@@ -9,6 +9,8 @@ export interface ApiOptions {
   key?: string;
   body?: unknown;
   headers?: Record<string, string>;
+  /** Gives up on the request (a test's bound on how long an answer may take). */
+  signal?: AbortSignal;
 }
 
 export function apiClient(baseUrl: string) {
@@ -20,7 +22,7 @@ export function apiClient(baseUrl: string) {
       headers['content-type'] ??= 'application/json';
       body = typeof options.body === 'string' ? options.body : JSON.stringify(options.body);
     }
-    const response = await fetch(`${baseUrl}${path}`, { method, headers, body });
+    const response = await fetch(`${baseUrl}${path}`, { method, headers, body, signal: options.signal });
     const text = await response.text();
     let parsed: unknown = text;
     if ((response.headers.get('content-type') ?? '').includes('json') && text) parsed = JSON.parse(text);

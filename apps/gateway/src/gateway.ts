@@ -23,6 +23,7 @@ import { AppModule } from './app.module';
 import { BULL_BOARD_PATH, bullBoard } from './http/bull-board';
 import { answerNoRoute, ErrorFilter } from './http/error.filter';
 import { InputPolicyPipe } from './http/input-policy.pipe';
+import { JSON_BODY_LIMIT, LimitedExpressAdapter, refuseOversizedBodies } from './http/limits';
 import { KeyMeter } from './auth/key-meter';
 import { requestLogging } from './http/request-logging';
 import { securityHeaders } from './http/security-headers';
@@ -94,7 +95,7 @@ export async function startGateway(config: AppConfig, logger: Logger): Promise<G
     engine,
   };
 
-  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config, infra), {
+  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config, infra), new LimitedExpressAdapter(), {
     logger: new PinoNestLogger(logger),
     bodyParser: false,
   });
@@ -120,7 +121,8 @@ export async function startGateway(config: AppConfig, logger: Logger): Promise<G
   // The docs page loads Swagger UI's own script and styles from this origin only.
   app.use(securityHeaders({ contentSecurityPolicy: { directives: { 'script-src': ["'self'"], 'style-src': ["'self'", "'unsafe-inline'"] } } }));
   app.use('/v1/widget', widgetCors);
-  app.useBodyParser('json', { limit: '1mb' });
+  app.use(refuseOversizedBodies);
+  app.useBodyParser('json', { limit: JSON_BODY_LIMIT });
   app.useStaticAssets(swaggerUiPath(), { prefix: '/docs/assets/', index: false });
   app.useStaticAssets(WIDGET_DEMO_DIR, { prefix: '/widget/demo/' });
   app.useGlobalFilters(new ErrorFilter(logger, meter));

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { DomainKnowledge } from '@mailguard/feedback';
 import { resultKey, type ResultCache } from '@mailguard/cache';
 import type { Inspection, VerificationEngine } from '@mailguard/engine';
@@ -44,9 +45,13 @@ export async function announce(list: StoredList, queue: StageContext, options: L
   );
 }
 
-/** The feed's next visit to a running list. */
+/**
+ * The feed's next visit to a running list. Each visit has an id of its own, never one made from the
+ * clock: after the clock went back, such an id could be one BullMQ still holds, and it would
+ * ignore the visit.
+ */
 export function sweepLater(listId: string, queue: StageContext, delayMs = SWEEP_MS): Promise<void> {
-  return queue.enqueue('list.feed', { listId }, { jobId: `${listId}.feed.${Date.now() + delayMs}`, delayMs });
+  return queue.enqueue('list.feed', { listId }, { jobId: `${listId}.feed.${randomUUID()}`, delayMs });
 }
 
 /**

@@ -78,6 +78,15 @@ export class SmtpDialogue {
     return this.replies.shift() as Reply;
   }
 
+  /** What arrived after the last complete reply (a reply cut off mid-way), once there is some. */
+  async partial(): Promise<string> {
+    while (this.buffer === '') {
+      if (this.ended) throw new Error('connection closed before anything arrived');
+      await new Promise<void>((resolve) => this.waiters.push(resolve));
+    }
+    return this.buffer;
+  }
+
   /** Resolves when the server has closed the connection. */
   async closed(): Promise<void> {
     while (!this.ended) await new Promise<void>((resolve) => this.waiters.push(resolve));

@@ -8,6 +8,10 @@ import type { Request } from 'express';
 import { AppError, assertPlainText } from '@mailguard/errors';
 
 export const MAX_UPLOAD_BYTES = 50 * 1024 * 1024;
+const MAX_FIELDS = 20;
+const MAX_FIELD_BYTES = 64 * 1024;
+/** The most a valid upload can weigh: the file, every field, and room for part headers and boundaries. */
+export const MAX_UPLOAD_REQUEST_BYTES = MAX_UPLOAD_BYTES + MAX_FIELDS * MAX_FIELD_BYTES + 64 * 1024;
 
 export interface Upload {
   /** The file on disk, or null when the request had no `file` part. */
@@ -29,7 +33,7 @@ export async function receiveUpload(req: Request): Promise<Upload> {
   }
   let parser: busboy.Busboy;
   try {
-    parser = busboy({ headers: req.headers, limits: { fileSize: MAX_UPLOAD_BYTES, files: 1, fields: 20, fieldSize: 64 * 1024 } });
+    parser = busboy({ headers: req.headers, limits: { fileSize: MAX_UPLOAD_BYTES, files: 1, fields: MAX_FIELDS, fieldSize: MAX_FIELD_BYTES } });
   } catch (error) {
     // No boundary, an unknown charset: refused before anything is read or written.
     req.resume();

@@ -1,0 +1,69 @@
+import { createServer, STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { ExpressAdapter } from '@nestjs/platform-express';
+import type { NextFunction, Request, Response } from 'express';
+import { AppError, ERROR_STATUS, type ErrorCode } from '@mailguard/errors';
+import { MAX_UPLOAD_REQUEST_BYTES } from '../lists/upload';
+
+/** JSON bodies: the largest the API takes is a batch of 100 addresses, far below this. */
+export const JSON_BODY_LIMIT = 1024 * 1024;
+const MAX_HEADER_BYTES = 16 * 1024;
+/**
+ * A client's headers come in one packet: one still sending them after this long holds a connection
+ * for nothing (slow-loris) and is answered 408 and dropped. A whole request, a 50 MB list upload
+ * included, has REQUEST_TIMEOUT_MS.
+ */
+const HEADERS_TIMEOUT_MS = 10_000;
+const REQUEST_TIMEOUT_MS = 300_000;
+/** How often Node looks for connections past those timeouts (its default, 30 s, would let them linger). */
+const TIMEOUT_CHECK_MS = 1_000;
+
+const CLIENT_ERRORS: Record<string, { code: ErrorCode; message: string }> = {
+  HPE_HEADER_OVERFLOW: { code: 'headers_too_large', message: `The request headers are larger than ${MAX_HEADER_BYTES / 1024} KiB` },
+  ERR_HTTP_REQUEST_TIMEOUT: { code: 'request_timeout', message: 'The request did not arrive in time' },
+};
+
+/**
+ * What Node refuses before there is a request (headers too large or too slow, malformed HTTP) is
+ * answered `{error, code}` like every other error, and the connection closed.
+ */
+function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
+  // A response already under way (or a client gone) leaves nothing to say.
+  const started = (socket as Duplex & { _httpMessage?: ServerResponse | null })._httpMessage?.headersSent;
+  if (!socket.writable || started || error.code === 'ECONNRESET') {
+    socket.destroy();
+    return;
+  }
+  const { code, message } = CLIENT_ERRORS[error.code ?? ''] ?? { code: 'bad_request', message: 'Malformed HTTP request' };
+  const status = ERROR_STATUS[code];
+  const body = JSON.stringify({ error: message, code });
+  socket.end(
+    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
+}
+
+/** Nest's Express adapter on a Node server with the limits above. */
+export class LimitedExpressAdapter extends ExpressAdapter {
+  override initHttpServer(): void {
+    const server = createServer<typeof IncomingMessage, typeof ServerResponse>(
+      { headersTimeout: HEADERS_TIMEOUT_MS, requestTimeout: REQUEST_TIMEOUT_MS, connectionsCheckingInterval: TIMEOUT_CHECK_MS, maxHeaderSize: MAX_HEADER_BYTES },
+      this.getInstance(),
+    );
+    server.on('clientError', answerClientError);
+    this.httpServer = server;
+  }
+}
+
+/**
+ * Refuses a body declared larger than its route could take, before reading a byte of it: 413, and
+ * the connection closes with the answer instead of draining what the client still means to send.
+ * Bodies without a declared length are cut off by their parsers at the same limits.
+ */
+export function refuseOversizedBodies(req: Request, res: Response, next: NextFunction): void {
+  const declared = Number(req.headers['content-length'] ?? 0);
+  const upload = /^multipart\/form-data/i.test(req.headers['content-type'] ?? '');
+  const limit = upload ? MAX_UPLOAD_REQUEST_BYTES : JSON_BODY_LIMIT;
+  if (declared <= limit) return next();
+  res.setHeader('Connection', 'close');
+  next(new AppError('payload_too_large', `The request body (${declared} bytes) is over the limit of ${limit} bytes`));
+}

@@ -1,0 +1,71 @@
+import { randomBytes } from 'node:crypto';
+import { Redis } from 'ioredis';
+import { JobProducer, startStageWorker, type JobHandlers } from '@mailguard/queue';
+import { sweepLater } from './handlers';
+
+const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+const prefix = `mgsweep:${randomBytes(6).toString('hex')}`;
+const options = { connection: { url: REDIS_URL }, prefix };
+
+jest.setTimeout(30_000);
+
+afterAll(async () => {
+  const redis = new Redis(REDIS_URL);
+  const keys = await redis.keys(`${prefix}:*`);
+  if (keys.length > 0) await redis.del(...keys);
+  redis.disconnect();
+});
+
+/** Runs `schedule` with the wall clock reading `time` (what a job id or due time is computed from). */
+function at<T>(time: number, schedule: () => T): T {
+  const clock = jest.spyOn(Date, 'now').mockReturnValue(time);
+  try {
+    return schedule();
+  } finally {
+    clock.mockRestore();
+  }
+}
+
+/**
+ * The clock going back (issue 14) must not cost a running list its sweep, the visit that redoes
+ * rows whose jobs were lost. BullMQ ignores a job whose id it still holds (completed jobs are kept
+ * an hour), so a sweep must never be named after the clock: after a jump back, it would take the
+ * name of one already done, and the list would never be visited again.
+ */
+it('a sweep scheduled after the clock went back runs, even when an earlier sweep had the same due time', async () => {
+  const producer = new JobProducer(options);
+  const handlers: Partial<JobHandlers> = {
+    'list.feed': async () => ({ dispatched: 0 }),
+    'webhook.deliver': async () => ({ status: 200 }),
+  };
+  const { worker, producer: workerProducer } = startStageWorker('lists', handlers, { ...options, concurrency: 1 });
+  let finished = 0;
+  let wake = () => undefined as void;
+  worker.on('completed', () => {
+    finished++;
+    wake();
+  });
+  /** True once `count` sweeps have run, false when they have not within a generous bound. */
+  const swept = (count: number) =>
+    new Promise<boolean>((resolve) => {
+      const timer = setTimeout(() => resolve(false), 10_000);
+      wake = () => {
+        if (finished < count) return;
+        clearTimeout(timer);
+        resolve(true);
+      };
+      wake();
+    });
+  try {
+    const now = Date.now();
+    await at(now, () => sweepLater('lst_clock', producer, 0));
+    expect(await swept(1)).toBe(true);
+    // The clock steps back a second, and the next sweep is due a second later: when the first one was.
+    await at(now - 1_000, () => sweepLater('lst_clock', producer, 1_000));
+    expect(await swept(2)).toBe(true);
+  } finally {
+    await worker.close();
+    await workerProducer.close();
+    await producer.close();
+  }
+});

@@ -1,0 +1,67 @@
+import { InProcessPipeline } from './in-process';
+import { JOB_QUEUES, type GroupPayload, type JobHandlers, type JobName, type WebhookPayload } from './jobs';
+
+/**
+ * The machine's clock jumping (issue 14): NTP stepping it, a VM resumed. Jest's fake timers model
+ * Node's: timers keep their own monotonic time while `setSystemTime` moves what Date says, so a
+ * delay measured with Date instead of a timer would show here as a job run early or stranded.
+ */
+const HOUR = 3_600_000;
+const GREYLIST_RETRY_MS = 300_000;
+const WEBHOOK_BACKOFF_MS = 60_000;
+
+function pipelineWith(overrides: Partial<JobHandlers>): { pipeline: InProcessPipeline; runs: JobName[] } {
+  const runs: JobName[] = [];
+  const handlers = Object.fromEntries(
+    (Object.keys(JOB_QUEUES) as JobName[]).map((name) => [
+      name,
+      async (payload: never, context: never) => {
+        runs.push(name);
+        return (overrides[name] as ((payload: never, context: never) => Promise<unknown>) | undefined)?.(payload, context) ?? {};
+      },
+    ]),
+  ) as unknown as JobHandlers;
+  return { pipeline: new InProcessPipeline(handlers, () => undefined), runs };
+}
+
+const group: GroupPayload = { listId: 'lst_1', rows: [1], facts: null, inspections: [], attempt: 1 };
+const webhook: WebhookPayload = { listId: 'lst_1', url: 'http://hooks.test/', body: '{}' };
+
+beforeEach(() => jest.useFakeTimers({ now: new Date('2026-03-29T00:59:00Z') }));
+afterEach(() => jest.useRealTimers());
+
+describe.each([
+  ['back', -HOUR],
+  ['forward', HOUR],
+])('the wall clock jumping an hour %s', (_direction, jump) => {
+  it('neither strands nor hastens a greylisting retry: it runs once its delay has passed', async () => {
+    const { pipeline, runs } = pipelineWith({});
+    await pipeline.jobs.enqueue('smtp.probeGroup', group, { jobId: 'lst_1.1.probe.1', delayMs: GREYLIST_RETRY_MS });
+    jest.setSystemTime(Date.now() + jump);
+    await jest.advanceTimersByTimeAsync(GREYLIST_RETRY_MS - 1);
+    expect(runs).toEqual([]);
+    await jest.advanceTimersByTimeAsync(1);
+    expect(runs).toEqual(['smtp.probeGroup']);
+    await pipeline.close();
+  });
+
+  it('neither strands nor hastens a webhook retry: the next attempt comes after its backoff', async () => {
+    let attempts = 0;
+    const { pipeline, runs } = pipelineWith({
+      'webhook.deliver': async () => {
+        if (++attempts === 1) throw new Error('webhook answered 503');
+        return { status: 200 };
+      },
+    });
+    await pipeline.jobs.enqueue('webhook.deliver', webhook, { jobId: 'lst_1.webhook', retry: { attempts: 10, backoffMs: WEBHOOK_BACKOFF_MS } });
+    await jest.advanceTimersByTimeAsync(0);
+    expect(attempts).toBe(1);
+    jest.setSystemTime(Date.now() + jump);
+    await jest.advanceTimersByTimeAsync(WEBHOOK_BACKOFF_MS - 1);
+    expect(attempts).toBe(1);
+    await jest.advanceTimersByTimeAsync(1);
+    expect(attempts).toBe(2);
+    expect(runs).toEqual(['webhook.deliver', 'webhook.deliver']);
+    await pipeline.close();
+  });
+});

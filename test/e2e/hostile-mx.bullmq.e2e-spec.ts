@@ -1,0 +1,3 @@
+import { hostileMxSuite } from './hostile-mx-suite';
+
+hostileMxSuite('bullmq');
