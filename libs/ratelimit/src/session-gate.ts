@@ -116,14 +116,14 @@ export class RedisSessionGate implements SessionGate {
   async acquire(host: string, { until, signal }: SlotRequest): Promise<SlotLease> {
     const holder = `${process.pid}:${this.sequence++}:${Math.random().toString(36).slice(2)}`;
     const slots = this.slotsKey(host);
-    const started = Date.now();
+    const started = performance.now();
     for (let attempt = 0; ; attempt++) {
       if (signal?.aborted) throw new GateAbortedError();
       // Relative to Redis's clock (TIME): prober clocks need not agree with each other.
       const ttl = Math.min(this.timing.ttlMs, this.leases.ttl(until));
       const answer = (await runScript(this.redis, ACQUIRE, [slots, `${this.prefix}mx:cool:${host}`], [this.limit, ttl, holder])) as number | string;
       if (answer === 1) {
-        this.leases.waited(host, Date.now() - started);
+        this.leases.waited(host, performance.now() - started);
         this.track(host, holder, Date.now() + this.leases.ttl(until));
         return this.leases.grant(host, until, () => {
           this.untrack(host, holder);

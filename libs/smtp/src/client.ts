@@ -185,10 +185,11 @@ export class SmtpSession {
   /** The next reply, or an SmtpError when none comes within the per-command timeout. */
   private async read(): Promise<SmtpReply> {
     if (this.replies.length === 0) this.roundTrips++;
-    const deadline = Date.now() + this.options.timeoutMs;
+    // A monotonic clock: a wall-clock jump must not stretch or cut the per-command timeout.
+    const deadline = performance.now() + this.options.timeoutMs;
     while (this.replies.length === 0) {
       if (this.failure) throw this.failure;
-      const remaining = deadline - Date.now();
+      const remaining = deadline - performance.now();
       if (remaining <= 0) {
         const timeout = new SmtpError('timeout', `no reply within ${this.options.timeoutMs} ms`);
         this.fail(timeout);

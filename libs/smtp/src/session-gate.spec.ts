@@ -72,6 +72,23 @@ describe('MemorySessionGate', () => {
   });
 });
 
+describe('the wall clock jumping', () => {
+  beforeEach(() => jest.useFakeTimers());
+  afterEach(() => jest.useRealTimers());
+
+  it('neither stretches nor ends a cool-down: it lasts what it was set for', async () => {
+    const gate = new MemorySessionGate(1);
+    await gate.coolDown('mx.back', 30_000, 'busy');
+    await gate.coolDown('mx.ahead', 30_000, 'busy');
+    jest.setSystemTime(Date.now() - 3_600_000);
+    jest.advanceTimersByTime(30_001);
+    expect(gate.snapshot().coolDowns).toEqual([]);
+    await gate.coolDown('mx.ahead', 30_000, 'busy');
+    jest.setSystemTime(Date.now() + 3_600_000);
+    expect(gate.snapshot().coolDowns).toEqual([{ host: 'mx.ahead', reason: 'busy' }]);
+  });
+});
+
 describe('a forgotten lease', () => {
   beforeEach(() => jest.useFakeTimers());
   afterEach(() => jest.useRealTimers());

@@ -137,14 +137,15 @@ export class LeaseBook {
   }
 
   noteCoolDown(host: string, ms: number, reason: CoolDownReason): void {
-    this.cooling.set(host, { until: Date.now() + ms, reason });
+    // Monotonic: a wall-clock jump must not stretch a cool-down (and darken the host) or end it early.
+    this.cooling.set(host, { until: performance.now() + ms, reason });
   }
 
   /** The cool-down in force for a host, as this process knows it (expired ones are forgotten). */
   coolDownOf(host: string): CoolDownReason | null {
     const cooling = this.cooling.get(host);
     if (!cooling) return null;
-    if (cooling.until > Date.now()) return cooling.reason;
+    if (cooling.until > performance.now()) return cooling.reason;
     this.cooling.delete(host);
     return null;
   }
@@ -187,7 +188,7 @@ export class MemorySessionGate implements SessionGate {
   async acquire(host: string, { until, signal }: SlotRequest): Promise<SlotLease> {
     const cooling = this.leases.coolDownOf(host);
     if (cooling) throw new CoolingDownError(host, cooling);
-    const started = Date.now();
+    const started = performance.now();
     while ((this.active.get(host) ?? 0) >= this.limit) {
       if (signal?.aborted) throw new GateAbortedError();
       await new Promise<void>((resolve, reject) => {
@@ -207,7 +208,7 @@ export class MemorySessionGate implements SessionGate {
       });
     }
     this.active.set(host, (this.active.get(host) ?? 0) + 1);
-    this.leases.waited(host, Date.now() - started);
+    this.leases.waited(host, performance.now() - started);
     return this.leases.grant(host, until, () => {
       const left = (this.active.get(host) ?? 1) - 1;
       if (left > 0) this.active.set(host, left);
