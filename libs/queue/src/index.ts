@@ -1,4 +1,5 @@
 export { BullMqPipeline, JobProducer, startStageWorker, type BullOptions, type StageWorkerOptions } from './bullmq';
+export { ClockWatchdog, type ClockWatchdogOptions } from './clock-watchdog';
 export { InProcessPipeline } from './in-process';
 export {
   assertHandlers,

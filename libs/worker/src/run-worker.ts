@@ -4,7 +4,7 @@ import { ConfigError, loadConfig, type AppConfig, type WorkerName } from '@mailg
 import { Database } from '@mailguard/db';
 import { createLogger, surviveUnhandled, type Logger } from '@mailguard/logger';
 import { bullOptions } from '@mailguard/pipeline';
-import { startStageWorker, type JobHandlers, type QueueName, type StageContext } from '@mailguard/queue';
+import { ClockWatchdog, startStageWorker, type JobHandlers, type QueueName, type StageContext } from '@mailguard/queue';
 import { connectRedis, createRedis } from '@mailguard/redis';
 import type { Redis } from 'ioredis';
 import { Metrics } from '@mailguard/metrics';
@@ -69,11 +69,17 @@ export async function runWorker(name: WorkerName, kind: WorkerKind): Promise<voi
     if (job.processedOn && job.finishedOn) metrics.jobDuration.observe({ queue: kind.queue, job: job.name }, (job.finishedOn - job.processedOn) / 1000);
   });
   worker.on('failed', (job) => metrics.jobs.inc({ queue: kind.queue, job: job?.name ?? 'unknown', outcome: 'failed' }));
+  // BullMQ times delayed jobs by the wall clock: a jump back must not strand retries and sweeps.
+  const watchdog = new ClockWatchdog([producer.queue(kind.queue)], redis, {
+    onJump: (jumpMs, rearmed) => logger.warn({ jumpMs, rearmed }, 'the wall clock jumped; delayed jobs re-armed to their own delays'),
+  });
+  watchdog.start();
   const server = await serveHealth(config.workers.ports[name], worker, metrics);
   await kind.started?.(context, producer);
   const shutdown = (signal: string) => {
     logger.info({ signal }, 'shutting down: finishing jobs in flight');
     void (async () => {
+      watchdog.stop();
       await worker.close();
       await producer.close();
       server.close();
