@@ -1,8 +1,5 @@
 import type { VerificationResult } from '@mailguard/engine';
-import { assertHandlers, FINAL_JOB, JOB_QUEUES, type CheckPipeline, type CheckRequest, type JobHandlers, type JobName, type JobPayload, type RetryPolicy, type StageContext } from './jobs';
-
-/** The same as the BullMQ driver's defaults. */
-const DEFAULT_RETRY: RetryPolicy = { attempts: 3, backoffMs: 1_000 };
+import { assertHandlers, FINAL_JOB, JOB_QUEUES, JOB_RETRY, type CheckPipeline, type CheckRequest, type JobHandlers, type JobName, type JobPayload, type RetryPolicy, type StageContext } from './jobs';
 
 /**
  * Runs every stage in this process, through the same handlers the workers run. Used when REDIS_URL
@@ -22,7 +19,7 @@ export class InProcessPipeline implements CheckPipeline {
   }
 
   readonly jobs: StageContext = {
-    enqueue: async (name, payload, { delayMs, retry }) => this.later(delayMs ?? 0, () => this.run(name, payload, retry ?? DEFAULT_RETRY, 1)),
+    enqueue: async (name, payload, { delayMs, retry }) => this.later(delayMs ?? 0, () => this.run(name, payload, retry ?? JOB_RETRY, 1)),
   };
 
   private later(delayMs: number, work: () => Promise<void>): void {
@@ -62,7 +59,7 @@ export class InProcessPipeline implements CheckPipeline {
         clearTimeout(timer);
         resolve(result);
       });
-      void this.run('dns.inspect', request, DEFAULT_RETRY, 1);
+      void this.run('dns.inspect', request, JOB_RETRY, 1);
     });
   }
 
