@@ -18,12 +18,18 @@ const GROUP_SIZE = 100;
 const FEED_BATCH = 2_000;
 const FEED_CONCURRENCY = 5;
 /** While a list runs, its feed comes back this often to redo rows whose jobs were lost. */
-const SWEEP_MS = 60_000;
+export const SWEEP_MS = 60_000;
 const INSPECT_BUDGET_MS = 60_000;
 const PROBE_BUDGET_MS = 120_000;
 export const MAX_LIST_GREYLIST_RETRIES = 3;
 
-const groupId = (payload: { listId: string; rows: number[] }, stage: string, attempt: number) => `${payload.listId}.${payload.rows[0]}.${stage}.${attempt}`;
+/**
+ * A group's job ids name the feed round that sent it: within a round re-adding a stage is a no-op,
+ * while a later round's re-dispatch of the same rows runs again (BullMQ ignores an id it still
+ * keeps, even as a failed job).
+ */
+const groupId = (payload: { listId: string; round: string; rows: number[] }, stage: string, attempt: number) =>
+  `${payload.listId}.${payload.round}.${payload.rows[0]}.${stage}.${attempt}`;
 
 /** Inspections travel without the domain's facts, which their group carries once. */
 function strip(inspection: Inspection): Inspection {
@@ -44,9 +50,24 @@ export async function announce(list: StoredList, queue: StageContext, options: L
   );
 }
 
-/** The feed's next visit to a running list. */
-export function sweepLater(listId: string, queue: StageContext, delayMs = SWEEP_MS): Promise<void> {
-  return queue.enqueue('list.feed', { listId }, { jobId: `${listId}.feed.${Date.now() + delayMs}`, delayMs });
+/**
+ * Sends the feed to every running list now and then every SWEEP_MS, from a timer of the process
+ * rather than a job that queues its successor: a chain of jobs breaks for good when one link fails
+ * through an outage, a timer tries again on its next tick. The job id is the minute, so list
+ * workers running side by side feed a list once per minute between them. `jobsLost` (one process,
+ * whose jobs lived in its memory): at the first sweep every unsettled row is dispatched again.
+ */
+export function startSweeps(store: ListStore, queue: StageContext, options: { jobsLost: boolean; onError(error: unknown): void }): { stop(): void } {
+  let jobsLost = options.jobsLost;
+  const sweep = async () => {
+    const minute = Math.floor(Date.now() / SWEEP_MS);
+    for (const listId of await store.running(jobsLost)) await queue.enqueue('list.feed', { listId }, { jobId: `${listId}.feed.${minute}` });
+    jobsLost = false;
+  };
+  const tick = () => void sweep().catch(options.onError);
+  tick();
+  const timer = setInterval(tick, SWEEP_MS).unref();
+  return { stop: () => clearInterval(timer) };
 }
 
 /**
@@ -57,10 +78,11 @@ export function sweepLater(listId: string, queue: StageContext, delayMs = SWEEP_
 export function feedHandler(engine: VerificationEngine, store: ListStore): JobHandler<'list.feed'> {
   return async ({ listId }, queue) => {
     if (!(await store.start(listId))) return { dispatched: 0 };
+    const round = Date.now().toString(36);
     let dispatched = 0;
     let from: { domain: string; row: number } | null = null;
     for (;;) {
-      const rows = await store.undispatched(listId, FEED_BATCH, from);
+      const rows = await store.claimUndispatched(listId, FEED_BATCH, from);
       if (rows.length === 0) break;
       from = rows[rows.length - 1];
       const groups: Array<typeof rows> = [];
@@ -79,20 +101,18 @@ export function feedHandler(engine: VerificationEngine, store: ListStore): JobHa
             const probe = inspections.flatMap((inspection, index) => (inspection.needsProbe ? [index] : []));
             const direct = inspections.flatMap((inspection, index) => (inspection.needsProbe ? [] : [index]));
             if (probe.length > 0) {
-              const payload = { listId, rows: probe.map((index) => group[index].row), facts: inspections[probe[0]].facts, inspections: probe.map((index) => strip(inspections[index])), attempt: 0 };
+              const payload = { listId, round, rows: probe.map((index) => group[index].row), facts: inspections[probe[0]].facts, inspections: probe.map((index) => strip(inspections[index])), attempt: 0 };
               await queue.enqueue('smtp.probeGroup', payload, { jobId: groupId(payload, 'probe', 0) });
             }
             if (direct.length > 0) {
-              const payload = { listId, rows: direct.map((index) => group[index].row), facts: null, inspections: direct.map((index) => inspections[index]), attempt: 0, outcomes: direct.map(() => null) };
+              const payload = { listId, round, rows: direct.map((index) => group[index].row), facts: null, inspections: direct.map((index) => inspections[index]), attempt: 0, outcomes: direct.map(() => null) };
               await queue.enqueue('scoring.concludeGroup', payload, { jobId: groupId(payload, 'conclude', 0) });
             }
-            await store.markDispatched(listId, group.map((row) => row.row));
             dispatched += group.length;
           }
         }),
       );
     }
-    await sweepLater(listId, queue);
     return { dispatched };
   };
 }
