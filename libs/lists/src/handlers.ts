@@ -18,7 +18,7 @@ const GROUP_SIZE = 100;
 const FEED_BATCH = 2_000;
 const FEED_CONCURRENCY = 5;
 /** While a list runs, its feed comes back this often to redo rows whose jobs were lost. */
-export const SWEEP_MS = 60_000;
+const SWEEP_MS = 60_000;
 const INSPECT_BUDGET_MS = 60_000;
 const PROBE_BUDGET_MS = 120_000;
 export const MAX_LIST_GREYLIST_RETRIES = 3;
@@ -50,18 +50,22 @@ export async function announce(list: StoredList, queue: StageContext, options: L
   );
 }
 
+/** Queues the list's feed: one per list at a time, whoever asks (its id is the list's, kept only while it waits or runs). */
+export function feedList(listId: string, queue: StageContext): Promise<void> {
+  return queue.enqueue('list.feed', { listId }, { jobId: `${listId}.feed`, transient: true });
+}
+
 /**
  * Sends the feed to every running list now and then every SWEEP_MS, from a timer of the process
  * rather than a job that queues its successor: a chain of jobs breaks for good when one link fails
- * through an outage, a timer tries again on its next tick. The job id is the minute, so list
- * workers running side by side feed a list once per minute between them. `jobsLost` (one process,
- * whose jobs lived in its memory): at the first sweep every unsettled row is dispatched again.
+ * through an outage, a timer tries again on its next tick (list workers side by side send one feed
+ * per list between them, see feedList). `jobsLost` (one process, whose jobs lived in its memory):
+ * at the first sweep every unsettled row is dispatched again.
  */
 export function startSweeps(store: ListStore, queue: StageContext, options: { jobsLost: boolean; onError(error: unknown): void }): { stop(): void } {
   let jobsLost = options.jobsLost;
   const sweep = async () => {
-    const minute = Math.floor(Date.now() / SWEEP_MS);
-    for (const listId of await store.running(jobsLost)) await queue.enqueue('list.feed', { listId }, { jobId: `${listId}.feed.${minute}` });
+    for (const listId of await store.running(jobsLost)) await feedList(listId, queue);
     jobsLost = false;
   };
   const tick = () => void sweep().catch(options.onError);
@@ -82,7 +86,7 @@ export function feedHandler(engine: VerificationEngine, store: ListStore): JobHa
     let dispatched = 0;
     let from: { domain: string; row: number } | null = null;
     for (;;) {
-      const rows = await store.claimUndispatched(listId, FEED_BATCH, from);
+      const rows = await store.undispatched(listId, FEED_BATCH, from);
       if (rows.length === 0) break;
       from = rows[rows.length - 1];
       const groups: Array<typeof rows> = [];
@@ -108,6 +112,7 @@ export function feedHandler(engine: VerificationEngine, store: ListStore): JobHa
               const payload = { listId, round, rows: direct.map((index) => group[index].row), facts: null, inspections: direct.map((index) => inspections[index]), attempt: 0, outcomes: direct.map(() => null) };
               await queue.enqueue('scoring.concludeGroup', payload, { jobId: groupId(payload, 'conclude', 0) });
             }
+            await store.markDispatched(listId, group.map((row) => row.row));
             dispatched += group.length;
           }
         }),

@@ -207,26 +207,23 @@ export class ListStore {
   }
 
   /**
-   * Claims the first rows of each address not yet settled nor (recently) dispatched, by domain,
-   * after `from` (keyset paging: a feed never reads again the rows it has just dispatched). The
-   * claim marks them dispatched in the same statement, so two feeds of one list running side by
-   * side never send the same row; a feed that dies after claiming leaves rows that a later sweep
-   * takes again once they are stale, like rows whose jobs were lost.
+   * First rows of each address not yet settled nor (recently) dispatched, by domain, after `from`
+   * (keyset paging: a feed never reads again the rows it has just dispatched).
    */
-  async claimUndispatched(listId: string, limit: number, from: { domain: string; row: number } | null): Promise<PendingRow[]> {
+  async undispatched(listId: string, limit: number, from: { domain: string; row: number } | null): Promise<PendingRow[]> {
     return (await rowsOf(
       this.dataSource(),
-      `WITH claimed AS (
-         UPDATE list_rows SET dispatched_at = now() WHERE list_id = $1 AND row IN (
-           SELECT row FROM list_rows
-           WHERE list_id = $1 AND NOT settled AND duplicate_of IS NULL AND key IS NOT NULL
-             AND (dispatched_at IS NULL OR dispatched_at < now() - make_interval(secs => $3))
-             AND ($4::text IS NULL OR (domain, row) > ($4::text, $5::int))
-           ORDER BY domain, row LIMIT $2 FOR UPDATE SKIP LOCKED)
-         RETURNING row, email, domain)
-       SELECT * FROM claimed ORDER BY domain, row`,
+      `SELECT row, email, domain FROM list_rows
+       WHERE list_id = $1 AND NOT settled AND duplicate_of IS NULL AND key IS NOT NULL
+         AND (dispatched_at IS NULL OR dispatched_at < now() - make_interval(secs => $3))
+         AND ($4::text IS NULL OR (domain, row) > ($4::text, $5::int))
+       ORDER BY domain, row LIMIT $2`,
       [listId, limit, STALE_DISPATCH_SECONDS, from?.domain ?? null, from?.row ?? 0],
     )) as PendingRow[];
+  }
+
+  async markDispatched(listId: string, rows: number[]): Promise<void> {
+    await this.dataSource().query('UPDATE list_rows SET dispatched_at = now() WHERE list_id = $1 AND row = ANY($2::int[])', [listId, rows]);
   }
 
   /**

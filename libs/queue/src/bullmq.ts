@@ -56,7 +56,8 @@ export class JobProducer implements StageContext {
   }
 
   async enqueue<N extends JobName>(name: N, payload: JobPayload<N>, options: EnqueueOptions): Promise<void> {
-    await this.queue(JOB_QUEUES[name]).add(name, payload, { ...JOB_OPTIONS, ...retryOptions(options.retry ?? JOB_RETRY), jobId: options.jobId, delay: options.delayMs });
+    const kept = options.transient ? { removeOnComplete: true, removeOnFail: true } : JOB_OPTIONS;
+    await this.queue(JOB_QUEUES[name]).add(name, payload, { ...kept, ...retryOptions(options.retry ?? JOB_RETRY), jobId: options.jobId, delay: options.delayMs });
   }
 
   async close(): Promise<void> {

@@ -118,6 +118,8 @@ export interface EnqueueOptions {
   jobId: string;
   delayMs?: number;
   retry?: RetryPolicy;
+  /** Kept only while it waits or runs: adding the id again meanwhile is a no-op, afterwards it runs again. */
+  transient?: boolean;
 }
 
 export interface StageContext {
