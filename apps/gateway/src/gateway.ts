@@ -13,7 +13,7 @@ import { AppError } from '@mailguard/errors';
 import { ApiKeys, RedisKeyChanges } from '@mailguard/keys';
 import { PinoNestLogger, type Logger } from '@mailguard/logger';
 import { WidgetSettingsStore } from '@mailguard/widget';
-import { ListStore, sweepLater } from '@mailguard/lists';
+import { ListStore, startSweeps } from '@mailguard/lists';
 import { createOutbound } from '@mailguard/net';
 import { bullOptions, buildEngine, listOptions, ResultStore, stageHandlers, superviseGate } from '@mailguard/pipeline';
 import { BullMqPipeline, InProcessPipeline, type CheckPipeline } from '@mailguard/queue';
@@ -51,6 +51,7 @@ export async function startGateway(config: AppConfig, logger: Logger): Promise<G
   const knowledge = new DomainKnowledge(() => database.dataSource);
   let pipeline: CheckPipeline;
   let queues: BullMqPipeline['queues'] = [];
+  let sweeps: { stop(): void } | null = null;
   if (redis) {
     // Distributed: the dns, smtp and scoring workers do the checks; this process only waits.
     const bull = new BullMqPipeline(bullOptions(config));
@@ -62,11 +63,10 @@ export async function startGateway(config: AppConfig, logger: Logger): Promise<G
   } else {
     pipeline = new InProcessPipeline(stageHandlers(engine, store, lists, cache, knowledge, listOptions(config), createOutbound(config)), (err, job) => logger.error({ err, job }, 'job failed'));
     // One process holds every job in memory: lists that were running when it stopped start again.
-    const running = await lists.running(true).catch((err: unknown) => {
-      logger.warn({ err }, 'could not look for running lists (the database is not answering)');
-      return [];
+    sweeps = startSweeps(lists, pipeline.jobs, {
+      jobsLost: true,
+      onError: (err) => logger.warn({ err }, 'could not sweep the running lists; trying again at the next sweep'),
     });
-    for (const listId of running) await sweepLater(listId, pipeline.jobs, 0);
   }
   const metrics = new Metrics('gateway');
   superviseGate(engine.gate, metrics, logger);
@@ -150,6 +150,7 @@ export async function startGateway(config: AppConfig, logger: Logger): Promise<G
   const close = () =>
     (closing ??= (async () => {
       await app.close();
+      sweeps?.stop();
       await pipeline.close();
       keys.close();
       await database.stop();

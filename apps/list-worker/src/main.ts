@@ -1,4 +1,4 @@
-import { feedHandler, ListStore, sweepLater, webhookHandler } from '@mailguard/lists';
+import { feedHandler, ListStore, startSweeps, webhookHandler } from '@mailguard/lists';
 import { createOutbound } from '@mailguard/net';
 import { buildEngine } from '@mailguard/pipeline';
 import { runWorker } from '@mailguard/worker';
@@ -16,11 +16,10 @@ void runWorker('list-worker', {
     return { 'list.feed': feedHandler(buildEngine(config, redis), lists), 'webhook.deliver': webhookHandler(lists, createOutbound(config)) };
   },
   started: async ({ database, logger }, jobs) => {
-    // A list whose feed was lost (a gateway that died between upload and queueing) starts again.
-    const running = await new ListStore(() => database!.dataSource).running().catch((err: unknown) => {
-      logger.warn({ err }, 'could not look for running lists');
-      return [];
+    // Running lists are fed at start (a gateway may have died between upload and queueing) and every minute.
+    startSweeps(new ListStore(() => database!.dataSource), jobs, {
+      jobsLost: false,
+      onError: (err) => logger.warn({ err }, 'could not sweep the running lists; trying again at the next sweep'),
     });
-    for (const listId of running) await sweepLater(listId, jobs, 0);
   },
 });

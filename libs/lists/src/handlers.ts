@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import type { DomainKnowledge } from '@mailguard/feedback';
 import { resultKey, type ResultCache } from '@mailguard/cache';
 import type { Inspection, VerificationEngine } from '@mailguard/engine';
@@ -24,7 +23,13 @@ const INSPECT_BUDGET_MS = 60_000;
 const PROBE_BUDGET_MS = 120_000;
 export const MAX_LIST_GREYLIST_RETRIES = 3;
 
-const groupId = (payload: { listId: string; rows: number[] }, stage: string, attempt: number) => `${payload.listId}.${payload.rows[0]}.${stage}.${attempt}`;
+/**
+ * A group's job ids name the feed round that sent it: within a round re-adding a stage is a no-op,
+ * while a later round's re-dispatch of the same rows runs again (BullMQ ignores an id it still
+ * keeps, even as a failed job).
+ */
+const groupId = (payload: { listId: string; round: string; rows: number[] }, stage: string, attempt: number) =>
+  `${payload.listId}.${payload.round}.${payload.rows[0]}.${stage}.${attempt}`;
 
 /** Inspections travel without the domain's facts, which their group carries once. */
 function strip(inspection: Inspection): Inspection {
@@ -45,13 +50,28 @@ export async function announce(list: StoredList, queue: StageContext, options: L
   );
 }
 
+/** Queues the list's feed: one per list at a time, whoever asks (its id is the list's, kept only while it waits or runs). */
+export function feedList(listId: string, queue: StageContext): Promise<void> {
+  return queue.enqueue('list.feed', { listId }, { jobId: `${listId}.feed`, transient: true });
+}
+
 /**
- * The feed's next visit to a running list. Each visit has an id of its own, never one made from the
- * clock: after the clock went back, such an id could be one BullMQ still holds, and it would
- * ignore the visit.
+ * Sends the feed to every running list now and then every SWEEP_MS, from a timer of the process
+ * rather than a job that queues its successor: a chain of jobs breaks for good when one link fails
+ * through an outage, a timer tries again on its next tick (list workers side by side send one feed
+ * per list between them, see feedList). `jobsLost` (one process, whose jobs lived in its memory):
+ * at the first sweep every unsettled row is dispatched again.
  */
-export function sweepLater(listId: string, queue: StageContext, delayMs = SWEEP_MS): Promise<void> {
-  return queue.enqueue('list.feed', { listId }, { jobId: `${listId}.feed.${randomUUID()}`, delayMs });
+export function startSweeps(store: ListStore, queue: StageContext, options: { jobsLost: boolean; onError(error: unknown): void }): { stop(): void } {
+  let jobsLost = options.jobsLost;
+  const sweep = async () => {
+    for (const listId of await store.running(jobsLost)) await feedList(listId, queue);
+    jobsLost = false;
+  };
+  const tick = () => void sweep().catch(options.onError);
+  tick();
+  const timer = setInterval(tick, SWEEP_MS).unref();
+  return { stop: () => clearInterval(timer) };
 }
 
 /**
@@ -62,6 +82,7 @@ export function sweepLater(listId: string, queue: StageContext, delayMs = SWEEP_
 export function feedHandler(engine: VerificationEngine, store: ListStore): JobHandler<'list.feed'> {
   return async ({ listId }, queue) => {
     if (!(await store.start(listId))) return { dispatched: 0 };
+    const round = Date.now().toString(36);
     let dispatched = 0;
     let from: { domain: string; row: number } | null = null;
     for (;;) {
@@ -84,11 +105,11 @@ export function feedHandler(engine: VerificationEngine, store: ListStore): JobHa
             const probe = inspections.flatMap((inspection, index) => (inspection.needsProbe ? [index] : []));
             const direct = inspections.flatMap((inspection, index) => (inspection.needsProbe ? [] : [index]));
             if (probe.length > 0) {
-              const payload = { listId, rows: probe.map((index) => group[index].row), facts: inspections[probe[0]].facts, inspections: probe.map((index) => strip(inspections[index])), attempt: 0 };
+              const payload = { listId, round, rows: probe.map((index) => group[index].row), facts: inspections[probe[0]].facts, inspections: probe.map((index) => strip(inspections[index])), attempt: 0 };
               await queue.enqueue('smtp.probeGroup', payload, { jobId: groupId(payload, 'probe', 0) });
             }
             if (direct.length > 0) {
-              const payload = { listId, rows: direct.map((index) => group[index].row), facts: null, inspections: direct.map((index) => inspections[index]), attempt: 0, outcomes: direct.map(() => null) };
+              const payload = { listId, round, rows: direct.map((index) => group[index].row), facts: null, inspections: direct.map((index) => inspections[index]), attempt: 0, outcomes: direct.map(() => null) };
               await queue.enqueue('scoring.concludeGroup', payload, { jobId: groupId(payload, 'conclude', 0) });
             }
             await store.markDispatched(listId, group.map((row) => row.row));
@@ -97,7 +118,6 @@ export function feedHandler(engine: VerificationEngine, store: ListStore): JobHa
         }),
       );
     }
-    await sweepLater(listId, queue);
     return { dispatched };
   };
 }

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { JobProducer, startStageWorker, type JobHandlers } from '@mailguard/queue';
-import { sweepLater } from './handlers';
+import { feedList } from './handlers';
 
 const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const prefix = `mgsweep:${randomBytes(6).toString('hex')}`;
@@ -27,12 +27,12 @@ function at<T>(time: number, schedule: () => T): T {
 }
 
 /**
- * The clock going back (issue 14) must not cost a running list its sweep, the visit that redoes
+ * The clock going back (issue 14) must not cost a running list its feed, the visit that redoes
  * rows whose jobs were lost. BullMQ ignores a job whose id it still holds (completed jobs are kept
- * an hour), so a sweep must never be named after the clock: after a jump back, it would take the
- * name of one already done, and the list would never be visited again.
+ * an hour), so a feed is never named after the clock, and its id is kept only while it waits or
+ * runs: the next feed of the list, whatever the clock says, runs.
  */
-it('a sweep scheduled after the clock went back runs, even when an earlier sweep had the same due time', async () => {
+it('a feed sent after the clock went back runs, though an earlier feed of the list had the same id', async () => {
   const producer = new JobProducer(options);
   const handlers: Partial<JobHandlers> = {
     'list.feed': async () => ({ dispatched: 0 }),
@@ -58,10 +58,10 @@ it('a sweep scheduled after the clock went back runs, even when an earlier sweep
     });
   try {
     const now = Date.now();
-    await at(now, () => sweepLater('lst_clock', producer, 0));
+    await at(now, () => feedList('lst_clock', producer));
     expect(await swept(1)).toBe(true);
-    // The clock steps back a second, and the next sweep is due a second later: when the first one was.
-    await at(now - 1_000, () => sweepLater('lst_clock', producer, 1_000));
+    // The clock steps back an hour before the next feed of the same list.
+    await at(now - 3_600_000, () => feedList('lst_clock', producer));
     expect(await swept(2)).toBe(true);
   } finally {
     await worker.close();

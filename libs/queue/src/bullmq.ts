@@ -4,6 +4,7 @@ import {
   assertHandlers,
   FINAL_JOB,
   JOB_QUEUES,
+  JOB_RETRY,
   jobIdFor,
   QUEUE_NAMES,
   type CheckPipeline,
@@ -13,6 +14,7 @@ import {
   type JobName,
   type JobPayload,
   type QueueName,
+  type RetryPolicy,
   type StageContext,
 } from './jobs';
 
@@ -29,11 +31,11 @@ function closeWithin(closing: Promise<unknown>, ms = 3_000): Promise<unknown> {
 
 /** BullMQ owns retries: a stage that throws is tried again with backoff; completed jobs expire. */
 const JOB_OPTIONS = {
-  attempts: 3,
-  backoff: { type: 'exponential', delay: 1_000 },
   removeOnComplete: { age: 3_600, count: 50_000 },
   removeOnFail: { age: 86_400 },
 } as const;
+
+const retryOptions = (retry: RetryPolicy) => ({ attempts: retry.attempts, backoff: { type: 'exponential', delay: retry.backoffMs } });
 
 /** Adds jobs to their declared queues. */
 export class JobProducer implements StageContext {
@@ -54,8 +56,8 @@ export class JobProducer implements StageContext {
   }
 
   async enqueue<N extends JobName>(name: N, payload: JobPayload<N>, options: EnqueueOptions): Promise<void> {
-    const retry = options.retry ? { attempts: options.retry.attempts, backoff: { type: 'exponential', delay: options.retry.backoffMs } } : {};
-    await this.queue(JOB_QUEUES[name]).add(name, payload, { ...JOB_OPTIONS, ...retry, jobId: options.jobId, delay: options.delayMs });
+    const kept = options.transient ? { removeOnComplete: true, removeOnFail: true } : JOB_OPTIONS;
+    await this.queue(JOB_QUEUES[name]).add(name, payload, { ...kept, ...retryOptions(options.retry ?? JOB_RETRY), jobId: options.jobId, delay: options.delayMs });
   }
 
   async close(): Promise<void> {

@@ -24,7 +24,7 @@ function pipelineWith(overrides: Partial<JobHandlers>): { pipeline: InProcessPip
   return { pipeline: new InProcessPipeline(handlers, () => undefined), runs };
 }
 
-const group: GroupPayload = { listId: 'lst_1', rows: [1], facts: null, inspections: [], attempt: 1 };
+const group: GroupPayload = { listId: 'lst_1', rows: [1], facts: null, inspections: [], attempt: 1, round: 'r1' };
 const webhook: WebhookPayload = { listId: 'lst_1', url: 'http://hooks.test/', body: '{}' };
 
 beforeEach(() => jest.useFakeTimers({ now: new Date('2026-03-29T00:59:00Z') }));

@@ -1,8 +1,5 @@
 import type { VerificationResult } from '@mailguard/engine';
-import { assertHandlers, FINAL_JOB, JOB_QUEUES, type CheckPipeline, type CheckRequest, type JobHandlers, type JobName, type JobPayload, type RetryPolicy, type StageContext } from './jobs';
-
-/** The same as the BullMQ driver's defaults. */
-const DEFAULT_RETRY: RetryPolicy = { attempts: 3, backoffMs: 1_000 };
+import { assertHandlers, FINAL_JOB, JOB_QUEUES, JOB_RETRY, type CheckPipeline, type CheckRequest, type JobHandlers, type JobName, type JobPayload, type RetryPolicy, type StageContext } from './jobs';
 
 /**
  * Runs every stage in this process, through the same handlers the workers run. Used when REDIS_URL
@@ -12,6 +9,8 @@ const DEFAULT_RETRY: RetryPolicy = { attempts: 3, backoffMs: 1_000 };
 export class InProcessPipeline implements CheckPipeline {
   private readonly waiters = new Map<string, (result: VerificationResult) => void>();
   private readonly timers = new Set<NodeJS.Timeout>();
+  /** Ids of transient jobs waiting or running. */
+  private readonly transient = new Set<string>();
   private closed = false;
 
   constructor(
@@ -22,7 +21,12 @@ export class InProcessPipeline implements CheckPipeline {
   }
 
   readonly jobs: StageContext = {
-    enqueue: async (name, payload, { delayMs, retry }) => this.later(delayMs ?? 0, () => this.run(name, payload, retry ?? DEFAULT_RETRY, 1)),
+    enqueue: async (name, payload, { jobId, delayMs, retry, transient }) => {
+      if (!transient) return this.later(delayMs ?? 0, () => this.run(name, payload, retry ?? JOB_RETRY, 1));
+      if (this.transient.has(jobId)) return;
+      this.transient.add(jobId);
+      this.later(delayMs ?? 0, () => this.run(name, payload, retry ?? JOB_RETRY, 1, () => this.transient.delete(jobId)));
+    },
   };
 
   private later(delayMs: number, work: () => Promise<void>): void {
@@ -36,14 +40,16 @@ export class InProcessPipeline implements CheckPipeline {
   }
 
   /** A failed job is tried again with backoff, as BullMQ would; after the last attempt it is reported. */
-  private async run<N extends JobName>(name: N, payload: JobPayload<N>, retry: RetryPolicy, attempt: number): Promise<void> {
+  private async run<N extends JobName>(name: N, payload: JobPayload<N>, retry: RetryPolicy, attempt: number, ended = () => undefined as unknown): Promise<void> {
     const handler = this.handlers[name] as (payload: JobPayload<N>, context: StageContext) => Promise<unknown>;
     try {
       const result = await handler(payload, this.jobs);
+      ended();
       if (name === FINAL_JOB) this.settle((payload as JobPayload<typeof FINAL_JOB>).request.requestId, result as VerificationResult);
     } catch (error) {
       this.onError(error, name);
-      if (attempt < retry.attempts) this.later(retry.backoffMs * 2 ** (attempt - 1), () => this.run(name, payload, retry, attempt + 1));
+      if (attempt < retry.attempts) this.later(retry.backoffMs * 2 ** (attempt - 1), () => this.run(name, payload, retry, attempt + 1, ended));
+      else ended();
     }
   }
 
@@ -62,7 +68,7 @@ export class InProcessPipeline implements CheckPipeline {
         clearTimeout(timer);
         resolve(result);
       });
-      void this.run('dns.inspect', request, DEFAULT_RETRY, 1);
+      void this.run('dns.inspect', request, JOB_RETRY, 1);
     });
   }
 

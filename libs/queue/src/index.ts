@@ -5,6 +5,7 @@ export {
   assertHandlers,
   FINAL_JOB,
   JOB_QUEUES,
+  JOB_RETRY,
   jobIdFor,
   QUEUE_NAMES,
   type CheckPipeline,

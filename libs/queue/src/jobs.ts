@@ -37,6 +37,8 @@ export interface ListPayload {
  */
 export interface GroupPayload {
   listId: string;
+  /** The feed round that sent the group: a later round's re-dispatch gets job ids of its own. */
+  round: string;
   rows: number[];
   facts: DomainFacts | null;
   inspections: Inspection[];
@@ -90,12 +92,19 @@ export const JOB_QUEUES: { [N in JobName]: JobMap[N]['queue'] } = {
 
 export const QUEUE_NAMES: QueueName[] = ['dns', 'smtp', 'scoring', 'lists'];
 
-/** Retries of a job beyond BullMQ's defaults (3 attempts, 1 s exponential backoff). */
+/** How often a failed job is tried again: `attempts` in all, the delays doubling from `backoffMs`. */
 export interface RetryPolicy {
   attempts: number;
   /** First delay; each next one doubles. */
   backoffMs: number;
 }
+
+/**
+ * Every job's retries unless it names its own (webhooks), in both drivers: 1 + 2 + … + 64 s, so a
+ * job tried while Redis or Postgres is down is still being tried two minutes later — it outlives
+ * a minute-long outage instead of failing for good within seconds.
+ */
+export const JOB_RETRY: RetryPolicy = { attempts: 8, backoffMs: 1_000 };
 
 /** The job whose result is the check's answer. */
 export const FINAL_JOB = 'scoring.conclude' satisfies JobName;
@@ -109,6 +118,8 @@ export interface EnqueueOptions {
   jobId: string;
   delayMs?: number;
   retry?: RetryPolicy;
+  /** Kept only while it waits or runs: adding the id again meanwhile is a no-op, afterwards it runs again. */
+  transient?: boolean;
 }
 
 export interface StageContext {

@@ -6,7 +6,7 @@ import { CreditLedger } from '@mailguard/credits';
 import type { VerificationEngine } from '@mailguard/engine';
 import { AppError } from '@mailguard/errors';
 import { newId } from '@mailguard/keys';
-import { announce, checkWebhookTarget, ListStore, readCsv, type ListView, type ResultRow, type UploadRow } from '@mailguard/lists';
+import { announce, checkWebhookTarget, feedList, ListStore, readCsv, type ListView, type ResultRow, type UploadRow } from '@mailguard/lists';
 import { createOutbound, type Outbound } from '@mailguard/net';
 import { listOptions } from '@mailguard/pipeline';
 import type { CheckPipeline } from '@mailguard/queue';
@@ -96,7 +96,7 @@ export class ListsController {
       }
       const finished = sealed.chargeable === 0 ? await this.lists.completeIfDone(id) : null;
       if (finished) await announce(finished, this.pipeline.jobs, listOptions(this.config));
-      else await this.pipeline.jobs.enqueue('list.feed', { listId: id }, { jobId: `${id}.feed.0` });
+      else await feedList(id, this.pipeline.jobs);
       setCreditsRemaining(res, (await this.ledger.balance(accountId)).balance);
       return (await this.lists.find(id))?.view as ListView;
     } catch (error) {
