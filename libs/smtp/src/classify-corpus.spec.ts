@@ -117,7 +117,7 @@ describe('reply classification targets (issue 17)', () => {
       const f = figures[part];
       return `  ${part.padEnd(9)} sender replies read as no_such_user/disabled ${percent(f.senderMisread)} (≤ 0.5%) · no such user recognised ${percent(f.noSuchUser)} (≥ 97%) · quota recognised ${percent(f.quota)} (≥ 95%) · exact class ${percent(f.accuracy)}`;
     });
-    console.log(
+    process.stdout.write(
       [
         `reply corpus: ${all.length} replies (${tuning.length} tuning, ${heldBack.length} held back)`,
         ...lines,
@@ -128,7 +128,7 @@ describe('reply classification targets (issue 17)', () => {
         // Only the tuning part's misses are shown: the held-back part stays a check, not a guide.
         `  tuning misses (${figures.tuning.misses.length}):`,
         ...figures.tuning.misses.map((miss) => `    ${miss}`),
-      ].join('\n'),
+      ].join('\n') + '\n',
     );
   });
 
