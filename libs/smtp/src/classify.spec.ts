@@ -18,7 +18,7 @@ const REPLIES: Array<[string, string[], ReplyClass]> = [
   ['o365 banned ip', ['550 5.7.606 Access denied, banned sending IP [203.0.113.5]. To request removal from this list please visit https://sender.office.com/ and follow the directions.'], 'sender_blocked'],
   ['o365 block list', ["550 5.7.1 Unfortunately, messages from [203.0.113.5] weren't sent. Please contact your Internet service provider since part of their network is on our block list (S3150)."], 'sender_blocked'],
   ['o365 regions', ['452 4.5.3 Recipients belong to multiple regions ATTR36 [BN8NAM12FT021.eop-nam12.prod.protection.outlook.com]'], 'too_many_recipients'],
-  ['o365 busy', ['451 4.7.500 Server busy. Please try again later from [203.0.113.5]. (S77714) [AM5EUR03FT011.eop-EUR03.prod.protection.outlook.com]'], 'greylisted'],
+  ['o365 busy', ['451 4.7.500 Server busy. Please try again later from [203.0.113.5]. (S77714) [AM5EUR03FT011.eop-EUR03.prod.protection.outlook.com]'], 'rate_limited'],
   ['o365 relay', ['550 5.7.54 SMTP; Unable to relay recipient in non-accepted domain'], 'relay_denied'],
   // Yahoo
   ['yahoo no account', ["554 delivery error: dd This user doesn't have a yahoo.com account (nobody@yahoo.com) [0] - mta1234.mail.ne1.yahoo.com"], 'no_such_user'],
@@ -70,7 +70,8 @@ describe('classifyReply', () => {
   it('never reads a refusal before RCPT as an answer about the mailbox', () => {
     expect(classifyReply(buildReply(['550 5.1.1 User unknown']), 'mail')).toBe('sender_blocked');
     expect(classifyReply(buildReply(['530 5.7.0 Must issue a STARTTLS command first']), 'mail')).toBe('tls_required');
-    expect(classifyReply(buildReply(['421 4.7.0 Too many connections']), 'banner')).toBe('temporary');
+    expect(classifyReply(buildReply(['421 4.7.0 Too many connections']), 'banner')).toBe('rate_limited');
+    expect(classifyReply(buildReply(['421 4.3.0 Service temporarily unavailable']), 'banner')).toBe('temporary');
     expect(classifyReply(buildReply(['554 5.7.1 blocked using zen.spamhaus.org']), 'banner')).toBe('sender_blocked');
   });
 });

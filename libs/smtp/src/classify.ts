@@ -25,6 +25,8 @@ export type ReplyClass =
   | 'too_many_recipients'
   /** Our address, host or reputation is refused (blocklists, rDNS, policy): says nothing of the mailbox. */
   | 'sender_blocked'
+  /** We are sending too much or too fast (rate limits, too many connections): back off the host. */
+  | 'rate_limited'
   /** Relaying or authentication refused: the server is not the mailbox's MX for us. */
   | 'relay_denied'
   /** TLS must be negotiated first. */
@@ -48,39 +50,95 @@ interface Rule {
   stages?: SmtpStage[];
 }
 
-const BLOCKLIST_TEXT =
-  /spamhaus|spamcop|barracuda|sorbs|blocked using|block ?list|black ?list|blacklisted|\bdnsbl\b|\brbl\b|listed (?:at|on|in|by)|reputation|senderbase|banned sending ip|client host .*(?:blocked|rejected)|(?:your|the) (?:ip|address|host|network).*(?:blocked|listed|block list|not (?:allowed|accepted))|not accepted from this ip|connections will not be accepted|reverse (?:dns|hostname)|\bptr\b|\brdns\b|unsolicited|spam|sender (?:address )?(?:rejected|blocked|denied)|unauthenticated|\bspf\b|\bdmarc\b|\[ts\d\d\]|\[bl\d\d\]|temporarily deferred due to|access denied, |administrative prohibition|security polic/i;
+/**
+ * Words about *us*: our IP, host, domain, envelope sender, authentication, reputation or content.
+ * Read in every language a server may answer in, since they outrank any word about the mailbox.
+ */
+const ABOUT_US_TEXT = new RegExp(
+  [
+    // Blocklists and reputation.
+    /spamhaus|spamcop|barracuda|sorbs|mailspike|senderbase|cloudmark|trend micro|blocked using|block ?list|black ?list|\bdns-?bl\b|\brbl\b|(?<!not )listed (?:at|on|in|by)|reputation|banned sending ip|banned sender/,
+    // Our host: address, rDNS, HELO, dynamic ranges, connections refused.
+    /client host .*(?:blocked|rejected)|client host rejected|(?:your|sender|sending|source|client|connecting) (?:ip|address|host|network|server|mail server|domain)\b.{0,60}(?:blocked|listed|not (?:allowed|accepted|authorized|registered)|refused|rejected|banned|poor|has no)|\bip (?:address )?(?:\S+ )?(?:is )?(?:rejected|blocked|banned|hangup)|not accepted from (?:this|your) ip|connections? (?:will not be|not|is not) accepted|(?:mail|messages?) from [[(]?[\d.]+[\])]? (?:refused|rejected|not allowed|blocked|weren't sent|temporarily deferred|will be)|reverse (?:dns|hostname)|\bptr\b|\brdns\b|dynamic ip|dialup|cannot find your hostname|helo command rejected|not receiving mail from your ip|ip not in whitelist|traffic not accepted|intrusion prevention|over ipv6/,
+    // Our envelope sender and its authentication.
+    /sender (?:address )?(?:is )?(?:rejected|blocked|denied)|sender verif(?:y|ication) failed|verification failed for|bad (?:outbound )?sender|sender'?s? (?:mailbox|system) address|fake sender|null sender|envelope sender|sender domain|domain of sender|sender has no|unregistered domains|unauthenticated|sender (?:was )?not authenticated|sendernotauthenticated|authentication didn't pass|\bspf\b|\bdkim\b|\bdmarc\b|sender id|spoof|permissions to (?:send|submit)|access to (?:submit messages to )?this e-?mail system|user in blacklist/,
+    // Policy, content and behaviour.
+    /spam|unsolicited|complaints|unusual (?:rate|traffic|sending)|suspicious|namespace mining|directory harvest|too many invalid recipients|excessive unknown recipients|(?:for|due to|by|under) (?:local |security |our )?polic(?:y|ies)\b|polic(?:y|ies) (?:reasons|violation|restrictions)|local policy|security polic|blocked senders|administrative prohibition|envelope blocked|content (?:filter|rejected|denied)|message content|banned word|not rfc compliant|invalid to header|unexpected volume|rejected due to content|access denied, /,
+    // The same, in other languages: sender, blocklist, our IP address.
+    /absender|exp[ée]diteur|remitente|mittente|remetente|отправител|发件人|发信人|送信者|送信元|sperrliste|liste noire|lista negra|черн(?:ом|ый) списк|ブラックリスト|黑名单|adresse ip source|service refuse/,
+  ]
+    .map((part) => part.source)
+    .join('|'),
+  'i',
+);
 
-const NO_SUCH_USER_TEXT =
-  /user unknown|unknown user|no such (?:user|recipient|mailbox|account)|user (?:not found|does not exist|doesn't exist)|recipient (?:not found|unknown|address rejected)|unknown recipient|invalid (?:recipient|mailbox|address)|mailbox (?:unavailable|not found|does not exist|doesn't exist)|(?:account|address|mailbox) (?:that you tried to reach )?does not exist|doesn't have an? [\w.-]+ account|not our customer|no mailbox|undeliverable address|address rejected|recipientnotfound|unrouteable address|user not found/i;
+/** Too much, too fast, too many connections from us. */
+const RATE_TEXT =
+  /too many (?:concurrent |simultaneous |open )?(?:smtp )?(?:connections|sessions)|(?:sessions|connections) opened|(?:rate|message|messages|throttling|connection|sending|relay|hourly|daily)[\w ]{0,12} limit (?:exceeded|reached)|rate limit(?:ed|ing)?\b|ratelimit|daily limit|frequency limit|too many (?:messages|mails?|recipients) (?:from|for this sender|received this)|too much mail from|throttl|slow down|sending too fast|message (?:submission )?rate|mail flood|server busy|ports are busy|max(?:imum)? (?:number of )?(?:concurrent )?(?:messages? per connection|(?:server )?connections)|how many messages can be sent|submission quota|email quota exceeded|policy rejection.{0,3}quota|tenant has exceeded|connection (?:rate )?limit|dynamic screening|trop de connexions|zu viele verbindungen/i;
 
-const DISABLED_TEXT = /disabled|deactivated|inactive|suspended|account (?:has been )?closed|no longer (?:active|available|in use)|mailbox is frozen/i;
-const FULL_TEXT = /over ?quota|quota exceeded|exceeded (?:its|the) (?:storage|quota)|mailbox (?:is )?full|insufficient (?:storage|space)|out of storage/i;
-const GREYLIST_TEXT = /grey ?list|gray ?list|try again later|please retry|retry later|temporarily (?:rejected|deferred|unavailable)|come back later|deferred/i;
-const TOO_MANY_RCPT_TEXT = /too many recipients|recipients belong to multiple regions|too many rcpt/i;
+const VENDOR_SENDER_TAG = /\[(?:tss?|bl|cs|hm)\d\d\]|\b(?:sc|dy|ou)-00\d\b|\bas\(\d+\)|\b(?:bl|hl)\d{6}\b|aup#(?:cx|in-13)|\bcxbl\b|\bipbl\d+|\bofr\d*_1\d\d\b|\bdt:spm\b/i;
+
+const RELAY_TEXT =
+  /relay(?:ing)? (?:access )?(?:denied|not permitted|prohibited|rejected|not allowed)|relaying to \S+ denied|relay denied|unable to relay|(?:we )?do not relay|not permitted to relay|open relay not allowed|allowed rcpthosts|credentials for relay|local user only|delivery is not allowed to this address|log in first/i;
+const AUTH_TEXT = /authentication required|not authenticated|auth(?:entication)? (?:is )?required|authrequired/i;
+
+const NO_SUCH_USER_TEXT = new RegExp(
+  [
+    /user unknown|unknown (?:user|recipient|local part|mailbox|address)|no such (?:user|recipient|mailbox|account|address)|(?:user|recipient|mailbox|account|address)(?: \S+)? (?:not found|not known|does not exist|doesn't exist|does no exists?|(?:is )?not exists?|is not found)|not (?:listed in (?:the )?(?:domino )?directory|user of this server|our customer)|don't exists that user|recipient (?:is )?unknown|invalid (?:recipient|mailbox|address|user)|address invalid|(?:account|address|mailbox) (?:that you tried to reach )?does not? exists?|doesn't have an? [\w.-]+ account|does not have an account|no mailbox|unavailable mail user|is not a valid mailbox|undeliverable address|unrouteable address|recipientnotfound|recipnotfound|illegal alias|address (?:is )?possibly incorrect|mailbox name not allowed|recipient address has null mx|mailbox has moved/,
+    /unbekannt|existiert nicht|nicht vorhanden|inconnu|n'existe pas|inexistant|desconocido|no existe|sconosciut|inesistent|non esist|desconhecid|inexistente|não existe|存在しません|見つかりません|不存在|未开通|не найден|не существует|нет такого|onbekend|nie ma takiego|neexistuje|bulunamad|okänd|존재하지/,
+  ]
+    .map((part) => part.source)
+    .join('|'),
+  'i',
+);
+/** Words that say "not this mailbox" only when nothing else is said (a 5.7.x code or words about us come first). */
+const WEAK_NO_SUCH_USER_TEXT = /mailbox (?:currently )?(?:unavailable|not found)|address rejected|recipient rejected|"rcpt to" mailbox unavailable/i;
+
+const DISABLED_TEXT =
+  /disabled|deactivated|inactiv|suspended|terminated|account (?:has been )?closed|no longer (?:active|available|in use)|mailbox is frozen|deaktiviert|d[ée]sactiv[ée]|deshabilitad|disattivat|desativad|почтовый ящик заблокирован/i;
+const FULL_TEXT =
+  /over ?quota|quota exceeded|exceeded (?:its|the) (?:storage|quota)|exceeded storage allocation|mailbox (?:is )?full|mailbox size|mailbox has exceeded|inbox is out of storage|insufficient (?:storage|space)|out of storage|storage space|storage quota|too many messages on the server|blocks limit exceeded|\bvoll\b|speicher|pleine|quota d[ée]pass|lleno|cuota|piena|esaurit|cheia|\bcota\b|容量|いっぱい|переполнен|квот|空间不足|已满|mailbox vol\b|pełna/i;
+const GREYLIST_TEXT = /grey ?list|gray ?list|try again later|please retry|retry later|temporarily (?:rejected|deferred|unavailable)|come back later|deferred|not yet authorized/i;
+/** Temporary trouble on the server's side, not a request to come back. */
+const SERVER_TROUBLE_TEXT = /too much load|internal (?:error|resource)|disk space|system resources|resource constraints|lookup failure|configuration problem|local problem|service temporarily unavailable|recipient temporarily unavailable/i;
+const TOO_MANY_RCPT_TEXT = /too many recipients|recipients belong to multiple regions|too many rcpt|reciplimit/i;
+const MAILBOX_RATE_TEXT = /receiving (?:e?mail|mail) (?:at (?:a|too high a) rate|too quickly)|rate that prevents|received too much e?mail|слишком быстро|troppo rapidamente|demasiado rápido/i;
+const TLS_TEXT = /starttls|tls required|encryption (?:required|needed)|must issue a starttls/i;
+
+const BEFORE_DATA: SmtpStage[] = ['banner', 'ehlo', 'mail', 'rcpt'];
 
 /** Ordered: the first rule that matches decides. */
 const RULES: Rule[] = [
   // Office 365 directory-based edge blocking: "550 5.4.1 Recipient address rejected: Access denied".
   { class: 'no_such_user', codes: [5], enhanced: ['5.4.1'], text: /recipient address rejected/i },
-  { class: 'tls_required', codes: [5], text: /starttls|must issue a starttls|tls required|encryption required/i, stages: ['mail', 'rcpt'] },
+  { class: 'tls_required', codes: [4, 5], enhanced: ['5.7.10', '5.7.11'], stages: ['mail', 'rcpt'] },
+  { class: 'tls_required', codes: [4, 5], text: TLS_TEXT, stages: ['mail', 'rcpt'] },
+  { class: 'mailbox_exists', codes: [4, 5], enhanced: ['4.2.1', '5.2.1'], text: MAILBOX_RATE_TEXT },
+  { class: 'relay_denied', codes: [4, 5], enhanced: ['5.7.54', '5.7.64'], stages: ['mail', 'rcpt'] },
+  { class: 'relay_denied', codes: [4, 5], text: RELAY_TEXT, stages: ['mail', 'rcpt'] },
+  // Words about us outrank words about the mailbox, whatever the code.
+  { class: 'sender_blocked', codes: [4, 5], text: ABOUT_US_TEXT, stages: BEFORE_DATA },
+  { class: 'rate_limited', codes: [4, 5], text: RATE_TEXT, stages: BEFORE_DATA },
+  { class: 'sender_blocked', codes: [4, 5], text: VENDOR_SENDER_TAG, stages: BEFORE_DATA },
+  // Bad sender address (RFC 3463 X.1.7, X.1.8), whatever the text says of "unknown".
+  { class: 'sender_blocked', codes: [4, 5], enhanced: ['4.1.7', '4.1.8', '5.1.7', '5.1.8'], stages: BEFORE_DATA },
   { class: 'too_many_recipients', codes: [4, 5], enhanced: ['4.5.3', '5.5.3'] },
   { class: 'too_many_recipients', codes: [4, 5], text: TOO_MANY_RCPT_TEXT },
-  { class: 'mailbox_exists', codes: [4], enhanced: ['4.2.1'], text: /receiving mail at a rate|rate that prevents/i },
-  // Words about us outrank words about the mailbox, whatever the code.
-  { class: 'sender_blocked', codes: [4, 5], text: BLOCKLIST_TEXT, stages: ['banner', 'ehlo', 'mail', 'rcpt'] },
-  { class: 'relay_denied', codes: [5], enhanced: ['5.7.54'] },
-  { class: 'relay_denied', codes: [4, 5], text: /relay(?:ing)? (?:access )?(?:denied|not permitted|prohibited)|unable to relay|authentication required|not authenticated|auth(?:entication)? (?:is )?required/i },
-  { class: 'full', codes: [4, 5], enhanced: ['4.2.2', '5.2.2'] },
+  { class: 'relay_denied', codes: [4, 5], text: AUTH_TEXT, stages: ['mail', 'rcpt'] },
   { class: 'full', codes: [4, 5], text: FULL_TEXT },
+  { class: 'full', codes: [4, 5], enhanced: ['4.2.2', '5.2.2'] },
+  // What the text says of the mailbox outranks a code that says otherwise ("550 5.1.1 Account disabled").
+  { class: 'disabled', codes: [5], text: DISABLED_TEXT },
+  { class: 'no_such_user', codes: [5], text: NO_SUCH_USER_TEXT },
   { class: 'disabled', codes: [5], enhanced: ['5.2.1'] },
   { class: 'no_such_user', codes: [5], enhanced: ['5.1.1', '5.1.10', '5.1.6', '5.1.3', '5.1.2'] },
-  { class: 'disabled', codes: [5], text: DISABLED_TEXT },
-  // 5.7.x is security or policy: never read as "no such user", whatever the text goes on to say.
+  // 5.7.x is security or policy: vaguer words about the mailbox do not outweigh it.
   { class: 'sender_blocked', codes: [5], enhanced: ['5.7.*'] },
-  { class: 'no_such_user', codes: [5], enhanced: ['5.1.*', '5.0.0', '5.5.0', '5.2.0', '5.4.*'], text: NO_SUCH_USER_TEXT },
-  { class: 'no_such_user', codes: [5], text: NO_SUCH_USER_TEXT },
-  { class: 'greylisted', codes: [4], text: GREYLIST_TEXT },
+  // The message or the mail system (X.3.x, X.6.x: size, content, SMTPUTF8) is refused, not the mailbox.
+  { class: 'unclassified', codes: [5], enhanced: ['5.3.*', '5.6.*'] },
+  { class: 'no_such_user', codes: [5], text: WEAK_NO_SUCH_USER_TEXT },
+  { class: 'temporary', codes: [4], text: SERVER_TROUBLE_TEXT },
+  { class: 'greylisted', codes: [4], text: GREYLIST_TEXT, stages: ['mail', 'rcpt'] },
   { class: 'greylisted', codes: [4], enhanced: ['4.7.1', '4.2.0', '4.7.0'] },
   { class: 'temporary', codes: [4] },
   { class: 'unclassified', codes: [5] },

@@ -2,7 +2,7 @@ import { addressPolicy } from '@mailguard/net';
 import { classifyReply, type ReplyClass } from './classify';
 import { SmtpError, SmtpSession, type Connector } from './client';
 import type { SmtpReply } from './reply';
-import { CoolingDownError, GateAbortedError, type SessionGate, type SlotLease } from './session-gate';
+import { CoolingDownError, GateAbortedError, type CoolDownReason, type SessionGate, type SlotLease } from './session-gate';
 
 export interface ProbeHost {
   exchange: string;
@@ -48,8 +48,14 @@ export interface ProbeResult {
   roundTrips: number;
 }
 
-const BUSY_COOL_DOWN_MS = 30_000;
-const BLOCKED_COOL_DOWN_MS = 10 * 60_000;
+interface CoolDown {
+  ms: number;
+  reason: CoolDownReason;
+}
+const BUSY: CoolDown = { ms: 30_000, reason: 'busy' };
+const BLOCKED: CoolDown = { ms: 10 * 60_000, reason: 'blocked' };
+/** Replies after which a host is left alone for a while, by every prober, at whatever stage they came. */
+const COOL_DOWNS: Partial<Record<ReplyClass, CoolDown>> = { sender_blocked: BLOCKED, rate_limited: BUSY };
 
 const DEFINITE: ReplyClass[] = ['accepted', 'mailbox_exists', 'no_such_user', 'disabled', 'full'];
 /** When nobody answers definitely, report the most telling failure. */
@@ -60,6 +66,8 @@ function failureOf(replyClass: ReplyClass): ProbeFailure {
     case 'greylisted':
     case 'temporary':
     case 'too_many_recipients':
+    case 'rate_limited':
+      // Asked to slow down: worth trying again later, like greylisting (the host cools down meanwhile).
       return 'greylisted';
     case 'sender_blocked':
       return 'sender_blocked';
@@ -102,6 +110,12 @@ class Attempt {
 
   note(failure: ProbeFailure, host: string, reply: SmtpReply | null = null): void {
     this.failures.push({ failure, reply, host });
+  }
+
+  /** Cools the host down when the reply refused us or asked us to slow down (`otherwise`: any other refusal). */
+  async backOff(host: string, replyClass: ReplyClass, otherwise: CoolDown | null = null): Promise<void> {
+    const coolDown = COOL_DOWNS[replyClass] ?? otherwise;
+    if (coolDown) await this.options.gate.coolDown(host, coolDown.ms, coolDown.reason);
   }
 
   /** Ends a session (QUIT, or a plain close after an error) and counts its round trips, once. */
@@ -162,10 +176,10 @@ class Attempt {
     });
     if (banner.code >= 400) {
       this.end(session, 'close');
-      const failure = failureOf(classifyReply(banner, 'banner'));
-      // A server that is full or refuses us is left alone for a while, by every prober.
-      await options.gate.coolDown(host, failure === 'sender_blocked' ? BLOCKED_COOL_DOWN_MS : BUSY_COOL_DOWN_MS, failure === 'sender_blocked' ? 'blocked' : 'busy');
-      this.note(failure, host, banner);
+      const replyClass = classifyReply(banner, 'banner');
+      // A server that turns us away at the greeting is busy, unless it says why.
+      await this.backOff(host, replyClass, BUSY);
+      this.note(failureOf(replyClass), host, banner);
       return null;
     }
     let hello: SmtpReply;
@@ -182,7 +196,9 @@ class Attempt {
     }
     if (hello.code !== 250) {
       this.end(session);
-      this.note(failureOf(classifyReply(hello, 'ehlo')), host, hello);
+      const replyClass = classifyReply(hello, 'ehlo');
+      await this.backOff(host, replyClass);
+      this.note(failureOf(replyClass), host, hello);
       return null;
     }
     return session;
@@ -214,15 +230,17 @@ export async function probeMailbox(options: ProbeOptions): Promise<ProbeResult> 
         const mailReply = replies[0];
         if (mailReply.code !== 250) {
           attempt.end(session);
-          const failure = failureOf(classifyReply(mailReply, 'mail'));
-          attempt.note(plain && failure === 'tls_failed' ? 'tls_failed' : failure, host.exchange, mailReply);
+          const mailClass = classifyReply(mailReply, 'mail');
+          await attempt.backOff(host.exchange, mailClass);
+          attempt.note(failureOf(mailClass), host.exchange, mailReply);
           break;
         }
         const target = replies[1] ?? (await session.command(rcpt));
         const targetClass = classifyReply(target);
+        // Anything else moves on to the next MX: relay denied here, say, may be accepted there.
         if (!DEFINITE.includes(targetClass)) {
           attempt.end(session);
-          if (targetClass === 'sender_blocked') await options.gate.coolDown(host.exchange, BLOCKED_COOL_DOWN_MS, 'blocked');
+          await attempt.backOff(host.exchange, targetClass);
           attempt.note(failureOf(targetClass), host.exchange, target);
           break;
         }
@@ -350,18 +368,21 @@ export async function probeMailboxes(options: GroupProbeOptions): Promise<GroupP
           const rcpts = batch.map((index) => `RCPT TO:<${options.addresses[index]}>`);
           const replies = await transaction(session, mail, decoy ? [...rcpts, decoy] : rcpts);
           if (replies[0].code !== 250) {
-            attempt.note(failureOf(classifyReply(replies[0], 'mail')), host.exchange, replies[0]);
+            const mailClass = classifyReply(replies[0], 'mail');
+            await attempt.backOff(host.exchange, mailClass);
+            attempt.note(failureOf(mailClass), host.exchange, replies[0]);
             break;
           }
           const again: number[] = [];
-          let blocked = false;
+          /** A refusal of us or a request to slow down: the worst one decides the host's cool-down. */
+          let backOff: ReplyClass | null = null;
           batch.forEach((index, position) => {
             const reply = replies[position + 1];
             const replyClass = classifyReply(reply);
             if (DEFINITE.includes(replyClass)) answers[index] = { replyClass, reply, host: host.exchange };
             else if (replyClass === 'too_many_recipients') again.push(index);
             else {
-              blocked ||= replyClass === 'sender_blocked';
+              if (replyClass === 'sender_blocked' || (replyClass === 'rate_limited' && !backOff)) backOff = replyClass;
               refusals.set(index, [...(refusals.get(index) ?? []), { failure: failureOf(replyClass), reply, host: host.exchange }]);
               unsettled.push(index);
             }
@@ -371,9 +392,9 @@ export async function probeMailboxes(options: GroupProbeOptions): Promise<GroupP
             if (told !== 'separately') catchAll = told;
             decoy = null;
           }
-          // Blocked, or refused every recipient for their number (no progress): this session is done.
-          if (blocked || again.length === batch.length) {
-            if (blocked) await options.gate.coolDown(host.exchange, BLOCKED_COOL_DOWN_MS, 'blocked');
+          // Blocked or slowed down, or refused every recipient for their number (no progress): this session is done.
+          if (backOff || again.length === batch.length) {
+            if (backOff) await attempt.backOff(host.exchange, backOff);
             for (const index of again) refusals.set(index, [...(refusals.get(index) ?? []), { failure: 'greylisted', reply: replies[batch.indexOf(index) + 1], host: host.exchange }]);
             unsettled.push(...again, ...queue.slice(batch.length));
             queue = [];
