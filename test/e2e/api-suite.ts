@@ -300,12 +300,14 @@ describe('checks (#1, #2)', () => {
       const { apiKey, account } = await signup();
       const emails = ['jane@acme.test', ...Array.from({ length: 99 }, (_, n) => `user${n}@tarpit.test`)];
       const asked = Date.now();
-      const response = await apiClient(quick.url)<{ results: Array<{ email: string; status: string; reachable: string }> }>('POST', '/v1/email-validation/batch', { key: apiKey, body: { emails } });
+      const response = await apiClient(quick.url)<{ results: Array<{ email: string; status: string; reachable: string; subStatus: string | null }> }>('POST', '/v1/email-validation/batch', { key: apiKey, body: { emails } });
       const waited = Date.now() - asked;
       expect(response.status).toBe(200);
       expect(response.body.results.map((result) => result.email)).toEqual(emails);
       expect(response.body.results[0]).toMatchObject({ status: 'valid', reachable: 'safe' });
       expect(response.body.results.slice(1).every((result) => result.reachable === 'unknown')).toBe(true);
+      // The deadline cut them short, and the answers say so (API.md §1.3).
+      expect(new Set(response.body.results.slice(1).map((result) => result.subStatus))).toEqual(new Set(['timeout']));
       // Generous: one deadline each for rounds of 20 addresses took five.
       expect(waited).toBeLessThan(2 * deadlineMs);
       expect(response.headers.get('x-credits-remaining')).toBe('2499');

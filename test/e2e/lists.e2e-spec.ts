@@ -109,7 +109,7 @@ async function settled(key: string, id: string, timeoutMs = 120_000): Promise<Li
 }
 
 async function results(key: string, id: string, query = '') {
-  return api<{ data: Array<{ row: number; email: string; result: { status: string; reason: string } | null }>; total: number }>('GET', `/v1/lists/${id}/results?limit=100${query}`, { key });
+  return api<{ data: Array<{ row: number; email: string; result: { status: string; reason: string; subStatus?: string | null } | null }>; total: number }>('GET', `/v1/lists/${id}/results?limit=100${query}`, { key });
 }
 
 async function csvResults(key: string, id: string): Promise<string> {
@@ -145,10 +145,22 @@ describe('upload (#4): CSV variants', () => {
     await settled(apiKey, created.body.id);
     const text = await csvResults(apiKey, created.body.id);
     const lines = text.split('\r\n');
-    expect(lines[0]).toBe('Full name;E-mail;Notes;status;reason;confidence;reachable;is_free;is_role;is_disposable;is_catch_all;suggestion');
+    expect(lines[0]).toBe('Full name;E-mail;Notes;status;reason;confidence;reachable;is_free;is_role;is_disposable;is_catch_all;suggestion;score;sub_status');
     expect(lines[1]).toBe('"Doe; John";john.doe@acme.test;"said ""hi""');
-    expect(lines[2]).toBe('on two lines";valid;accepted_email;;safe;false;false;false;false;');
-    expect(lines[3]).toBe('Jane;jane@acme.test;plain;valid;accepted_email;;safe;false;false;false;false;');
+    expect(lines[2]).toBe('on two lines";valid;accepted_email;;safe;false;false;false;false;;97;');
+    expect(lines[3]).toBe('Jane;jane@acme.test;plain;valid;accepted_email;;safe;false;false;false;false;;97;');
+  });
+
+  it('writes our column as mailguard_<name> when the customer\'s header already has that name, and fills sub_status', async () => {
+    const { apiKey } = await signup();
+    const created = await upload(apiKey, 'email,Status,score\nnobody@acme.test,lead,5\nx@nullmx.test,cold,1\n');
+    await settled(apiKey, created.body.id);
+    const lines = (await csvResults(apiKey, created.body.id)).split('\r\n');
+    expect(lines[0]).toBe('email,Status,score,mailguard_status,reason,confidence,reachable,is_free,is_role,is_disposable,is_catch_all,suggestion,mailguard_score,sub_status');
+    expect(lines[1]).toBe('nobody@acme.test,lead,5,invalid,rejected_email,,invalid,false,false,false,false,,2,no_such_user');
+    expect(lines[2]).toBe('x@nullmx.test,cold,1,invalid,no_mx,,invalid,false,false,false,false,,1,null_mx');
+    const page = await results(apiKey, created.body.id);
+    expect(page.body.data.map((row) => row.result?.subStatus)).toEqual(['no_such_user', 'null_mx']);
   });
 
   it('finds the email column by its values when no header names it, or takes emailColumn', async () => {

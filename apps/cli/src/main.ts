@@ -42,7 +42,7 @@ function line(result: VerificationResult): string {
     result.confidence !== null ? `confidence ${result.confidence}` : null,
     result.suggestion ? `did you mean ${result.suggestion}?` : null,
   ].filter(Boolean);
-  return [result.email, result.status, result.reason, `score ${result.score}`, ...extra].join('  ');
+  return [result.email, result.status, result.subStatus ? `${result.reason} (${result.subStatus})` : result.reason, `score ${result.score}`, ...extra].join('  ');
 }
 
 async function main(): Promise<void> {

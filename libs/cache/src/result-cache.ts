@@ -26,7 +26,10 @@ export class RedisResultCache implements ResultCache {
 
   async get(key: string): Promise<VerificationResult | null> {
     const raw = await this.redis.get(`${this.prefix}result:${key}`);
-    return raw ? (JSON.parse(raw) as VerificationResult) : null;
+    // Answers cached before subStatus existed carry none: null says "nothing finer", as the API allows.
+    if (!raw) return null;
+    const result = JSON.parse(raw) as VerificationResult;
+    return { ...result, subStatus: result.subStatus ?? null };
   }
 
   async set(key: string, result: VerificationResult, ttlSeconds: number): Promise<void> {

@@ -25,12 +25,16 @@ export interface ValidAddress {
   needsSmtpUtf8: boolean;
 }
 
+/** What kind of syntax failure it is (API.md §1.3 `subStatus` of `invalid_syntax`). */
+export type SyntaxProblem = 'control_characters' | 'too_long' | 'bad_local_part' | 'bad_domain';
+
 export interface InvalidAddress {
   valid: false;
   email: string;
   localPart: string;
   domain: string;
   problem: string;
+  kind: SyntaxProblem;
 }
 
 export type SyntaxResult = ValidAddress | InvalidAddress;
@@ -134,29 +138,31 @@ export function parseAddress(input: string): SyntaxResult {
   const at = trimmed.lastIndexOf('@');
   const rawLocal = at >= 0 ? trimmed.slice(0, at) : trimmed;
   const rawDomain = at >= 0 ? trimmed.slice(at + 1) : '';
-  const invalid = (problem: string): InvalidAddress => ({
+  const invalid = (problem: string, kind: SyntaxProblem): InvalidAddress => ({
     valid: false,
     email: printable(trimmed),
     localPart: printable(rawLocal),
     domain: printable(rawDomain.toLowerCase()),
     problem,
+    kind,
   });
+  const tooLong = (problem: string) => invalid(problem, 'too_long');
 
-  if (CONTROL.test(trimmed)) return invalid('the address contains a control character');
-  if (LONE_SURROGATE.test(trimmed)) return invalid('the address contains a broken character (a lone UTF-16 surrogate)');
-  if (at < 0) return invalid('the address has no @');
-  if (trimmed.includes(' ') && !rawLocal.startsWith('"')) return invalid('the address contains a space');
+  if (CONTROL.test(trimmed)) return invalid('the address contains a control character', 'control_characters');
+  if (LONE_SURROGATE.test(trimmed)) return invalid('the address contains a broken character (a lone UTF-16 surrogate)', 'control_characters');
+  if (at < 0) return invalid('the address has no @', 'bad_domain');
+  if (trimmed.includes(' ') && !rawLocal.startsWith('"')) return invalid('the address contains a space', rawDomain.includes(' ') ? 'bad_domain' : 'bad_local_part');
 
   const local = checkLocal(rawLocal);
-  if (typeof local === 'string') return invalid(local);
-  if (octets(local.wire) > MAX_LOCAL_OCTETS) return invalid('the local part is longer than 64 octets');
+  if (typeof local === 'string') return invalid(local, 'bad_local_part');
+  if (octets(local.wire) > MAX_LOCAL_OCTETS) return tooLong('the local part is longer than 64 octets');
 
   if (rawDomain.startsWith('[') && rawDomain.endsWith(']')) {
     const problem = checkLiteral(rawDomain);
-    if (problem) return invalid(problem);
+    if (problem) return invalid(problem, 'bad_domain');
     const domain = rawDomain.toLowerCase().replace(/^\[ipv6:/, '[IPv6:');
     const smtpAddress = `${local.wire}@${domain}`;
-    if (octets(smtpAddress) > MAX_PATH_OCTETS) return invalid('the address is longer than 254 octets');
+    if (octets(smtpAddress) > MAX_PATH_OCTETS) return tooLong('the address is longer than 254 octets');
     return {
       valid: true,
       email: `${local.localPart}@${domain}`,
@@ -170,10 +176,10 @@ export function parseAddress(input: string): SyntaxResult {
   }
 
   const domainCheck = checkDomain(rawDomain.toLowerCase());
-  if (typeof domainCheck === 'string') return invalid(domainCheck);
+  if (typeof domainCheck === 'string') return invalid(domainCheck, domainCheck.includes('longer than') ? 'too_long' : 'bad_domain');
   const unicodeDomain = domainToUnicode(domainCheck.ascii);
   const smtpAddress = `${local.wire}@${domainCheck.ascii}`;
-  if (octets(smtpAddress) > MAX_PATH_OCTETS) return invalid('the address is longer than 254 octets');
+  if (octets(smtpAddress) > MAX_PATH_OCTETS) return tooLong('the address is longer than 254 octets');
   return {
     valid: true,
     email: `${local.localPart}@${unicodeDomain}`,

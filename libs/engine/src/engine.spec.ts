@@ -49,6 +49,29 @@ describe('API.md §1.1, row by row', () => {
   });
 });
 
+describe('API.md §1.3: subStatus from what the checks saw', () => {
+  it.each([
+    ['john.doe..x@acme.test', 'invalid_syntax', 'bad_local_part'],
+    [`${'a'.repeat(65)}@acme.test`, 'invalid_syntax', 'too_long'],
+    ['jo\u0000hn@acme.test', 'invalid_syntax', 'control_characters'],
+    ['john@acme..test', 'invalid_syntax', 'bad_domain'],
+    ['someone@nullmx.test', 'no_mx', 'null_mx'],
+    ['nobody@acme.test', 'rejected_email', 'no_such_user'],
+    ['gone@acme.test', 'disabled', 'disabled'],
+    ['someone@greylist.test', 'unknown', 'greylisted'],
+    ['bob@blocked.test', 'unknown', 'sender_blocked'],
+    ['someone@tarpit.test', 'unknown', 'timeout'],
+    ['someone@deadmx.test', 'unknown', 'mx_unreachable'],
+    ['someone@servfail.test', 'unknown', 'dns_error'],
+    ['someone@tls-broken.test', 'unknown', 'tls_failed'],
+    ['user@[192.0.2.1]', 'unknown', 'address_literal'],
+    ['john.doe@acme.test', 'accepted_email', null],
+    ['anyone@catchall.test', 'catch_all', null],
+  ])('%j → %s / %s', async (email, reason, subStatus) => {
+    expect(await engine.verify(email)).toMatchObject({ reason, subStatus });
+  });
+});
+
 describe('the result object', () => {
   it('carries every field of API.md §1 for an accepted address', async () => {
     const result = await engine.verify('  John.Doe@ACME.test ');

@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import type { AppConfig } from '@mailguard/config';
 import { createResolver, lookupAuthentication, lookupMailDomain, type Authentication, type DnsResolver, type MailDomain } from '@mailguard/dns';
-import { isDisposableDomain, isFreeDomain, isRoleLocalPart, parseAddress, suggestCorrection } from '@mailguard/email';
+import { isDisposableDomain, isFreeDomain, isRoleLocalPart, parseAddress, suggestCorrection, type SyntaxProblem } from '@mailguard/email';
 import { DomainAgeLookup, hasGravatar, outboundGet, type DomainAge, type HttpGet } from '@mailguard/lookups';
 import { createOutbound } from '@mailguard/net';
 import { catchAllConfidence, type DomainModel } from '@mailguard/scoring';
-import { detectProvider, directConnector, MemorySessionGate, probeMailbox, probeMailboxes, providerAcceptsAll, socksConnector, type Connector, type ProbeResult, type SessionGate } from '@mailguard/smtp';
+import { asksToRetryLater, detectProvider, directConnector, MemorySessionGate, probeMailbox, probeMailboxes, providerAcceptsAll, socksConnector, type Connector, type ProbeResult, type SessionGate } from '@mailguard/smtp';
 import { decideVerdict, type MailboxAnswer, type UnknownCause } from '@mailguard/verdict';
 import { MemoryTtlStore, type DomainCacheStore } from './domain-cache';
 import type { VerificationResult } from './result';
@@ -134,18 +134,26 @@ function mailboxAnswer(probe: ProbeResult | null): MailboxAnswer {
   }
 }
 
-function unknownCause(facts: DomainFacts | null, probe: ProbeResult | null): UnknownCause {
-  if (!facts || facts.mail.status === 'error') return 'dns_error';
+/** Why no answer about the mailbox could be had (API.md §1.3): what the checks actually saw. */
+function unknownCause(inspection: Inspection, probe: ProbeResult | null): UnknownCause {
+  if (inspection.domain.startsWith('[')) return 'address_literal';
+  const facts = inspection.facts;
+  // No facts at all: the deadline came before DNS answered (a DNS failure has facts that say so).
+  if (!facts) return 'timeout';
+  if (facts.mail.status === 'error') return 'dns_error';
   switch (probe?.failure) {
     case 'greylisted':
-      return 'greylisted';
+    case 'rate_limited':
     case 'sender_blocked':
-      return 'sender_blocked';
-    case 'no_connection':
+    case 'tls_failed':
     case 'timeout':
-      return 'no_connection';
+    case 'smtputf8_unsupported':
+      return probe.failure;
+    case 'no_connection':
+    case 'private_address':
+      return 'mx_unreachable';
     default:
-      return 'other';
+      return 'unclassified';
   }
 }
 
@@ -155,6 +163,8 @@ export interface Inspection {
   domain: string;
   localPart: string;
   syntaxValid: boolean;
+  /** Why the syntax failed, when it did. */
+  syntaxProblem: SyntaxProblem | null;
   /** A-label domain and RCPT TO form; null when the syntax failed. */
   asciiDomain: string | null;
   smtpAddress: string | null;
@@ -227,7 +237,7 @@ export class VerificationEngine {
     const syntax = parseAddress(input);
     if (!syntax.valid) {
       return {
-        email: syntax.email, domain: syntax.domain, localPart: syntax.localPart, syntaxValid: false, asciiDomain: null, smtpAddress: null,
+        email: syntax.email, domain: syntax.domain, localPart: syntax.localPart, syntaxValid: false, syntaxProblem: syntax.kind, asciiDomain: null, smtpAddress: null,
         needsSmtpUtf8: false, disposable: false, role: false, free: false, suggestion: null, facts: null, gravatar: null, needsProbe: false,
       };
     }
@@ -237,6 +247,7 @@ export class VerificationEngine {
       domain: syntax.domain,
       localPart: syntax.localPart,
       syntaxValid: true,
+      syntaxProblem: null,
       asciiDomain: syntax.asciiDomain,
       smtpAddress: syntax.smtpAddress,
       needsSmtpUtf8: syntax.needsSmtpUtf8,
@@ -300,7 +311,7 @@ export class VerificationEngine {
       const known = async () => (await this.deps.domainCache.get(inspection.asciiDomain as string))?.catchAll ?? facts.catchAll;
       let result = await run((await known()) === null ? this.deps.decoyLocalPart() : null);
       const retry = this.options.greylistRetryMs;
-      if (retryGreylisting && !result.definite && result.failure === 'greylisted' && retry !== null && this.deps.now().getTime() + retry < deadlineAt) {
+      if (retryGreylisting && !result.definite && asksToRetryLater(result.failure) && retry !== null && this.deps.now().getTime() + retry < deadlineAt) {
         if (await sleep(retry, deadline.signal)) result = await run((await known()) === null ? this.deps.decoyLocalPart() : null);
       }
       if (result.catchAll !== null && (await known()) === null) {
@@ -365,10 +376,12 @@ export class VerificationEngine {
       : null;
     const verdict = decideVerdict({
       syntaxValid: inspection.syntaxValid,
+      syntaxProblem: inspection.syntaxProblem,
       domainExists: facts ? facts.mail.exists : null,
       noMail: facts?.mail.status === 'no_mail',
+      nullMx: facts?.mail.nullMx ?? false,
       mailbox,
-      unknownCause: unknownCause(facts, probe),
+      unknownCause: unknownCause(inspection, probe),
       catchAll,
       catchAllConfidence: confidence?.confidence ?? null,
       disposable: inspection.disposable,
@@ -382,6 +395,7 @@ export class VerificationEngine {
       confidence: verdict.confidence,
       score: verdict.score,
       reason: verdict.reason,
+      subStatus: verdict.subStatus,
       isValid: verdict.isValid,
       reachable: verdict.reachable,
       syntax: inspection.syntaxValid,

@@ -1,5 +1,5 @@
 import type { Signal } from '@mailguard/scoring';
-import type { Reachable, Reason, Status } from '@mailguard/verdict';
+import type { Reachable, Reason, Status, SubStatus } from '@mailguard/verdict';
 
 /** The verification result of API.md §1, shared by every surface (REST, batch, lists, widget, finder, CLI). */
 export interface VerificationResult {
@@ -9,6 +9,8 @@ export interface VerificationResult {
   confidence: number | null;
   score: number;
   reason: Reason;
+  /** A finer cause inside `reason` (API.md §1.3); null when there is none. */
+  subStatus: SubStatus | null;
   isValid: boolean;
   reachable: Reachable;
   syntax: boolean;

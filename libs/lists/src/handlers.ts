@@ -3,6 +3,7 @@ import { resultKey, type ResultCache } from '@mailguard/cache';
 import type { Inspection, VerificationEngine } from '@mailguard/engine';
 import type { Outbound } from '@mailguard/net';
 import type { GroupPayload, JobHandler, StageContext } from '@mailguard/queue';
+import { asksToRetryLater } from '@mailguard/smtp';
 import type { ListStore, StoredList } from './list-store';
 import { deliverWebhook, WEBHOOK_ATTEMPTS } from './webhook';
 
@@ -129,7 +130,7 @@ export function feedHandler(engine: VerificationEngine, store: ListStore): JobHa
 export function probeGroupHandler(engine: VerificationEngine, options: ListOptions): JobHandler<'smtp.probeGroup'> {
   return async (payload, queue) => {
     const outcomes = await engine.probeGroup(restore(payload), { deadlineAt: Date.now() + PROBE_BUDGET_MS });
-    const greylisted = outcomes.flatMap((outcome, index) => (!outcome.probe.definite && outcome.probe.failure === 'greylisted' ? [index] : []));
+    const greylisted = outcomes.flatMap((outcome, index) => (!outcome.probe.definite && asksToRetryLater(outcome.probe.failure) ? [index] : []));
     const retry = payload.attempt < MAX_LIST_GREYLIST_RETRIES ? greylisted : [];
     const done = outcomes.flatMap((_, index) => (retry.includes(index) ? [] : [index]));
     if (retry.length > 0) {

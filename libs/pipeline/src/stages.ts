@@ -4,6 +4,7 @@ import type { VerificationEngine } from '@mailguard/engine';
 import { concludeGroupHandler, feedHandler, probeGroupHandler, webhookHandler, type ListOptions, type ListStore } from '@mailguard/lists';
 import type { Outbound } from '@mailguard/net';
 import { jobIdFor, type JobHandler, type JobHandlers } from '@mailguard/queue';
+import { asksToRetryLater } from '@mailguard/smtp';
 import type { ResultStore } from './result-store';
 
 export const MAX_GREYLIST_RETRIES = 3;
@@ -29,7 +30,7 @@ export function probeHandler(engine: VerificationEngine, options: StageOptions):
   return async ({ request, inspection, attempt }, queue) => {
     const outcome = await engine.probe(inspection, { deadlineAt: request.deadlineAt, retryGreylisting: false });
     const retry = options.greylistRetryMs;
-    const greylisted = !outcome.probe.definite && outcome.probe.failure === 'greylisted';
+    const greylisted = !outcome.probe.definite && asksToRetryLater(outcome.probe.failure);
     if (greylisted && retry !== null && attempt < MAX_GREYLIST_RETRIES && Date.now() + retry < request.deadlineAt) {
       await queue.enqueue('smtp.probe', { request, inspection, attempt: attempt + 1 }, { jobId: jobIdFor(request.requestId, 'smtp.probe', attempt + 1), delayMs: retry });
     } else {

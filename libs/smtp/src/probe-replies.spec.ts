@@ -69,18 +69,18 @@ function options(address: string, hosts: string[]): ProbeOptions {
 describe('each reply class drives the prober', () => {
   it('a rate limit at RCPT backs off the host: the next probe does not connect', async () => {
     const first = await probeMailbox(options('user1@slow.test', ['mx.slow.test']));
-    expect(first).toMatchObject({ definite: false, replyClass: 'rate_limited', failure: 'greylisted' });
+    expect(first).toMatchObject({ definite: false, replyClass: 'rate_limited', failure: 'rate_limited' });
     expect(gate.snapshot().coolDowns).toEqual([{ host: 'mx.slow.test', reason: 'busy' }]);
 
     const sessions = lab.stats('mx.slow.test').sessions;
     const second = await probeMailbox(options('user1@slow.test', ['mx.slow.test']));
-    expect(second).toMatchObject({ definite: false, failure: 'greylisted', sessions: 0 });
+    expect(second).toMatchObject({ definite: false, failure: 'rate_limited', sessions: 0 });
     expect(lab.stats('mx.slow.test').sessions).toBe(sessions);
   });
 
   it('a rate limit at RCPT in a grouped probe ends the session and backs off the host', async () => {
     const group = await probeMailboxes({ ...options('user1@slowgroup.test', ['mx.slowgroup.test']), addresses: ['user1@slowgroup.test', 'user2@slowgroup.test'] });
-    expect(group.results.map((result) => result.failure)).toEqual(['greylisted', 'greylisted']);
+    expect(group.results.map((result) => result.failure)).toEqual(['rate_limited', 'rate_limited']);
     expect(gate.snapshot().coolDowns).toEqual([{ host: 'mx.slowgroup.test', reason: 'busy' }]);
   });
 

@@ -31,7 +31,22 @@ export interface ProbeOptions {
 
 /** How far the probe got when no server gave a definite answer. */
 /** `skipped`: not asked, because an earlier address of its group was accepted (`stopAtAccepted`). */
-export type ProbeFailure = 'greylisted' | 'sender_blocked' | 'tls_failed' | 'timeout' | 'no_connection' | 'private_address' | 'smtputf8_unsupported' | 'refused' | 'skipped';
+export type ProbeFailure =
+  | 'greylisted'
+  | 'rate_limited'
+  | 'sender_blocked'
+  | 'tls_failed'
+  | 'timeout'
+  | 'no_connection'
+  | 'private_address'
+  | 'smtputf8_unsupported'
+  | 'refused'
+  | 'skipped';
+
+/** Failures that ask us to come back later: the one greylisting policy retries them (after GREYLIST_RETRY_SECONDS). */
+export function asksToRetryLater(failure: ProbeFailure | null): boolean {
+  return failure === 'greylisted' || failure === 'rate_limited';
+}
 
 export interface ProbeResult {
   /** A server answered for the mailbox (accepted, no such user, disabled or full). */
@@ -59,16 +74,17 @@ const COOL_DOWNS: Partial<Record<ReplyClass, CoolDown>> = { sender_blocked: BLOC
 
 const DEFINITE: ReplyClass[] = ['accepted', 'mailbox_exists', 'no_such_user', 'disabled', 'full'];
 /** When nobody answers definitely, report the most telling failure. */
-const FAILURE_RANK: ProbeFailure[] = ['greylisted', 'sender_blocked', 'tls_failed', 'smtputf8_unsupported', 'refused', 'timeout', 'no_connection', 'private_address'];
+const FAILURE_RANK: ProbeFailure[] = ['greylisted', 'rate_limited', 'sender_blocked', 'tls_failed', 'smtputf8_unsupported', 'refused', 'timeout', 'no_connection', 'private_address'];
 
 function failureOf(replyClass: ReplyClass): ProbeFailure {
   switch (replyClass) {
     case 'greylisted':
     case 'temporary':
     case 'too_many_recipients':
+      return 'greylisted';
     case 'rate_limited':
       // Asked to slow down: worth trying again later, like greylisting (the host cools down meanwhile).
-      return 'greylisted';
+      return 'rate_limited';
     case 'sender_blocked':
       return 'sender_blocked';
     case 'tls_required':
@@ -157,7 +173,7 @@ class Attempt {
     } catch (error) {
       if (error instanceof GateAbortedError) throw new SmtpError('aborted', error.message);
       if (error instanceof CoolingDownError) {
-        this.note(error.reason === 'blocked' ? 'sender_blocked' : 'greylisted', host);
+        this.note(error.reason === 'blocked' ? 'sender_blocked' : 'rate_limited', host);
         return null;
       }
       throw error;

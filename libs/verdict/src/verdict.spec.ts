@@ -2,8 +2,10 @@ import { decideVerdict, type VerdictInput } from './verdict';
 
 const accepted: VerdictInput = {
   syntaxValid: true,
+  syntaxProblem: null,
   domainExists: true,
   noMail: false,
+  nullMx: false,
   mailbox: 'accepted',
   unknownCause: null,
   catchAll: false,
@@ -35,7 +37,28 @@ const TABLE: Array<[string, Partial<VerdictInput>, string, string, string]> = [
   ['DNS could not say', { domainExists: null, mailbox: 'unknown', unknownCause: 'dns_error' }, 'risky', 'unknown', 'unknown'],
 ];
 
+/** API.md §1.3: the finer cause inside each reason, from what the checks saw. */
+const SUB_STATUS: Array<[string, Partial<VerdictInput>, string, string | null]> = [
+  ['a control character', { syntaxValid: false, syntaxProblem: 'control_characters' }, 'invalid_syntax', 'control_characters'],
+  ['an over-long address', { syntaxValid: false, syntaxProblem: 'too_long' }, 'invalid_syntax', 'too_long'],
+  ['a null MX', { noMail: true, nullMx: true }, 'no_mx', 'null_mx'],
+  ['no mail host', { noMail: true }, 'no_mx', 'no_mail_host'],
+  ['no such user', { mailbox: 'no_such_user' }, 'rejected_email', 'no_such_user'],
+  ['disabled', { mailbox: 'disabled' }, 'disabled', 'disabled'],
+  ['greylisting', { mailbox: 'unknown', unknownCause: 'greylisted' }, 'unknown', 'greylisted'],
+  ['a rate limit', { mailbox: 'unknown', unknownCause: 'rate_limited' }, 'unknown', 'rate_limited'],
+  ['no cause known', { mailbox: 'unknown' }, 'unknown', 'unclassified'],
+  ['NXDOMAIN', { domainExists: false }, 'invalid_domain', null],
+  ['catch-all', { catchAll: true, catchAllConfidence: 50 }, 'catch_all', null],
+  ['accepted', {}, 'accepted_email', null],
+  ['role', { role: true }, 'role', null],
+];
+
 describe('decideVerdict', () => {
+  it.each(SUB_STATUS)('subStatus for %s', (_name, input, reason, subStatus) => {
+    expect(decideVerdict({ ...accepted, ...input })).toMatchObject({ reason, subStatus });
+  });
+
   it.each(TABLE)('%s', (_name, input, status, reachable, reason) => {
     const verdict = decideVerdict({ ...accepted, ...input });
     expect(verdict).toMatchObject({ status, reachable, reason, isValid: status !== 'invalid' });

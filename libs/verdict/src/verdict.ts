@@ -1,3 +1,5 @@
+import type { SyntaxProblem } from '@mailguard/email';
+
 /**
  * The verdict rules of API.md §1.1, in their order (the first row that applies decides), and the
  * `score` of every address. This file is the only place a verdict is made.
@@ -21,15 +23,35 @@ export type Reason =
 /** What the SMTP probe established about the mailbox; `unknown` covers every case without an answer. */
 export type MailboxAnswer = 'accepted' | 'busy' | 'no_such_user' | 'disabled' | 'full' | 'unknown';
 
-/** Why SMTP gave no answer, when it did not: it moves the score of `unknown` results. */
-export type UnknownCause = 'greylisted' | 'sender_blocked' | 'dns_error' | 'no_connection' | 'other';
+/** Why no answer about the mailbox could be had (API.md §1.3, `subStatus` of `unknown`); it moves the score. */
+export const UNKNOWN_CAUSES = [
+  'timeout',
+  'greylisted',
+  'sender_blocked',
+  'rate_limited',
+  'tls_failed',
+  'mx_unreachable',
+  'dns_error',
+  'smtputf8_unsupported',
+  'address_literal',
+  'unclassified',
+] as const;
+export type UnknownCause = (typeof UNKNOWN_CAUSES)[number];
+
+/** API.md §1.3: a finer cause inside `reason`, from a closed vocabulary; null where nothing finer applies. */
+export const SUB_STATUSES = [...UNKNOWN_CAUSES, 'control_characters', 'too_long', 'bad_local_part', 'bad_domain', 'no_such_user', 'disabled', 'null_mx', 'no_mail_host'] as const;
+export type SubStatus = (typeof SUB_STATUSES)[number];
 
 export interface VerdictInput {
   syntaxValid: boolean;
+  /** Why the syntax failed, when it did. */
+  syntaxProblem: SyntaxProblem | null;
   /** false: NXDOMAIN; null: DNS could not say. */
   domainExists: boolean | null;
   /** The domain has a null MX, or neither MX nor A/AAAA (or only MX hosts that do not exist). */
   noMail: boolean;
+  /** The domain publishes a null MX (RFC 7505): it says it takes no mail. */
+  nullMx: boolean;
   mailbox: MailboxAnswer;
   unknownCause: UnknownCause | null;
   catchAll: boolean;
@@ -43,6 +65,7 @@ export interface Verdict {
   status: Status;
   reachable: Reachable;
   reason: Reason;
+  subStatus: SubStatus | null;
   isValid: boolean;
   confidence: number | null;
   score: number;
@@ -56,30 +79,44 @@ export interface Verdict {
  * - disposable: 30 when accepted (delivered, but to a throwaway inbox), 15 when unknown;
  * - full inbox: 15 (bounces until the owner makes room);
  * - role: 70 (delivered to a shared or unattended mailbox more often than not);
- * - unknown: 45 when greylisted (servers greylist mailboxes that exist), 30 when our probe was
- *   blocked or the hosts did not answer, 20 when DNS itself failed;
+ * - unknown: 45 when greylisted or rate-limited (servers that ask us to come back have mailboxes to
+ *   protect), 30 when our probe was blocked, timed out or the hosts did not answer, 20 when DNS itself failed;
  * - accepted: 97, or 92 when the server only proved the mailbox exists (rate-limited).
  */
-const UNKNOWN_SCORE: Record<UnknownCause, number> = { greylisted: 45, sender_blocked: 30, no_connection: 30, other: 30, dns_error: 20 };
+const UNKNOWN_SCORE: Record<UnknownCause, number> = {
+  greylisted: 45,
+  rate_limited: 45,
+  sender_blocked: 30,
+  timeout: 30,
+  tls_failed: 30,
+  mx_unreachable: 30,
+  smtputf8_unsupported: 30,
+  address_literal: 30,
+  unclassified: 30,
+  dns_error: 20,
+};
 
-function row(status: Status, reachable: Reachable, reason: Reason, score: number, confidence: number | null = null): Verdict {
-  return { status, reachable, reason, isValid: status !== 'invalid', confidence, score };
+function row(status: Status, reachable: Reachable, reason: Reason, score: number, subStatus: SubStatus | null = null, confidence: number | null = null): Verdict {
+  return { status, reachable, reason, subStatus, isValid: status !== 'invalid', confidence, score };
 }
 
 export function decideVerdict(input: VerdictInput): Verdict {
-  if (!input.syntaxValid) return row('invalid', 'invalid', 'invalid_syntax', 0);
+  if (!input.syntaxValid) return row('invalid', 'invalid', 'invalid_syntax', 0, input.syntaxProblem);
   if (input.domainExists === false) return row('invalid', 'invalid', 'invalid_domain', 1);
-  if (input.noMail) return row('invalid', 'invalid', 'no_mx', 1);
-  if (input.mailbox === 'no_such_user') return row('invalid', 'invalid', 'rejected_email', 2);
-  if (input.mailbox === 'disabled') return row('invalid', 'invalid', 'disabled', 3);
+  if (input.noMail) return row('invalid', 'invalid', 'no_mx', 1, input.nullMx ? 'null_mx' : 'no_mail_host');
+  if (input.mailbox === 'no_such_user') return row('invalid', 'invalid', 'rejected_email', 2, 'no_such_user');
+  if (input.mailbox === 'disabled') return row('invalid', 'invalid', 'disabled', 3, 'disabled');
   if (input.catchAll) {
     const confidence = input.catchAllConfidence ?? 50;
-    return row('risky', 'risky', 'catch_all', Math.round(confidence * 0.9), confidence);
+    return row('risky', 'risky', 'catch_all', Math.round(confidence * 0.9), null, confidence);
   }
   const answered = input.mailbox === 'accepted' || input.mailbox === 'busy';
   if (input.disposable) return row('risky', 'risky', 'disposable', answered ? 30 : 15);
   if (input.mailbox === 'full') return row('risky', 'risky', 'full_inbox', 15);
   if (input.role && answered) return row('risky', 'risky', 'role', 70);
-  if (!answered) return row('risky', 'unknown', 'unknown', UNKNOWN_SCORE[input.unknownCause ?? 'other']);
+  if (!answered) {
+    const cause = input.unknownCause ?? 'unclassified';
+    return row('risky', 'unknown', 'unknown', UNKNOWN_SCORE[cause], cause);
+  }
   return row('valid', 'safe', 'accepted_email', input.mailbox === 'busy' ? 92 : 97);
 }

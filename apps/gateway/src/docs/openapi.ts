@@ -3,6 +3,8 @@
  * so that the document and the contract are read side by side.
  */
 
+import { SUB_STATUSES } from '@mailguard/verdict';
+
 type Scope = 'full' | 'verify' | 'lists' | 'read-only';
 
 interface Endpoint {
@@ -78,6 +80,7 @@ const SCHEMAS = {
       confidence: nullable({ type: 'integer', minimum: 0, maximum: 100 }),
       score: { type: 'integer', minimum: 0, maximum: 100 },
       reason: { type: 'string', enum: ['accepted_email', 'rejected_email', 'invalid_syntax', 'invalid_domain', 'no_mx', 'disabled', 'catch_all', 'disposable', 'full_inbox', 'role', 'unknown'] },
+      subStatus: nullable({ type: 'string', enum: [...SUB_STATUSES], description: 'A finer cause inside reason (API.md §1.3)' }),
       isValid: bool,
       reachable: { type: 'string', enum: ['safe', 'risky', 'invalid', 'unknown'] },
       syntax: bool,

@@ -18,7 +18,13 @@ import { receiveUpload } from './upload';
 const INSERT_BATCH = 1_000;
 const RESULT_STATUSES = ['valid', 'risky', 'invalid', 'unknown'];
 /** Our columns after the customer's, in this order (API.md §4, #7). */
-const RESULT_COLUMNS = ['status', 'reason', 'confidence', 'reachable', 'is_free', 'is_role', 'is_disposable', 'is_catch_all', 'suggestion'];
+const RESULT_COLUMNS = ['status', 'reason', 'confidence', 'reachable', 'is_free', 'is_role', 'is_disposable', 'is_catch_all', 'suggestion', 'score', 'sub_status'];
+
+/** Our column names, each written `mailguard_<name>` when the customer's header already has it: no column lost or ambiguous. */
+function resultHeader(columns: string[]): string[] {
+  const taken = new Set(columns.map((column) => column.trim().toLowerCase()));
+  return RESULT_COLUMNS.map((name) => (taken.has(name) ? `mailguard_${name}` : name));
+}
 
 /** A CSV field, quoted when it holds the delimiter, a quote or a line break (RFC 4180). */
 function csvField(value: string, delimiter: string): string {
@@ -28,7 +34,19 @@ function csvField(value: string, delimiter: string): string {
 function resultColumns(row: ResultRow): string[] {
   const result = row.result;
   if (!result) return RESULT_COLUMNS.map(() => '');
-  return [result.status, result.reason, result.confidence === null ? '' : String(result.confidence), result.reachable, String(result.isFree), String(result.isRole), String(result.isDisposable), String(result.smtp.catchAll), result.suggestion ?? ''];
+  return [
+    result.status,
+    result.reason,
+    result.confidence === null ? '' : String(result.confidence),
+    result.reachable,
+    String(result.isFree),
+    String(result.isRole),
+    String(result.isDisposable),
+    String(result.smtp.catchAll),
+    result.suggestion ?? '',
+    String(result.score),
+    result.subStatus ?? '',
+  ];
 }
 
 @Controller('lists')
@@ -148,7 +166,7 @@ export class ListsController {
     res.status(200);
     res.setHeader('Content-Type', 'text/csv; charset=utf-8');
     res.setHeader('Content-Disposition', `attachment; filename="${id}.csv"`);
-    res.write(line([...columns, ...RESULT_COLUMNS]));
+    res.write(line([...columns, ...resultHeader(columns)]));
     for (let after = 0; !res.destroyed; ) {
       const rows = await this.lists.results(id, { status: filter, afterRow: after, limit: 1_000 });
       if (rows.length === 0) break;
