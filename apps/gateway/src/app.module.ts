@@ -9,8 +9,10 @@ import { HealthController } from './health/health.controller';
 import { MetricsController } from './health/metrics.controller';
 import { InfraModule, type Infrastructure } from './infra.module';
 import { FinderController } from './finder/finder.controller';
+import { FinderService } from './finder/finder.service';
 import { KeysController } from './keys/keys.controller';
 import { ListsController } from './lists/lists.controller';
+import { ListsService } from './lists/lists.service';
 import { ValidationController } from './validation/validation.controller';
 import { VerificationService } from './validation/verification.service';
 import { WidgetController } from './widget/widget.controller';
@@ -23,7 +25,7 @@ export class AppModule {
       module: AppModule,
       imports: [ConfigModule.forRoot(config), InfraModule.forRoot(infra)],
       controllers: [HealthController, MetricsController, DocsController, AccountsController, KeysController, CreditsController, ValidationController, ListsController, FinderController, WidgetController],
-      providers: [VerificationService, WidgetService, { provide: APP_GUARD, useClass: ApiKeyGuard }],
+      providers: [VerificationService, FinderService, ListsService, WidgetService, { provide: APP_GUARD, useClass: ApiKeyGuard }],
     };
   }
 }
