@@ -11,6 +11,8 @@ import { InfraModule, type Infrastructure } from './infra.module';
 import { FinderController } from './finder/finder.controller';
 import { FinderService } from './finder/finder.service';
 import { KeysController } from './keys/keys.controller';
+import { McpController } from './mcp/mcp.controller';
+import { McpTools } from './mcp/mcp.tools';
 import { ListsController } from './lists/lists.controller';
 import { ListsService } from './lists/lists.service';
 import { ValidationController } from './validation/validation.controller';
@@ -24,8 +26,8 @@ export class AppModule {
     return {
       module: AppModule,
       imports: [ConfigModule.forRoot(config), InfraModule.forRoot(infra)],
-      controllers: [HealthController, MetricsController, DocsController, AccountsController, KeysController, CreditsController, ValidationController, ListsController, FinderController, WidgetController],
-      providers: [VerificationService, FinderService, ListsService, WidgetService, { provide: APP_GUARD, useClass: ApiKeyGuard }],
+      controllers: [HealthController, MetricsController, DocsController, AccountsController, KeysController, CreditsController, ValidationController, ListsController, FinderController, WidgetController, McpController],
+      providers: [VerificationService, FinderService, ListsService, WidgetService, McpTools, { provide: APP_GUARD, useClass: ApiKeyGuard }],
     };
   }
 }

@@ -4,19 +4,10 @@ import { CreditLedger } from '@mailguard/credits';
 import type { VerificationEngine } from '@mailguard/engine';
 import { AppError } from '@mailguard/errors';
 import { DomainKnowledge } from '@mailguard/feedback';
-import { domainInsight, findAddress, parseName, registrableDomain, type DomainInsight, type FinderAnswer } from '@mailguard/finder';
+import { domainInsight, findAddress, parseDomainParam, parseFinderQuery, type DomainInsight, type FinderAnswer, type FinderQuery } from '@mailguard/finder';
 import { newId } from '@mailguard/keys';
 import type { ResultStore } from '@mailguard/pipeline';
 import { ENGINE, RESULT_STORE } from '../infra.module';
-
-export const MAX_FINDER_PARAM = 200;
-
-export interface FinderQuery {
-  firstName?: string;
-  lastName?: string;
-  fullName?: string;
-  domain?: string;
-}
 
 /** The finder (#9) and domain insight (#10), for REST and the MCP tools alike. */
 @Injectable()
@@ -31,8 +22,7 @@ export class FinderService {
 
   /** #10: free. */
   async domain(param: string): Promise<DomainInsight> {
-    const domain = param.length <= MAX_FINDER_PARAM ? registrableDomain(param) : null;
-    if (!domain) throw new AppError('bad_request', 'Give a domain such as acme.com (or a URL)');
+    const domain = parseDomainParam(param);
     return domainInsight(this.engine, domain, await this.knowledge.model(domain));
   }
 
@@ -41,14 +31,7 @@ export class FinderService {
    * balance cannot be overdrawn, and refunded when nothing is found). `balance` is the one after.
    */
   async find(accountId: string, query: FinderQuery): Promise<{ answer: FinderAnswer; balance: number }> {
-    const { firstName, lastName, fullName, domain: domainParam } = query;
-    for (const value of [firstName, lastName, fullName, domainParam]) {
-      if (value !== undefined && (typeof value !== 'string' || value.length > MAX_FINDER_PARAM)) throw new AppError('bad_request', `Parameters are single strings of at most ${MAX_FINDER_PARAM} characters`);
-    }
-    const name = parseName({ firstName, lastName, fullName });
-    if (!name) throw new AppError('bad_request', 'Give firstName and lastName, or fullName, with letters in them');
-    const domain = domainParam ? registrableDomain(domainParam) : null;
-    if (!domain) throw new AppError('bad_request', 'Give domain: a company domain or URL');
+    const { name, domain } = parseFinderQuery(query);
     const ref = newId('fnd');
     const charged = await this.ledger.charge(accountId, 1, 'finder', ref);
     if (charged === null) {
