@@ -1,12 +1,16 @@
-import { ConfigError, loadConfig } from '@mailguard/config';
+import { ConfigError, loadConfig, type AppConfig } from '@mailguard/config';
 import { createEngine, type VerificationResult } from '@mailguard/engine';
 import { runConcurrently } from './concurrency';
+import { serveLocal, serveProxy } from './mcp';
 import { ProgressBar } from './progress';
 
 const USAGE = `Usage: mailguard verify <email...> [--json] [--concurrency N]
+       mailguard mcp
 
-Checks each address (syntax, domain, MX, SMTP mailbox ping, disposable, role, catch-all, domain age,
-SPF/DKIM/DMARC) and prints its verdict. --json prints one JSON array of results, in input order.
+verify: checks each address (syntax, domain, MX, SMTP mailbox ping, disposable, role, catch-all, domain
+age, SPF/DKIM/DMARC) and prints its verdict. --json prints one JSON array of results, in input order.
+mcp: serves the MailGuard tools to an MCP client on stdio: with MAILGUARD_API_URL and MAILGUARD_API_KEY
+through that service (metered like its REST API), else with the engine in this process (unmetered).
 Honours the variables of API.md §8 (DNS_SERVERS, SMTP_PORT, SMTP_HELO_NAME, ALLOW_PRIVATE_MX, …).
 `;
 
@@ -45,16 +49,33 @@ function line(result: VerificationResult): string {
   return [result.email, result.status, result.subStatus ? `${result.reason} (${result.subStatus})` : result.reason, `score ${result.score}`, ...extra].join('  ');
 }
 
-async function main(): Promise<void> {
-  const args = parseArgs(process.argv.slice(2));
-  let config;
+function config(): AppConfig {
   try {
-    config = loadConfig();
+    return loadConfig();
   } catch (error) {
     if (error instanceof ConfigError) fail(error.message);
     throw error;
   }
-  const engine = createEngine(config);
+}
+
+/** `mailguard mcp`: the service's tools when one is named, else the engine here. */
+async function mcp(argv: string[]): Promise<void> {
+  if (argv.length > 0) fail(`mcp takes no arguments (it reads MAILGUARD_API_URL and MAILGUARD_API_KEY)\n\n${USAGE}`);
+  const url = process.env.MAILGUARD_API_URL?.trim();
+  const key = process.env.MAILGUARD_API_KEY?.trim();
+  if (url) {
+    if (!key) fail('MAILGUARD_API_URL is set but MAILGUARD_API_KEY is not: the service needs a key');
+    if (!/^https?:\/\/[^\s]+$/i.test(url)) fail(`MAILGUARD_API_URL must be an http(s) URL, got ${JSON.stringify(url)}`);
+    return serveProxy(url, key);
+  }
+  if (key) process.stderr.write('mailguard mcp: MAILGUARD_API_KEY is ignored without MAILGUARD_API_URL (running the engine here, unmetered)\n');
+  return serveLocal(config());
+}
+
+async function main(): Promise<void> {
+  if (process.argv[2] === 'mcp') return mcp(process.argv.slice(3));
+  const args = parseArgs(process.argv.slice(2));
+  const engine = createEngine(config());
   engine.gate.observe({ expired: (host) => process.stderr.write(`mailguard: warning: an MX slot lease for ${host} expired (a session never gave its slot back)\n`) });
   const progress = new ProgressBar(args.emails.length, process.stderr);
   const results = await runConcurrently(args.emails, args.concurrency, async (email) => {

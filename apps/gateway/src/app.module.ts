@@ -9,8 +9,12 @@ import { HealthController } from './health/health.controller';
 import { MetricsController } from './health/metrics.controller';
 import { InfraModule, type Infrastructure } from './infra.module';
 import { FinderController } from './finder/finder.controller';
+import { FinderService } from './finder/finder.service';
 import { KeysController } from './keys/keys.controller';
+import { McpController } from './mcp/mcp.controller';
+import { McpTools } from './mcp/mcp.tools';
 import { ListsController } from './lists/lists.controller';
+import { ListsService } from './lists/lists.service';
 import { ValidationController } from './validation/validation.controller';
 import { VerificationService } from './validation/verification.service';
 import { WidgetController } from './widget/widget.controller';
@@ -22,8 +26,8 @@ export class AppModule {
     return {
       module: AppModule,
       imports: [ConfigModule.forRoot(config), InfraModule.forRoot(infra)],
-      controllers: [HealthController, MetricsController, DocsController, AccountsController, KeysController, CreditsController, ValidationController, ListsController, FinderController, WidgetController],
-      providers: [VerificationService, WidgetService, { provide: APP_GUARD, useClass: ApiKeyGuard }],
+      controllers: [HealthController, MetricsController, DocsController, AccountsController, KeysController, CreditsController, ValidationController, ListsController, FinderController, WidgetController, McpController],
+      providers: [VerificationService, FinderService, ListsService, WidgetService, McpTools, { provide: APP_GUARD, useClass: ApiKeyGuard }],
     };
   }
 }

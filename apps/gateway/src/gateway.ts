@@ -1,3 +1,4 @@
+import type { IncomingMessage } from 'node:http';
 import { ValidationPipe } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
@@ -23,7 +24,7 @@ import { AppModule } from './app.module';
 import { BULL_BOARD_PATH, bullBoard } from './http/bull-board';
 import { answerNoRoute, ErrorFilter } from './http/error.filter';
 import { InputPolicyPipe } from './http/input-policy.pipe';
-import { JSON_BODY_LIMIT, LimitedExpressAdapter, refuseOversizedBodies } from './http/limits';
+import { isMcpRequest, JSON_BODY_LIMIT, LimitedExpressAdapter, MCP_BODY_LIMIT, refuseOversizedBodies } from './http/limits';
 import { KeyMeter } from './auth/key-meter';
 import { requestLogging } from './http/request-logging';
 import { securityHeaders } from './http/security-headers';
@@ -93,6 +94,7 @@ export async function startGateway(config: AppConfig, logger: Logger): Promise<G
     pipeline,
     store,
     engine,
+    logger,
   };
 
   const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config, infra), new LimitedExpressAdapter(), {
@@ -122,6 +124,8 @@ export async function startGateway(config: AppConfig, logger: Logger): Promise<G
   app.use(securityHeaders({ contentSecurityPolicy: { directives: { 'script-src': ["'self'"], 'style-src': ["'self'", "'unsafe-inline'"] } } }));
   app.use('/v1/widget', widgetCors);
   app.use(refuseOversizedBodies);
+  // MCP messages first, with their own limit; a body read by one parser is skipped by the next.
+  app.useBodyParser('json', { limit: MCP_BODY_LIMIT, type: (req: IncomingMessage) => isMcpRequest(req) && /^application\/json\b/i.test(req.headers['content-type'] ?? '') });
   app.useBodyParser('json', { limit: JSON_BODY_LIMIT });
   app.useStaticAssets(swaggerUiPath(), { prefix: '/docs/assets/', index: false });
   app.useStaticAssets(WIDGET_DEMO_DIR, { prefix: '/widget/demo/' });
@@ -135,7 +139,7 @@ export async function startGateway(config: AppConfig, logger: Logger): Promise<G
         new AppError('bad_request', errors.flatMap((error) => Object.values(error.constraints ?? { [error.property]: `${error.property} is invalid` })).join('; ')),
     }),
   );
-  app.setGlobalPrefix('v1', { exclude: ['health/live', 'health/ready', 'metrics', 'docs', 'docs-json', 'docs/assets/docs-init.js'] });
+  app.setGlobalPrefix('v1', { exclude: ['health/live', 'health/ready', 'metrics', 'docs', 'docs-json', 'docs/assets/docs-init.js', 'mcp'] });
 
   await app.init();
   // Nest's own 404 handler covers only the /v1 prefix; this answers everything else alike.

@@ -9,6 +9,7 @@ import { ApiKeys } from '@mailguard/keys';
 import { ListStore } from '@mailguard/lists';
 import { Metrics } from '@mailguard/metrics';
 import type { VerificationEngine } from '@mailguard/engine';
+import type { Logger } from '@mailguard/logger';
 import type { ResultStore } from '@mailguard/pipeline';
 import type { CheckPipeline } from '@mailguard/queue';
 import type { DailyQuota, RateLimiter } from '@mailguard/ratelimit';
@@ -23,6 +24,7 @@ export const RESULT_STORE = Symbol('RESULT_STORE');
 export const ENGINE = Symbol('ENGINE');
 export const QUEUES = Symbol('QUEUES');
 export const DAILY_QUOTA = Symbol('DAILY_QUOTA');
+export const LOGGER = Symbol('LOGGER');
 
 export interface Infrastructure {
   database: Database;
@@ -47,6 +49,7 @@ export interface Infrastructure {
   knowledge: DomainKnowledge;
   /** The widget's public tier counters. */
   quota: DailyQuota;
+  logger: Logger;
 }
 
 /** Connections and stores opened once in main() and shared by every module of the process. */
@@ -72,6 +75,7 @@ export class InfraModule {
       { provide: WidgetSettingsStore, useValue: infra.widgetSettings },
       { provide: DomainKnowledge, useValue: infra.knowledge },
       { provide: DAILY_QUOTA, useValue: infra.quota },
+      { provide: LOGGER, useValue: infra.logger },
     ];
     return { module: InfraModule, providers, exports: providers.map(({ provide }) => provide) };
   }

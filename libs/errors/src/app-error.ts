@@ -8,6 +8,7 @@ export const ERROR_STATUS = {
   insufficient_credits: 402,
   forbidden: 403,
   not_found: 404,
+  method_not_allowed: 405,
   request_timeout: 408,
   conflict: 409,
   payload_too_large: 413,
@@ -20,13 +21,17 @@ export const ERROR_STATUS = {
 export type ErrorCode = keyof typeof ERROR_STATUS;
 
 export class AppError extends Error {
+  /** On rate limits: the seconds to wait before trying again (Retry-After). */
+  readonly retryAfterSeconds?: number;
+
   constructor(
     readonly code: ErrorCode,
     message: string,
-    options?: { cause?: unknown },
+    options?: { cause?: unknown; retryAfterSeconds?: number },
   ) {
     super(message, options);
     this.name = 'AppError';
+    this.retryAfterSeconds = options?.retryAfterSeconds;
   }
 
   get status(): number {

@@ -17,6 +17,8 @@ export class Metrics {
     registers: [this.registry],
   });
   readonly credits = new Counter({ name: 'mailguard_credits_total', help: 'Credits charged and refunded', labelNames: ['direction'], registers: [this.registry] });
+  readonly mcpTransports = new Gauge({ name: 'mailguard_mcp_transports_open', help: 'MCP streamable HTTP transports open now (one per POST /mcp in flight)', registers: [this.registry] });
+  readonly mcpTransportsOpened = new Counter({ name: 'mailguard_mcp_transports_opened_total', help: 'MCP streamable HTTP transports opened (one per POST /mcp)', registers: [this.registry] });
   readonly cache = new Counter({ name: 'mailguard_result_cache_requests_total', help: 'Result cache look-ups by outcome (hit, miss)', labelNames: ['outcome'], registers: [this.registry] });
   readonly jobs = new Counter({ name: 'mailguard_jobs_total', help: 'Jobs processed by queue, job and outcome', labelNames: ['queue', 'job', 'outcome'], registers: [this.registry] });
   readonly jobDuration = new Histogram({

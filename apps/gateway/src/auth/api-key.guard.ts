@@ -1,14 +1,31 @@
 import { Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { Request, Response } from 'express';
+import type { KeyScope } from '@mailguard/db';
 import { AppError } from '@mailguard/errors';
+import type { Authenticated } from '@mailguard/keys';
+import type { RateDecision } from '@mailguard/ratelimit';
 import { ACCESS, type AccessRule, type AuthedRequest } from './access';
-import { KeyMeter } from './key-meter';
+import { KeyMeter, retryAfter } from './key-meter';
 
 /**
- * One guard for every route, in the order API.md asks: the key (401), the rate limit (429, decided
- * before anything is charged), then the scope (403). Headers for a valid key are set first, so
- * every response carries them whatever its status.
+ * What a metered key may do, in the order API.md asks once the key is known: the rate limit (429,
+ * decided before anything is charged), then the scope (403). Shared by REST routes and MCP tools.
+ */
+export function admit(auth: Authenticated, decision: RateDecision, scopes: KeyScope[]): void {
+  if (!decision.allowed) {
+    const wait = retryAfter(decision);
+    throw new AppError('rate_limited', `Rate limit of ${decision.limit} requests per minute exceeded; retry in ${wait} s`, { retryAfterSeconds: wait });
+  }
+  if (!scopes.includes(auth.key.scope)) {
+    throw new AppError('forbidden', `This key's scope (${auth.key.scope}) does not allow this endpoint; allowed: ${scopes.join(', ')}`);
+  }
+}
+
+/**
+ * One guard for every route, in the order API.md asks: the key (401), the rate limit (429), then
+ * the scope (403). Headers for a valid key are set first, so every response carries them whatever
+ * its status.
  */
 @Injectable()
 export class ApiKeyGuard implements CanActivate {
@@ -31,12 +48,7 @@ export class ApiKeyGuard implements CanActivate {
     if (!metered) throw new AppError('unauthorized', 'Invalid or revoked API key');
     const { auth, decision } = metered;
     if (!decision) throw new AppError('forbidden', 'Widget keys work only on POST /v1/widget/verify');
-    if (!decision.allowed) {
-      throw new AppError('rate_limited', `Rate limit of ${decision.limit} requests per minute exceeded; retry in ${Math.max(1, decision.resetSeconds)} s`);
-    }
-    if (!rule.scopes.includes(auth.key.scope)) {
-      throw new AppError('forbidden', `This key's scope (${auth.key.scope}) does not allow this endpoint; allowed: ${rule.scopes.join(', ')}`);
-    }
+    admit(auth, decision, rule.scopes);
     (req as AuthedRequest).auth = auth;
     return true;
   }

@@ -11,6 +11,11 @@ import { setCreditsRemaining } from './access';
  */
 export const AUTH_FAILURES = { limit: 20, windowMs: 10 * 60_000 };
 
+/** Seconds to wait before a refused request may be sent again (Retry-After): never 0. */
+export function retryAfter(decision: RateDecision): number {
+  return Math.max(1, decision.resetSeconds);
+}
+
 export interface Metered {
   auth: Authenticated;
   /** null for widget keys: they are not metered on the REST API. */
@@ -34,28 +39,42 @@ export class KeyMeter {
    * has failed too often throws 429 (with Retry-After).
    */
   async meter(presented: string | undefined, clientIp: string, res: Response): Promise<Metered | null> {
-    if (!presented) return null;
-    const auth = await this.keys.authenticate(presented.trim());
-    if (!auth) {
-      await this.unknownKey(clientIp, res);
-      return null;
-    }
+    const auth = await this.identify(presented, clientIp, res);
+    if (!auth) return null;
     if (auth.key.type === 'widget') return { auth, decision: null };
     setCreditsRemaining(res, auth.account.balance);
+    return { auth, decision: await this.count(auth, res) };
+  }
+
+  /** The key behind a request, without counting the request: null for none, an unknown or a revoked key. */
+  async identify(presented: string | undefined, clientIp: string, res: Response): Promise<Authenticated | null> {
+    if (!presented) return null;
+    const auth = await this.keys.authenticate(presented.trim());
+    if (!auth) await this.unknownKey(clientIp, res);
+    return auth;
+  }
+
+  /**
+   * Counts one request against the key's rolling window, shared by REST and the MCP tool calls;
+   * `res` gets the `RateLimit-*` headers when the answer is an HTTP response of its own.
+   */
+  async count(auth: Authenticated, res?: Response): Promise<RateDecision> {
     const decision = await this.limiter.hit(`key:${auth.key.id}`, this.config.http.rateLimitPerMinute, 60_000);
-    res.setHeader('RateLimit-Limit', String(decision.limit));
-    res.setHeader('RateLimit-Remaining', String(decision.remaining));
-    res.setHeader('RateLimit-Reset', String(decision.resetSeconds));
-    if (!decision.allowed) res.setHeader('Retry-After', String(Math.max(1, decision.resetSeconds)));
-    return { auth, decision };
+    if (res) {
+      res.setHeader('RateLimit-Limit', String(decision.limit));
+      res.setHeader('RateLimit-Remaining', String(decision.remaining));
+      res.setHeader('RateLimit-Reset', String(decision.resetSeconds));
+      if (!decision.allowed) res.setHeader('Retry-After', String(retryAfter(decision)));
+    }
+    return decision;
   }
 
   /** Counts a key that was not found against its client IP: 429 once the IP has failed too often. */
   async unknownKey(clientIp: string, res: Response): Promise<void> {
     const failures = await this.limiter.hit(`authfail:${clientIp}`, AUTH_FAILURES.limit, AUTH_FAILURES.windowMs);
     if (failures.allowed) return;
-    const wait = Math.max(1, failures.resetSeconds);
+    const wait = retryAfter(failures);
     res.setHeader('Retry-After', String(wait));
-    throw new AppError('rate_limited', `Too many requests with unknown API keys from this address; retry in ${wait} s`);
+    throw new AppError('rate_limited', `Too many requests with unknown API keys from this address; retry in ${wait} s`, { retryAfterSeconds: wait });
   }
 }

@@ -9,7 +9,7 @@ import type { KeyMeter } from '../auth/key-meter';
 
 interface ErrorBody {
   error: string;
-  code?: string;
+  code: string;
 }
 
 function noRouteMessage(req: Request): string {
@@ -47,6 +47,20 @@ function codeOf(status: number): ErrorCode {
   return known?.[0] ?? (status >= 500 ? 'internal' : 'bad_request');
 }
 
+/** A failure as its status and REST error body (API.md §7); the MCP tools answer the same body. */
+export function describeError(exception: unknown): { status: number; body: ErrorBody } {
+  if (isDatabaseConnectionError(exception)) return describeError(new DatabaseUnavailableError(exception));
+  if (isRedisConnectionError(exception)) return describeError(new RedisUnavailableError(exception));
+  if (exception instanceof AppError) {
+    return { status: exception.status, body: { error: exception.message, code: exception.code } };
+  }
+  if (exception instanceof HttpException) {
+    const status = exception.getStatus();
+    return { status, body: { error: httpExceptionMessage(exception), code: codeOf(status) } };
+  }
+  return { status: 500, body: { error: 'Internal server error; retry after a short delay', code: 'internal' } };
+}
+
 /**
  * The one place where failures become HTTP: every error body is `{ error }` (plus an optional
  * machine `code`), never a stack trace; unexpected errors are logged with the request id.
@@ -66,7 +80,7 @@ export class ErrorFilter implements ExceptionFilter {
       void answerNoRoute(req, res, this.meter);
       return;
     }
-    const { status, body } = this.describe(exception);
+    const { status, body } = describeError(exception);
     if (status >= 500) {
       this.logger.error({ err: exception, reqId: req.id, url: req.originalUrl }, 'request failed');
     }
@@ -80,16 +94,4 @@ export class ErrorFilter implements ExceptionFilter {
     res.status(status).json(body);
   }
 
-  private describe(exception: unknown): { status: number; body: ErrorBody } {
-    if (isDatabaseConnectionError(exception)) return this.describe(new DatabaseUnavailableError(exception));
-    if (isRedisConnectionError(exception)) return this.describe(new RedisUnavailableError(exception));
-    if (exception instanceof AppError) {
-      return { status: exception.status, body: { error: exception.message, code: exception.code } };
-    }
-    if (exception instanceof HttpException) {
-      const status = exception.getStatus();
-      return { status, body: { error: httpExceptionMessage(exception), code: codeOf(status) } };
-    }
-    return { status: 500, body: { error: 'Internal server error; retry after a short delay', code: 'internal' } };
-  }
 }

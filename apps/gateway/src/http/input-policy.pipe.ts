@@ -16,14 +16,17 @@ export class InputPolicyPipe implements PipeTransform {
   transform(value: unknown, { type, data }: ArgumentMetadata): unknown {
     if (type === 'body') {
       if (jsonDepth(value) > MAX_JSON_DEPTH) throw new AppError('bad_request', `The request body nests deeper than ${MAX_JSON_DEPTH} levels`);
-      if (typeof value === 'object' && value !== null) {
-        for (const [field, child] of Object.entries(value)) if (!ADDRESS_FIELDS.has(field)) assertStrings(field, child);
-      }
+      if (typeof value === 'object' && value !== null) assertPlainFields(value, ADDRESS_FIELDS);
     } else if ((type === 'query' || type === 'param') && !(type === 'param' && data && ADDRESS_PARAMS.has(data))) {
       assertStrings(data ?? type, value);
     }
     return value;
   }
+}
+
+/** Every string of an object's fields is plain text, but for the fields named in `except`. */
+export function assertPlainFields(value: object, except: ReadonlySet<string>): void {
+  for (const [field, child] of Object.entries(value)) if (!except.has(field)) assertStrings(field, child);
 }
 
 function assertStrings(field: string, value: unknown): void {

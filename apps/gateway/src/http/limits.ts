@@ -7,6 +7,18 @@ import { MAX_UPLOAD_REQUEST_BYTES } from '../lists/upload';
 
 /** JSON bodies: the largest the API takes is a batch of 100 addresses, far below this. */
 export const JSON_BODY_LIMIT = 1024 * 1024;
+/** The agent tool server's path (API.md §9), outside `/v1`. */
+export const MCP_PATH = '/mcp';
+/**
+ * MCP messages: create_list carries a CSV of up to 5 MB as a JSON string, which escaping can double.
+ * Room beyond that, so that a CSV over 5 MB is refused by the tool (an MCP tool error), not by HTTP.
+ */
+export const MCP_BODY_LIMIT = 16 * 1024 * 1024;
+
+export function isMcpRequest(req: IncomingMessage): boolean {
+  const path = (req.url ?? '').split('?')[0];
+  return path === MCP_PATH || path === `${MCP_PATH}/`;
+}
 const MAX_HEADER_BYTES = 16 * 1024;
 /**
  * A client's headers come in one packet: one still sending them after this long holds a connection
@@ -62,7 +74,7 @@ export class LimitedExpressAdapter extends ExpressAdapter {
 export function refuseOversizedBodies(req: Request, res: Response, next: NextFunction): void {
   const declared = Number(req.headers['content-length'] ?? 0);
   const upload = /^multipart\/form-data/i.test(req.headers['content-type'] ?? '');
-  const limit = upload ? MAX_UPLOAD_REQUEST_BYTES : JSON_BODY_LIMIT;
+  const limit = upload ? MAX_UPLOAD_REQUEST_BYTES : isMcpRequest(req) ? MCP_BODY_LIMIT : JSON_BODY_LIMIT;
   if (declared <= limit) return next();
   res.setHeader('Connection', 'close');
   next(new AppError('payload_too_large', `The request body (${declared} bytes) is over the limit of ${limit} bytes`));

@@ -1,22 +1,13 @@
-import { Controller, Delete, Get, HttpCode, Inject, Param, Post, Query, Req, Res } from '@nestjs/common';
+import { Controller, Delete, Get, HttpCode, Param, Post, Query, Req, Res } from '@nestjs/common';
 import type { Request, Response } from 'express';
-import { resultKey } from '@mailguard/cache';
-import { APP_CONFIG, type AppConfig } from '@mailguard/config';
 import { CreditLedger } from '@mailguard/credits';
-import type { VerificationEngine } from '@mailguard/engine';
 import { AppError } from '@mailguard/errors';
-import { newId } from '@mailguard/keys';
-import { announce, checkWebhookTarget, feedList, ListStore, readCsv, type ListView, type ResultRow, type UploadRow } from '@mailguard/lists';
-import { createOutbound, type Outbound } from '@mailguard/net';
-import { listOptions } from '@mailguard/pipeline';
-import type { CheckPipeline } from '@mailguard/queue';
+import { ListStore, type ListView, type ResultRow } from '@mailguard/lists';
 import { Scopes, setCreditsRemaining, type AuthedRequest } from '../auth/access';
 import { parsePage } from '../http/paging';
-import { ENGINE, PIPELINE } from '../infra.module';
+import { ListsService } from './lists.service';
 import { receiveUpload } from './upload';
 
-const INSERT_BATCH = 1_000;
-const RESULT_STATUSES = ['valid', 'risky', 'invalid', 'unknown'];
 /** Our columns after the customer's, in this order (API.md §4, #7). */
 const RESULT_COLUMNS = ['status', 'reason', 'confidence', 'reachable', 'is_free', 'is_role', 'is_disposable', 'is_catch_all', 'suggestion', 'score', 'sub_status'];
 
@@ -52,74 +43,21 @@ function resultColumns(row: ResultRow): string[] {
 @Controller('lists')
 export class ListsController {
   constructor(
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
-    @Inject(ENGINE) private readonly engine: VerificationEngine,
-    @Inject(PIPELINE) private readonly pipeline: CheckPipeline,
+    private readonly service: ListsService,
     private readonly lists: ListStore,
     private readonly ledger: CreditLedger,
-  ) {
-    this.outbound = createOutbound(config);
-  }
+  ) {}
 
-  /** Where webhook URLs are judged at upload, as the deliveries will be. */
-  private readonly outbound: Outbound;
-
-  private async owned(req: AuthedRequest, id: string) {
-    const list = await this.lists.find(id, req.auth.account.id);
-    if (!list) throw new AppError('not_found', `No list ${id}`);
-    return list;
-  }
-
-  /**
-   * #4: the CSV is read as a stream and stored in batches; duplicates and syntax failures cost
-   * nothing; the chargeable rows are held in the same transaction that queues the list (402 when
-   * the balance is short, and then nothing of the upload is kept).
-   */
+  /** #4: the upload is streamed to a temporary file, then read as the service says. */
   @Post()
   @Scopes('full', 'lists')
   @HttpCode(202)
   async upload(@Req() req: AuthedRequest, @Res({ passthrough: true }) res: Response): Promise<ListView> {
     const upload = await receiveUpload(req as Request);
-    const accountId = req.auth.account.id;
-    const id = newId('lst');
-    let created = false;
     try {
-      if (!upload.path) throw new AppError('bad_request', 'The CSV must be sent in a multipart part named "file"');
-      const webhookUrl = upload.fields.webhookUrl?.trim() || null;
-      if (webhookUrl) await checkWebhookTarget(webhookUrl, this.outbound);
-      const name = (upload.fields.name?.trim() || upload.filename || 'list.csv').slice(0, 200);
-      let emailColumn = 0;
-      let batch: UploadRow[] = [];
-      let row = 0;
-      const records = readCsv(upload.path, upload.fields.emailColumn ?? null, async (head) => {
-        emailColumn = head.emailColumn;
-        await this.lists.create({ id, accountId, name, columns: head.columns, delimiter: head.delimiter, emailColumn, webhookUrl });
-        created = true;
-      });
-      for await (const fields of records) {
-        const email = (fields[emailColumn] ?? '').trim();
-        const local = this.engine.inspectLocally(email);
-        const valid = local.syntaxValid;
-        batch.push({ row: ++row, fields, email, key: valid ? resultKey(email) : null, domain: valid ? local.asciiDomain : null, result: valid ? null : this.engine.conclude(local, null) });
-        if (batch.length >= INSERT_BATCH) {
-          await this.lists.insertRows(id, batch);
-          batch = [];
-        }
-      }
-      if (batch.length > 0) await this.lists.insertRows(id, batch);
-      const sealed = await this.lists.seal(id, accountId, (manager, amount) => this.ledger.hold(accountId, amount, `hold: list ${name} (${amount} rows)`, id, manager));
-      if (!sealed.sealed) {
-        const { balance } = await this.ledger.balance(accountId);
-        throw new AppError('insufficient_credits', `Insufficient credits: this list has ${sealed.chargeable} chargeable rows and the balance is ${balance}`);
-      }
-      const finished = sealed.chargeable === 0 ? await this.lists.completeIfDone(id) : null;
-      if (finished) await announce(finished, this.pipeline.jobs, listOptions(this.config));
-      else await feedList(id, this.pipeline.jobs);
-      setCreditsRemaining(res, (await this.ledger.balance(accountId)).balance);
-      return (await this.lists.find(id))?.view as ListView;
-    } catch (error) {
-      if (created) await this.lists.discard(id);
-      throw error;
+      const { list, balance } = await this.service.create(req.auth.account.id, upload);
+      setCreditsRemaining(res, balance);
+      return list;
     } finally {
       await upload.cleanup();
     }
@@ -136,7 +74,7 @@ export class ListsController {
   @Get(':id')
   @Scopes('full', 'lists', 'read-only')
   async get(@Param('id') id: string, @Req() req: AuthedRequest): Promise<ListView> {
-    return (await this.owned(req, id)).view;
+    return (await this.service.owned(req.auth.account.id, id)).view;
   }
 
   /** #7: a JSON page, or the whole list as CSV (streamed): the customer's columns, then ours. */
@@ -151,14 +89,12 @@ export class ListsController {
     @Query('page') pageParam?: string,
     @Query('limit') limitParam?: string,
   ): Promise<void> {
-    const list = await this.owned(req, id);
+    const list = await this.service.owned(req.auth.account.id, id);
     if (format !== 'json' && format !== 'csv') throw new AppError('bad_request', 'format must be json or csv');
-    if (status !== undefined && !RESULT_STATUSES.includes(status)) throw new AppError('bad_request', `status must be one of ${RESULT_STATUSES.join(', ')}`);
-    const filter = status ?? null;
+    const filter = this.service.statusFilter(status);
     if (format === 'json') {
       const { page, limit } = parsePage(pageParam, limitParam);
-      const rows = await this.lists.results(id, { status: filter, offset: (page - 1) * limit, limit });
-      res.json({ data: rows.map((row) => ({ row: row.row, email: row.email, result: row.result })), page, limit, total: await this.lists.countResults(id, filter) });
+      res.json(await this.service.resultsPage(id, filter, page, limit));
       return;
     }
     const { columns, delimiter } = list.row;
@@ -182,7 +118,7 @@ export class ListsController {
   @Delete(':id')
   @Scopes('full', 'lists')
   async remove(@Param('id') id: string, @Req() req: AuthedRequest, @Res({ passthrough: true }) res: Response): Promise<ListView | undefined> {
-    await this.owned(req, id);
+    await this.service.owned(req.auth.account.id, id);
     const cancelled = await this.lists.cancel(id, req.auth.account.id);
     if (cancelled) {
       setCreditsRemaining(res, (await this.ledger.balance(req.auth.account.id)).balance);

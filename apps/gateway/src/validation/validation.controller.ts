@@ -3,24 +3,22 @@ import { ArrayMaxSize, ArrayMinSize, IsArray, IsIn, IsString, MaxLength } from '
 import type { Response } from 'express';
 import type { VerificationResult } from '@mailguard/engine';
 import type { Outcome } from '@mailguard/feedback';
-import { AppError } from '@mailguard/errors';
+import { AppError, MAX_ADDRESS_INPUT, MAX_BATCH } from '@mailguard/errors';
 import { Scopes, setCreditsRemaining, type AuthedRequest } from '../auth/access';
 import { VerificationService } from './verification.service';
-
-export const MAX_PATH_EMAIL = 1024;
 
 export class BatchDto {
   @IsArray({ message: 'emails must be an array of addresses' })
   @ArrayMinSize(1, { message: 'emails must hold at least one address' })
-  @ArrayMaxSize(100, { message: 'emails may hold at most 100 addresses' })
+  @ArrayMaxSize(MAX_BATCH, { message: `emails may hold at most ${MAX_BATCH} addresses` })
   @IsString({ each: true, message: 'every entry of emails must be a string' })
-  @MaxLength(MAX_PATH_EMAIL, { each: true, message: `every address must be at most ${MAX_PATH_EMAIL} characters` })
+  @MaxLength(MAX_ADDRESS_INPUT, { each: true, message: `every address must be at most ${MAX_ADDRESS_INPUT} characters` })
   emails!: string[];
 }
 
 export class FeedbackDto {
   @IsString({ message: 'email must be a string' })
-  @MaxLength(MAX_PATH_EMAIL, { message: `email must be at most ${MAX_PATH_EMAIL} characters` })
+  @MaxLength(MAX_ADDRESS_INPUT, { message: `email must be at most ${MAX_ADDRESS_INPUT} characters` })
   email!: string;
 
   @IsIn(['delivered', 'bounced'], { message: 'outcome must be delivered or bounced' })
@@ -43,7 +41,7 @@ export class ValidationController {
   @Get(':email')
   @Scopes('full', 'verify')
   async single(@Param('email') email: string, @Req() req: AuthedRequest, @Res({ passthrough: true }) res: Response): Promise<VerificationResult> {
-    if (email.length > MAX_PATH_EMAIL) throw new AppError('bad_request', `The address is longer than ${MAX_PATH_EMAIL} characters`);
+    if (email.length > MAX_ADDRESS_INPUT) throw new AppError('bad_request', `The address is longer than ${MAX_ADDRESS_INPUT} characters`);
     const { results, balance } = await this.verifications.check(req.auth.account.id, [email], 'single');
     setCreditsRemaining(res, balance);
     return results[0];

@@ -5,15 +5,15 @@ import { Body, Controller, Get, HttpCode, Ip, Options, Post, Put, Req, Res } fro
 import { IsOptional, IsString, Matches, MaxLength, MinLength } from 'class-validator';
 import type { Request, Response } from 'express';
 import type { VerificationResult } from '@mailguard/engine';
+import { MAX_ADDRESS_INPUT } from '@mailguard/errors';
 import { parseDefaults, parseOrigins, WidgetSettingsStore, type WidgetSettings } from '@mailguard/widget';
 import { Public, Scopes, type AuthedRequest } from '../auth/access';
-import { MAX_PATH_EMAIL } from '../validation/validation.controller';
 import { WidgetService } from './widget.service';
 
 export class WidgetVerifyDto {
   @IsString({ message: 'email must be a string' })
   @MinLength(1, { message: 'email must not be empty' })
-  @MaxLength(MAX_PATH_EMAIL, { message: `email must be at most ${MAX_PATH_EMAIL} characters` })
+  @MaxLength(MAX_ADDRESS_INPUT, { message: `email must be at most ${MAX_ADDRESS_INPUT} characters` })
   email!: string;
 
   @IsOptional()

@@ -1,0 +1,114 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { resultKey } from '@mailguard/cache';
+import { APP_CONFIG, type AppConfig } from '@mailguard/config';
+import { CreditLedger } from '@mailguard/credits';
+import type { VerificationEngine } from '@mailguard/engine';
+import { AppError } from '@mailguard/errors';
+import { newId } from '@mailguard/keys';
+import { announce, checkWebhookTarget, feedList, ListStore, readCsv, type ListView, type ResultRow, type UploadRow } from '@mailguard/lists';
+import { createOutbound, type Outbound } from '@mailguard/net';
+import { listOptions } from '@mailguard/pipeline';
+import type { CheckPipeline } from '@mailguard/queue';
+import { ENGINE, PIPELINE } from '../infra.module';
+
+const INSERT_BATCH = 1_000;
+const RESULT_STATUSES = ['valid', 'risky', 'invalid', 'unknown'];
+
+/** A CSV on disk with the upload's fields (`name`, `emailColumn`, `webhookUrl`). */
+export interface ListSource {
+  /** null when the upload had no file. */
+  path: string | null;
+  filename: string | null;
+  fields: Record<string, string | undefined>;
+}
+
+export interface ResultsPage {
+  data: Array<Pick<ResultRow, 'row' | 'email' | 'result'>>;
+  page: number;
+  limit: number;
+  total: number;
+}
+
+/** Bulk lists (#4, #6, #7) for REST and the MCP tools alike. */
+@Injectable()
+export class ListsService {
+  /** Where webhook URLs are judged at upload, as the deliveries will be. */
+  private readonly outbound: Outbound;
+
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(ENGINE) private readonly engine: VerificationEngine,
+    @Inject(PIPELINE) private readonly pipeline: CheckPipeline,
+    private readonly lists: ListStore,
+    private readonly ledger: CreditLedger,
+  ) {
+    this.outbound = createOutbound(config);
+  }
+
+  /** The account's list, or 404 (another account's list is no different from none). */
+  async owned(accountId: string, id: string) {
+    const list = await this.lists.find(id, accountId);
+    if (!list) throw new AppError('not_found', `No list ${id}`);
+    return list;
+  }
+
+  /**
+   * #4: the CSV is read as a stream and stored in batches; duplicates and syntax failures cost
+   * nothing; the chargeable rows are held in the same transaction that queues the list (402 when
+   * the balance is short, and then nothing of the upload is kept). `balance` is the one after.
+   */
+  async create(accountId: string, source: ListSource): Promise<{ list: ListView; balance: number }> {
+    if (!source.path) throw new AppError('bad_request', 'The CSV must be sent in a multipart part named "file"');
+    const id = newId('lst');
+    let created = false;
+    try {
+      const webhookUrl = source.fields.webhookUrl?.trim() || null;
+      if (webhookUrl) await checkWebhookTarget(webhookUrl, this.outbound);
+      const name = (source.fields.name?.trim() || source.filename || 'list.csv').slice(0, 200);
+      let emailColumn = 0;
+      let batch: UploadRow[] = [];
+      let row = 0;
+      const records = readCsv(source.path, source.fields.emailColumn ?? null, async (head) => {
+        emailColumn = head.emailColumn;
+        await this.lists.create({ id, accountId, name, columns: head.columns, delimiter: head.delimiter, emailColumn, webhookUrl });
+        created = true;
+      });
+      for await (const fields of records) {
+        const email = (fields[emailColumn] ?? '').trim();
+        const local = this.engine.inspectLocally(email);
+        const valid = local.syntaxValid;
+        batch.push({ row: ++row, fields, email, key: valid ? resultKey(email) : null, domain: valid ? local.asciiDomain : null, result: valid ? null : this.engine.conclude(local, null) });
+        if (batch.length >= INSERT_BATCH) {
+          await this.lists.insertRows(id, batch);
+          batch = [];
+        }
+      }
+      if (batch.length > 0) await this.lists.insertRows(id, batch);
+      const sealed = await this.lists.seal(id, accountId, (manager, amount) => this.ledger.hold(accountId, amount, `hold: list ${name} (${amount} rows)`, id, manager));
+      if (!sealed.sealed) {
+        const { balance } = await this.ledger.balance(accountId);
+        throw new AppError('insufficient_credits', `Insufficient credits: this list has ${sealed.chargeable} chargeable rows and the balance is ${balance}`);
+      }
+      const finished = sealed.chargeable === 0 ? await this.lists.completeIfDone(id) : null;
+      if (finished) await announce(finished, this.pipeline.jobs, listOptions(this.config));
+      else await feedList(id, this.pipeline.jobs);
+      const { balance } = await this.ledger.balance(accountId);
+      return { list: (await this.lists.find(id))?.view as ListView, balance };
+    } catch (error) {
+      if (created) await this.lists.discard(id);
+      throw error;
+    }
+  }
+
+  /** The `status` filter of #7: null for every row; 400 for a value that is no status. */
+  statusFilter(status: string | undefined): string | null {
+    if (status !== undefined && !RESULT_STATUSES.includes(status)) throw new AppError('bad_request', `status must be one of ${RESULT_STATUSES.join(', ')}`);
+    return status ?? null;
+  }
+
+  /** #7 as JSON: one page of `{ row, email, result }` of a list already found to be the account's. */
+  async resultsPage(id: string, filter: string | null, page: number, limit: number): Promise<ResultsPage> {
+    const rows = await this.lists.results(id, { status: filter, offset: (page - 1) * limit, limit });
+    return { data: rows.map((row) => ({ row: row.row, email: row.email, result: row.result })), page, limit, total: await this.lists.countResults(id, filter) };
+  }
+}

@@ -1,0 +1,71 @@
+import { Controller, Delete, Get, Post, Req, Res } from '@nestjs/common';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type { Request, Response } from 'express';
+import { AppError } from '@mailguard/errors';
+import type { Authenticated } from '@mailguard/keys';
+import { Metrics } from '@mailguard/metrics';
+import { Public } from '../auth/access';
+import { KeyMeter } from '../auth/key-meter';
+import { McpTools } from './mcp.tools';
+
+/** The key of an MCP client: `X-API-Key`, or `Authorization: Bearer <key>` as MCP clients send tokens. */
+function presentedKey(req: Request): string | undefined {
+  const bearer = /^Bearer\s+(\S+)\s*$/i.exec(req.header('authorization') ?? '');
+  return req.header('x-api-key') ?? bearer?.[1];
+}
+
+/**
+ * The agent tool server over MCP streamable HTTP (API.md §9), stateless: every POST carries one
+ * message and is answered with JSON; no session lives between requests, so any gateway replica
+ * answers any request and nothing is left to expire. Each POST authenticates its key (401/403
+ * before any MCP exchange, key guessing throttled like REST) and gets its own server and
+ * transport, both closed when the response ends. Rate limit, scopes and credits are per tool call.
+ */
+@Controller('mcp')
+@Public()
+export class McpController {
+  constructor(
+    private readonly meter: KeyMeter,
+    private readonly tools: McpTools,
+    private readonly metrics: Metrics,
+  ) {}
+
+  @Post()
+  async message(@Req() req: Request, @Res() res: Response): Promise<void> {
+    const auth = await this.authenticate(req, res);
+    const server = this.tools.serverFor(auth);
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    // Counted until the transport has really closed: the soak tests watch this gauge return to 0.
+    this.metrics.mcpTransports.inc();
+    this.metrics.mcpTransportsOpened.inc();
+    transport.onclose = () => this.metrics.mcpTransports.dec();
+    res.once('close', () => void server.close());
+    await server.connect(transport);
+    await transport.handleRequest(req, res, req.body);
+  }
+
+  /** No event stream and no session to end: the server never speaks first. */
+  @Get()
+  stream(@Res() res: Response): never {
+    return this.notAllowed(res);
+  }
+
+  @Delete()
+  end(@Res() res: Response): never {
+    return this.notAllowed(res);
+  }
+
+  private notAllowed(res: Response): never {
+    res.setHeader('Allow', 'POST');
+    throw new AppError('method_not_allowed', 'This MCP server is stateless: send every message with POST /mcp (there is no event stream or session)');
+  }
+
+  private async authenticate(req: Request, res: Response): Promise<Authenticated> {
+    const presented = presentedKey(req);
+    if (!presented) throw new AppError('unauthorized', 'Missing API key: send it in the X-API-Key header or as Authorization: Bearer <key>');
+    const auth = await this.meter.identify(presented, req.ip ?? '', res);
+    if (!auth) throw new AppError('unauthorized', 'Invalid or revoked API key');
+    if (auth.key.type === 'widget') throw new AppError('forbidden', 'Widget keys work only on POST /v1/widget/verify');
+    return auth;
+  }
+}

@@ -1,0 +1,3 @@
+import { mcpSuite } from './mcp-suite';
+
+mcpSuite('bullmq');
