@@ -16,6 +16,8 @@ import { ENGINE, PIPELINE } from '../infra.module';
 import { receiveUpload } from './upload';
 
 const INSERT_BATCH = 1_000;
+/** A batch is stored once it holds this much text too: a batch of wide rows (up to 256 KB each) is serialised in bounded time, not 1,000 × 256 KB at once. */
+const INSERT_BATCH_BYTES = 1024 * 1024;
 const RESULT_STATUSES = ['valid', 'risky', 'invalid', 'unknown'];
 /** Our columns after the customer's, in this order (API.md §4, #7). */
 const RESULT_COLUMNS = ['status', 'reason', 'confidence', 'reachable', 'is_free', 'is_role', 'is_disposable', 'is_catch_all', 'suggestion'];
@@ -72,6 +74,7 @@ export class ListsController {
       const name = (upload.fields.name?.trim() || upload.filename || 'list.csv').slice(0, 200);
       let emailColumn = 0;
       let batch: UploadRow[] = [];
+      let batchBytes = 0;
       let row = 0;
       const records = readCsv(upload.path, upload.fields.emailColumn ?? null, async (head) => {
         emailColumn = head.emailColumn;
@@ -83,9 +86,11 @@ export class ListsController {
         const local = this.engine.inspectLocally(email);
         const valid = local.syntaxValid;
         batch.push({ row: ++row, fields, email, key: valid ? resultKey(email) : null, domain: valid ? local.asciiDomain : null, result: valid ? null : this.engine.conclude(local, null) });
-        if (batch.length >= INSERT_BATCH) {
+        for (const field of fields) batchBytes += field.length;
+        if (batch.length >= INSERT_BATCH || batchBytes >= INSERT_BATCH_BYTES) {
           await this.lists.insertRows(id, batch);
           batch = [];
+          batchBytes = 0;
         }
       }
       if (batch.length > 0) await this.lists.insertRows(id, batch);
