@@ -30,7 +30,7 @@ export function regressionCorpus(): FuzzCase[] {
     json('POST', '/v1/widget/verify', '{"email":"ja\\udfffne@acme.test"}', 'widget'),
     json('POST', '/v1/keys', JSON.stringify({ name: `k${NUL}`, scope: 'full' }), 'secret'),
     json('POST', '/v1/accounts', JSON.stringify({ email: 'corpus.signup@catchall.test', name: `n${NUL}` }), 'none'),
-    json('PUT', '/v1/widget/settings', JSON.stringify({ defaults: { messages: { invalid: `x${NUL}` } } }), 'secret'),
+    json('PUT', '/v1/widget/settings', JSON.stringify({ defaults: { messages: { invalid: `x${NUL}` } } }), 'settings'),
     csv(`email,note\njane@acme.test,a${NUL}b\n`),
     csv(`email,no${NUL}te\njane@acme.test,ab\n`),
     csv('email\njane@acme.test\n', [{ name: 'name', body: `l${NUL}` }]),

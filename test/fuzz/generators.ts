@@ -31,7 +31,8 @@ export interface FuzzCase {
   path: string;
   headers: Array<[string, string]>;
   body: Buffer;
-  auth: 'secret' | 'widget' | 'none';
+  /** `settings`: a secret key of the account whose widget settings the fuzz rewrites (its widget key is never used). */
+  auth: 'secret' | 'widget' | 'none' | 'settings';
 }
 
 /** The lab's domains, fast ones first (the slow ones answer at the check's deadline). */
@@ -363,7 +364,7 @@ export function hostileCase(rng: Random): FuzzCase {
     [8, () => listUpload(rng)],
     [10, () => jsonCase(rng, 'widget-keyless', 'POST', '/v1/widget/verify', { email: address(rng), deviceId: rng.chance(0.9) ? `dev-${rng.string(16, 'abcdefghij0123456789')}` : hostileText(rng) }, 'none')],
     [8, () => jsonCase(rng, 'widget-keyed', 'POST', '/v1/widget/verify', { email: address(rng) }, 'widget')],
-    [2, () => jsonCase(rng, 'widget-settings', 'PUT', '/v1/widget/settings', { allowedOrigins: rng.pick([[], ['https://shop.example'], [hostileText(rng)], 'https://x', Array.from({ length: 200 }, (_, i) => `https://s${i}.example`)]), defaults: { blockFree: rng.pick([true, 'yes', 1]), lang: rng.pick(['it', 'xx', hostileText(rng, 4)]), messages: { invalid: hostileText(rng) } } }, 'secret')],
+    [2, () => jsonCase(rng, 'widget-settings', 'PUT', '/v1/widget/settings', { allowedOrigins: rng.pick([[], ['https://shop.example'], [hostileText(rng)], 'https://x', Array.from({ length: 200 }, (_, i) => `https://s${i}.example`)]), defaults: { blockFree: rng.pick([true, 'yes', 1]), lang: rng.pick(['it', 'xx', hostileText(rng, 4)]), messages: { invalid: hostileText(rng) } } }, 'settings')],
     [8, () => jsonCase(rng, 'signup', 'POST', '/v1/accounts', { email: address(rng), name: rng.chance(0.7) ? 'Fuzz' : hostileText(rng) }, 'none')],
     [
       8,
