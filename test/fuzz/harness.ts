@@ -58,7 +58,7 @@ interface Lane {
 }
 
 const DIST = __dirname.includes(`${sep}dist${sep}`) ? resolve(__dirname, '../..') : resolve(__dirname, '../../dist');
-const CLI = resolve(DIST, 'apps/cli/src/main.js');
+const CLI = resolve(DIST, '../bin/mailguard.js');
 /** Every key of a lane is limited to 60 requests a minute (API.md §2): a lane spreads its requests over this many. */
 const KEYS_PER_LANE = 60;
 const BALANCE = 10_000_000;
