@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readdirSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve, sep } from 'node:path';
 import { Pool } from 'pg';
@@ -85,11 +85,12 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
   const lab: Lab = await startLab(loadScenario());
   const database: TestDatabase = await createTestDatabase();
   const uploads = mkdtempSync(join(tmpdir(), 'mailguard-fuzz-tmp-'));
+  const workDir = mkdtempSync(join(tmpdir(), 'mailguard-fuzz-'));
   const env = { ...lab.env, DATABASE_URL: database.url, TMPDIR: uploads, TRUST_PROXY: '1', SIGNUP_LIMIT_PER_IP_HOUR: '1000000', CHECK_DEADLINE_MS: String(deadlineMs), SMTP_TIMEOUT_MS: String(Math.min(3_000, deadlineMs)), SMTP_HELO_NAME: 'fuzz.mailguard.test', LOG_LEVEL: 'error' };
   let gateway: RunningProcess | null = null;
   const pool = new Pool({ connectionString: database.url, max: laneCount + 2 });
   try {
-    gateway = await startGatewayProcess(env, mkdtempSync(join(tmpdir(), 'mailguard-fuzz-')));
+    gateway = await startGatewayProcess(env, workDir);
     const running = gateway;
     const port = Number(new URL(running.url).port);
     let exited: string | null = null;
@@ -273,6 +274,7 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
     await gateway?.stop();
     await database.drop();
     await lab.stop();
+    for (const dir of [uploads, workDir]) rmSync(dir, { recursive: true, force: true });
   }
 }
 
