@@ -4,6 +4,7 @@ import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
+import { rawRequest } from '../fuzz/http';
 import { startLab, type Lab } from '../lab';
 import { loadScenario } from '../lab/scenario';
 import { apiClient, type ApiCall } from '../support/api-client';
@@ -68,6 +69,14 @@ describe('POST /v1/lists with a broken multipart body', () => {
     }
     await stillServing();
     expect(readdirSync(uploads).filter((name) => name.startsWith('mailguard-upload-'))).toEqual([]);
+    expect(gateway.output()).not.toMatch(/unhandled|uncaught/i);
+  });
+
+  it('a file part under another name, cut short (found by the fuzz): 400, and no stream fails unheard', async () => {
+    const body = '--b\r\nContent-Disposition: form-data; name="attachment"; filename="b.csv"\r\n\r\nemail\nx';
+    const response = await raw('/v1/lists', { 'x-api-key': key, 'content-type': 'multipart/form-data; boundary=b' }, body);
+    expect(response.status).toBe(400);
+    await stillServing();
     expect(gateway.output()).not.toMatch(/unhandled|uncaught/i);
   });
 
@@ -137,6 +146,25 @@ describe('one input policy at every edge: 400 {error, code} at once, nothing cha
     // A lone surrogate has no UTF-8 form: it cannot be written into a URL at all.
     if (inPath) answers.push((await api('GET', `/v1/email-validation/${encodeURIComponent(email)}`, { key })).body);
     for (const answer of answers) expect(answer).toMatchObject({ status: 'invalid', reason: 'invalid_syntax', syntax: false });
+  });
+});
+
+describe('requests Node refuses before any route sees them (found by the fuzz)', () => {
+  const send = async (head: string) => {
+    const response = await rawRequest(Number(new URL(gateway.url).port), `${head}\r\n`, Buffer.alloc(0), 10_000);
+    if ('failure' in response) throw new Error(response.failure);
+    return { status: response.status, body: JSON.parse(response.body.toString()) as unknown };
+  };
+
+  it.each([
+    ['a control character in a header value', 'GET /v1/credits HTTP/1.1\r\nHost: x\r\nX-Request-Id: a\u0001b\r\nConnection: close\r\n', 400],
+    ['a header line without a colon', 'GET /v1/credits HTTP/1.1\r\nHost: x\r\nnonsense\r\nConnection: close\r\n', 400],
+    ['Transfer-Encoding beside Content-Length', 'POST /v1/accounts HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip\r\nContent-Length: 0\r\nConnection: close\r\n', 400],
+    ['headers over 16 KB', `GET /v1/credits HTTP/1.1\r\nHost: x\r\nX-A: ${'a'.repeat(20_000)}\r\nConnection: close\r\n`, 431],
+    ['an Expect the server cannot meet', 'GET /v1/credits HTTP/1.1\r\nHost: x\r\nExpect: x\r\nConnection: close\r\n', 417],
+  ])('%s: {error, code} like every other error', async (_, head, status) => {
+    expect(await send(head)).toEqual({ status, body: { error: expect.any(String), code: 'bad_request' } });
+    await stillServing();
   });
 });
 

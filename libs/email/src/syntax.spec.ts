@@ -89,6 +89,19 @@ describe('parseAddress: invalid addresses', () => {
     expect(parseAddress('jo😀hn@example.com').valid).toBe(true);
   });
 
+  it.each(['\\uFEFF', '\\u200B', '\\u202E', '\\u00AD', '\\u00A0', '\\u3000'])('refuses an invisible or direction-changing character (%s) in the local part, quoted or not (found by the fuzz)', (escaped) => {
+    const char = JSON.parse(`"${escaped}"`) as string;
+    for (const input of [`jo${char}hn@example.com`, `john${char}@example.com`, `"jo${char}hn"@example.com`]) {
+      expect(parseAddress(input)).toMatchObject({ valid: false, problem: expect.stringContaining('invisible') });
+    }
+    expect(parseAddress('josé.例@example.com').valid).toBe(true);
+  });
+
+  it('keeps the joiners that scripts and emoji are written with (U+200C, U+200D)', () => {
+    expect(parseAddress('می\u200Cخواهم@example.ir').valid).toBe(true);
+    expect(parseAddress('👩\u200D💻@example.com').valid).toBe(true);
+  });
+
   it('answers an invalid address as given, but for what no text can hold (NUL, controls, lone surrogates → U+FFFD)', () => {
     expect(parseAddress('a\u0000b@acme.test')).toMatchObject({ valid: false, email: 'a\uFFFDb@acme.test', localPart: 'a\uFFFDb' });
     expect(parseAddress('a@acme\r\n.test')).toMatchObject({ valid: false, email: 'a@acme\uFFFD\uFFFD.test', domain: 'acme\uFFFD\uFFFD.test' });

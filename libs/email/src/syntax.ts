@@ -50,6 +50,10 @@ const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/u;
 const LABEL = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
 // Half of a UTF-16 pair on its own: no character at all (with /u, whole pairs never match).
 const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
+// Characters no one can see or that reorder what is shown (format characters such as U+200B, U+FEFF, U+202E; spaces but
+// the ASCII one, which quoting allows): RFC 6531 does not exclude them, no mailbox has them, and they would go on the wire.
+// The joiners U+200C/U+200D stay: Persian and Indic names and emoji sequences are written with them.
+const INVISIBLE = /(?![ \u200C\u200D])[\p{Cf}\p{Zs}]/u;
 // Once IDNA's width folding is done (NFKC), an ASCII character in a domain is a letter, digit, hyphen or dot.
 const NOT_IN_DOMAIN = /[^a-z0-9.\u0080-\u{10FFFF}-]/u;
 
@@ -152,6 +156,7 @@ export function parseAddress(input: string): SyntaxResult {
   if (LONE_SURROGATE.test(trimmed)) return invalid('the address contains a broken character (a lone UTF-16 surrogate)', 'control_characters');
   if (at < 0) return invalid('the address has no @', 'bad_domain');
   if (trimmed.includes(' ') && !rawLocal.startsWith('"')) return invalid('the address contains a space', rawDomain.includes(' ') ? 'bad_domain' : 'bad_local_part');
+  if (INVISIBLE.test(rawLocal)) return invalid('the local part contains an invisible or direction-changing character', 'bad_local_part');
 
   const local = checkLocal(rawLocal);
   if (typeof local === 'string') return invalid(local, 'bad_local_part');

@@ -14,15 +14,14 @@ export interface DomainInsight {
   addresses: number;
 }
 
-const INSIGHT_BUDGET_MS = 15_000;
-
 /**
  * What is known about a domain: its MX and provider from DNS, catch-all from one SMTP session
  * (the postmaster, which RFC 5321 requires, and the made-up address the prober adds to tell
  * catch-all), and the address pattern learned from its verified addresses, finder hits and feedback.
  */
 export async function domainInsight(engine: VerificationEngine, domain: string, model: DomainModel): Promise<DomainInsight> {
-  const deadlineAt = Date.now() + INSIGHT_BUDGET_MS;
+  // Within the check deadline, as every answer of the API (CHECK_DEADLINE_MS).
+  const deadlineAt = Date.now() + engine.options.deadlineMs;
   const inspection = await engine.inspect(`postmaster@${domain}`, { deadlineAt });
   const facts = inspection.facts;
   // A server is asked only while its catch-all is not known (the domain's facts are cached): insight is free, but not to the MX.

@@ -13,7 +13,6 @@ export interface FinderAnswer {
 }
 
 const NOTHING: FinderAnswer = { email: null, confidence: 0, pattern: null, result: null, alternatives: [] };
-const FINDER_BUDGET_MS = 30_000;
 /** A guess at a catch-all domain is never as sure as a server's yes. */
 const CATCH_ALL_CEILING = 70;
 const CANDIDATES_PER_TRANSACTION = 3;
@@ -28,7 +27,8 @@ const CANDIDATES_PER_TRANSACTION = 3;
  */
 export async function findAddress(engine: VerificationEngine, name: PersonName, domain: string, model: DomainModel | null = null): Promise<FinderAnswer> {
   const list = candidates(name, model);
-  const deadlineAt = Date.now() + FINDER_BUDGET_MS;
+  // Within the check deadline, as every answer of the API (CHECK_DEADLINE_MS): one session asks every candidate.
+  const deadlineAt = Date.now() + engine.options.deadlineMs;
   const inspections = await Promise.all(list.map((candidate) => engine.inspect(`${candidate.localPart}@${domain}`, { deadlineAt })));
   if (!inspections[0].needsProbe) return NOTHING;
   // The likeliest three per transaction, and no more once the server accepts one: few RCPTs per person.

@@ -12,6 +12,8 @@ import type { CheckPipeline } from '@mailguard/queue';
 import { ENGINE, PIPELINE } from '../infra.module';
 
 const INSERT_BATCH = 1_000;
+/** A batch is stored once it holds this much text too: a batch of wide rows (up to 256 KB each) is serialised in bounded time, not 1,000 × 256 KB at once. */
+const INSERT_BATCH_BYTES = 1024 * 1024;
 const RESULT_STATUSES = ['valid', 'risky', 'invalid', 'unknown'];
 
 /** A CSV on disk with the upload's fields (`name`, `emailColumn`, `webhookUrl`). */
@@ -67,6 +69,7 @@ export class ListsService {
       const name = (source.fields.name?.trim() || source.filename || 'list.csv').slice(0, 200);
       let emailColumn = 0;
       let batch: UploadRow[] = [];
+      let batchBytes = 0;
       let row = 0;
       const records = readCsv(source.path, source.fields.emailColumn ?? null, async (head) => {
         emailColumn = head.emailColumn;
@@ -78,9 +81,11 @@ export class ListsService {
         const local = this.engine.inspectLocally(email);
         const valid = local.syntaxValid;
         batch.push({ row: ++row, fields, email, key: valid ? resultKey(email) : null, domain: valid ? local.asciiDomain : null, result: valid ? null : this.engine.conclude(local, null) });
-        if (batch.length >= INSERT_BATCH) {
+        for (const field of fields) batchBytes += field.length;
+        if (batch.length >= INSERT_BATCH || batchBytes >= INSERT_BATCH_BYTES) {
           await this.lists.insertRows(id, batch);
           batch = [];
+          batchBytes = 0;
         }
       }
       if (batch.length > 0) await this.lists.insertRows(id, batch);

@@ -54,7 +54,8 @@ export async function receiveUpload(req: Request): Promise<Upload> {
     });
     parser.on('file', (name, stream, info) => {
       if (name !== 'file' || path) {
-        stream.resume();
+        // A part we drop still fails when the form is cut short; the form's own error answers for it.
+        stream.on('error', () => undefined).resume();
         return;
       }
       path = join(dir, 'upload.csv');
