@@ -1,0 +1,20 @@
+import { DRIVERS } from '../soak/service';
+import { soak } from '../soak/soak';
+
+/**
+ * The soak's short form (`npm run soak` is the long one): three cycles of every surface at once on
+ * ONE long-lived service per driver, each cycle's assertions holding — slots back to 0 when idle,
+ * known mailboxes answered definitely, no error logged, the ledger exact, no process above 512 MB.
+ * Growth of memory and event-loop delay needs more cycles than three: only the long run judges it.
+ */
+jest.setTimeout(150_000);
+
+describe.each(DRIVERS)('soak, short form (%s)', (driver) => {
+  it('holds every assertion for three cycles', async () => {
+    const lines: string[] = [];
+    const report = await soak({ driver, cycles: 3, print: (line) => lines.push(line) });
+    process.stdout.write(`${lines.join('\n')}\n`);
+    expect(report.cycles).toHaveLength(3);
+    expect(report.failures).toEqual([]);
+  });
+});
