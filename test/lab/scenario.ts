@@ -31,6 +31,7 @@ export interface ServerSpec {
   catchAll?: boolean;
   /** 4xx for an unseen (client, sender, recipient) triplet until this many ms have passed. */
   greylistMs?: number;
+  /** Default 'offered': most of the internet's mail hosts offer STARTTLS, as the big providers do. */
   tls?: 'none' | 'offered' | 'required';
   /** Offer STARTTLS but break the handshake: TLS cannot be negotiated. */
   tlsBroken?: boolean;

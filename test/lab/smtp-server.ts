@@ -230,7 +230,7 @@ export class LabSmtpServer {
     const space = line.indexOf(' ');
     const verb = (space < 0 ? line : line.slice(0, space)).toUpperCase();
     const argument = space < 0 ? '' : line.slice(space + 1).trim();
-    const tls = this.spec.tls ?? 'none';
+    const tls = this.spec.tls ?? 'offered';
     switch (verb) {
       case 'EHLO': {
         if (this.spec.ehlo === false) return { reply: '502 5.5.2 Error: command not recognized\r\n' };

@@ -55,6 +55,7 @@ async function main(): Promise<void> {
     throw error;
   }
   const engine = createEngine(config);
+  engine.gate.observe({ expired: (host) => process.stderr.write(`mailguard: warning: an MX slot lease for ${host} expired (a session never gave its slot back)\n`) });
   const progress = new ProgressBar(args.emails.length, process.stderr);
   const results = await runConcurrently(args.emails, args.concurrency, async (email) => {
     const result = await engine.verify(email);

@@ -14,7 +14,7 @@ import { ApiKeys, RedisKeyChanges } from '@mailguard/keys';
 import { PinoNestLogger, type Logger } from '@mailguard/logger';
 import { WidgetSettingsStore } from '@mailguard/widget';
 import { ListStore, sweepLater } from '@mailguard/lists';
-import { bullOptions, buildEngine, listOptions, ResultStore, stageHandlers } from '@mailguard/pipeline';
+import { bullOptions, buildEngine, listOptions, ResultStore, stageHandlers, superviseGate } from '@mailguard/pipeline';
 import { BullMqPipeline, InProcessPipeline, type CheckPipeline } from '@mailguard/queue';
 import { MemoryDailyQuota, MemoryRateLimiter, RedisDailyQuota, RedisRateLimiter } from '@mailguard/ratelimit';
 import { connectRedis, createRedis } from '@mailguard/redis';
@@ -66,6 +66,7 @@ export async function startGateway(config: AppConfig, logger: Logger): Promise<G
     for (const listId of running) await sweepLater(listId, pipeline.jobs, 0);
   }
   const metrics = new Metrics('gateway');
+  superviseGate(engine.gate, metrics, logger);
   const limiter = redis ? new RedisRateLimiter(redis, prefix) : new MemoryRateLimiter();
   const keys = new ApiKeys(() => database.dataSource, redis ? new RedisKeyChanges(redis, prefix) : null);
   await keys.listen();

@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { ConfigError, loadConfig } from '@mailguard/config';
-import { createLogger } from '@mailguard/logger';
+import { createLogger, surviveUnhandled } from '@mailguard/logger';
 import { startGateway } from './gateway';
 
 async function main(): Promise<void> {
@@ -15,6 +15,7 @@ async function main(): Promise<void> {
     throw error;
   }
   const logger = createLogger(config.log, 'gateway');
+  surviveUnhandled(logger);
   const gateway = await startGateway(config, logger);
   // Signals are handled before the process says it is ready: a supervisor may stop it at once.
   const shutdown = (signal: string) => {

@@ -1,5 +1,5 @@
 import { probeGroupHandler } from '@mailguard/lists';
-import { buildEngine, buildGate, listOptions, probeHandler } from '@mailguard/pipeline';
+import { buildEngine, buildGate, listOptions, probeHandler, superviseGate } from '@mailguard/pipeline';
 import type { JobHandler } from '@mailguard/queue';
 import { runWorker } from '@mailguard/worker';
 
@@ -9,23 +9,17 @@ void runWorker('smtp-worker', {
   port: 3102,
   concurrency: 100,
   needsDatabase: false,
-  handlers: ({ config, redis, metrics }) => {
+  handlers: ({ config, redis, metrics, logger }) => {
     const gate = buildGate(config, redis);
+    superviseGate(gate, metrics, logger);
     const engine = buildEngine(config, redis, gate);
     const probe = probeHandler(engine, { greylistRetryMs: config.checks.greylistRetrySeconds * 1000 });
     const measured: JobHandler<'smtp.probe'> = async (payload, queue) => {
       const outcome = await probe(payload, queue);
       const provider = payload.inspection.facts?.provider ?? 'other';
       metrics.smtpOutcomes.inc({ class: outcome.probe.replyClass ?? outcome.probe.failure ?? 'none', provider });
-      metrics.slotWaits.set(gate.waits);
       return outcome;
     };
-    const probeGroup = probeGroupHandler(engine, listOptions(config));
-    const measuredGroup: JobHandler<'smtp.probeGroup'> = async (payload, queue) => {
-      const outcome = await probeGroup(payload, queue);
-      metrics.slotWaits.set(gate.waits);
-      return outcome;
-    };
-    return { 'smtp.probe': measured, 'smtp.probeGroup': measuredGroup };
+    return { 'smtp.probe': measured, 'smtp.probeGroup': probeGroupHandler(engine, listOptions(config)) };
   },
 });

@@ -74,6 +74,21 @@ describe('parseAddress: invalid addresses', () => {
     }
   });
 
+  it.each(['/evil', '\\evil', '?x=1', '#frag', ':25', '%40x', '／evil', '？x', '＃frag'])('refuses junk after the domain (%j): it is not a shorter domain', (junk) => {
+    const result = parseAddress(`peter@example.com${junk}`);
+    expect(result).toMatchObject({ valid: false, problem: expect.stringContaining('not allowed in a domain') });
+    expect(result.email).toBe(`peter@example.com${junk}`);
+  });
+
+  it.each(['\uD800', '\uDC00', 'a\uDBFFb'])('refuses a lone UTF-16 surrogate (%s) anywhere', (escaped) => {
+    const char = JSON.parse(`"${escaped}"`) as string;
+    for (const input of [`jo${char}hn@example.com`, `john@exa${char}mple.com`, `"jo${char}hn"@example.com`]) {
+      expect(parseAddress(input)).toMatchObject({ valid: false, problem: expect.stringContaining('surrogate') });
+    }
+    // A whole pair is a character like any other.
+    expect(parseAddress('jo😀hn@example.com').valid).toBe(true);
+  });
+
   it('refuses SMTP command injection through the address', () => {
     expect(parseAddress('victim@example.com>\r\nRCPT TO:<other@example.com').valid).toBe(false);
     expect(parseAddress('"x\r\nQUIT"@example.com').valid).toBe(false);

@@ -44,6 +44,10 @@ const ATOM = /^[A-Za-z0-9!#$%&'*+/=?^_`{|}~\u0080-\u{10FFFF}-]+$/u;
 // Any C0/C1 control, DEL, or a Unicode line/paragraph separator.
 const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/u;
 const LABEL = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
+// Half of a UTF-16 pair on its own: no character at all (with /u, whole pairs never match).
+const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
+// Once IDNA's width folding is done (NFKC), an ASCII character in a domain is a letter, digit, hyphen or dot.
+const NOT_IN_DOMAIN = /[^a-z0-9.\u0080-\u{10FFFF}-]/u;
 
 const octets = (value: string) => Buffer.byteLength(value, 'utf8');
 
@@ -101,6 +105,8 @@ function checkDomain(unicodeDomain: string): { ascii: string } | string {
   if (unicodeDomain.endsWith('.')) return 'the domain ends with a dot';
   if (unicodeDomain.startsWith('.') || unicodeDomain.includes('..')) return 'the domain has an empty label';
   if (unicodeDomain.includes('_')) return 'the domain has an underscore';
+  // URL parsing would stop at `/ \\ ? #` and drop the rest: `example.com/evil` is junk, not example.com.
+  if (NOT_IN_DOMAIN.test(unicodeDomain.normalize('NFKC').toLowerCase())) return 'the domain has a character that is not allowed in a domain name';
   // Hyphens at label edges are refused before IDNA, which would silently accept some.
   if (unicodeDomain.split('.').some((label) => label.startsWith('-') || label.endsWith('-'))) {
     return 'a domain label starts or ends with a hyphen';
@@ -129,6 +135,7 @@ export function parseAddress(input: string): SyntaxResult {
   });
 
   if (CONTROL.test(trimmed)) return invalid('the address contains a control character');
+  if (LONE_SURROGATE.test(trimmed)) return invalid('the address contains a broken character (a lone UTF-16 surrogate)');
   if (at < 0) return invalid('the address has no @');
   if (trimmed.includes(' ') && !rawLocal.startsWith('"')) return invalid('the address contains a space');
 

@@ -268,9 +268,14 @@ export class VerificationEngine {
   }
 
   /** Who the prober is and how it connects, for one probe. */
-  private session(signal: AbortSignal) {
+  private session(deadlineAt: number, signal: AbortSignal) {
     const { options, deps } = this;
-    return { heloName: options.heloName, mailFrom: options.mailFrom, port: options.smtpPort, timeoutMs: options.smtpTimeoutMs, connector: deps.connector, allowPrivate: options.allowPrivateMx, gate: deps.gate, signal };
+    return { heloName: options.heloName, mailFrom: options.mailFrom, port: options.smtpPort, timeoutMs: options.smtpTimeoutMs, connector: deps.connector, allowPrivate: options.allowPrivateMx, gate: deps.gate, deadlineAt, signal };
+  }
+
+  /** The per-MX session cap this engine's probes go through (for gauges and operators). */
+  get gate(): SessionGate {
+    return this.deps.gate;
   }
 
   /**
@@ -288,7 +293,7 @@ export class VerificationEngine {
         address: inspection.smtpAddress as string,
         needsSmtpUtf8: inspection.needsSmtpUtf8,
         catchAllLocalPart: decoy,
-        ...this.session(deadline.signal),
+        ...this.session(deadlineAt, deadline.signal),
       });
     try {
       const known = async () => (await this.deps.domainCache.get(inspection.asciiDomain as string))?.catchAll ?? facts.catchAll;
@@ -325,7 +330,7 @@ export class VerificationEngine {
         needsSmtpUtf8: inspections.some((inspection) => inspection.needsSmtpUtf8),
         catchAllLocalPart: known === null ? this.deps.decoyLocalPart() : null,
         stopAtAccepted,
-        ...this.session(deadline.signal),
+        ...this.session(deadlineAt, deadline.signal),
       });
       const learned = group.results.find((result) => result.catchAll !== null)?.catchAll ?? null;
       if (known === null && learned !== null) await this.deps.domainCache.set(domain, { ...facts, catchAll: learned }, this.options.domainCacheTtlMs);

@@ -1,2 +1,3 @@
 export { createLogger, PinoNestLogger } from './logger';
 export type { Logger } from 'pino';
+export { requestContext, surviveUnhandled } from './process-guard';

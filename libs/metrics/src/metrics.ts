@@ -1,4 +1,5 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { GateSnapshot, SessionGate } from '@mailguard/smtp';
 
 /**
  * The Prometheus metrics of every MailGuard process, declared once. Each process registers the
@@ -27,7 +28,42 @@ export class Metrics {
   });
   readonly smtpOutcomes = new Counter({ name: 'mailguard_smtp_outcomes_total', help: 'SMTP probe outcomes by reply class (or failure) and provider', labelNames: ['class', 'provider'], registers: [this.registry] });
   readonly queueDepth = new Gauge({ name: 'mailguard_queue_depth', help: 'Jobs waiting, delayed and active per queue', labelNames: ['queue', 'state'], registers: [this.registry] });
-  readonly slotWaits = new Gauge({ name: 'mailguard_mx_slot_waits', help: 'Times a probe waited for a per-MX session slot (since start)', registers: [this.registry] });
+  readonly slotWait = new Histogram({
+    name: 'mailguard_mx_slot_wait_seconds',
+    help: 'Time a probe waited for a per-MX session slot (0 when one was free)',
+    buckets: [0, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [this.registry],
+  });
+  readonly leasesExpired = new Counter({ name: 'mailguard_mx_lease_expired_total', help: 'Slot leases taken back at expiry because their session never gave them back (a bug)', labelNames: ['host'], registers: [this.registry] });
+
+  /**
+   * Gauges of a per-MX session gate, read when scraped: slots held and sessions open per MX host by
+   * this process, and the cool-downs in force that it knows of.
+   */
+  watchGate(gate: SessionGate): void {
+    gate.observe({
+      waited: (_host, ms) => this.slotWait.observe(ms / 1000),
+      expired: (host) => this.leasesExpired.inc({ host }),
+    });
+    const hosts = (read: (entry: GateSnapshot['hosts'][number]) => number) => (gauge: Gauge<'host'>) => {
+      gauge.reset();
+      for (const entry of gate.snapshot().hosts) gauge.set({ host: entry.host }, read(entry));
+    };
+    const slots = hosts((entry) => entry.slotsHeld);
+    const sessions = hosts((entry) => entry.sessionsOpen);
+    new Gauge({ name: 'mailguard_mx_slots_held', help: 'Per-MX session slots this process holds now', labelNames: ['host'], registers: [this.registry], collect: function () { slots(this); } });
+    new Gauge({ name: 'mailguard_smtp_sessions_open', help: 'SMTP sessions this process has connected now, per MX host', labelNames: ['host'], registers: [this.registry], collect: function () { sessions(this); } });
+    new Gauge({
+      name: 'mailguard_mx_cool_downs',
+      help: 'MX hosts left alone now (1 per host and reason), as this process knows',
+      labelNames: ['host', 'reason'],
+      registers: [this.registry],
+      collect: function () {
+        this.reset();
+        for (const { host, reason } of gate.snapshot().coolDowns) this.set({ host, reason }, 1);
+      },
+    });
+  }
 
   constructor(service: string) {
     this.registry.setDefaultLabels({ service });

@@ -60,19 +60,39 @@ export class RedisRateLimiter implements RateLimiter {
   }
 }
 
-/** The same window for the single-process embedded mode. */
-export class MemoryRateLimiter implements RateLimiter {
-  private readonly windows = new Map<string, number[]>();
+/** How often the embedded limiter forgets keys whose windows are empty. */
+const SWEEP_EVERY_MS = 60_000;
 
-  constructor(private readonly now: () => number = Date.now) {}
+/**
+ * The same window for the single-process embedded mode. Keys that stop being used (a client IP
+ * seen once) are forgotten once their window is empty, so months of clients do not pile up.
+ */
+export class MemoryRateLimiter implements RateLimiter {
+  private readonly windows = new Map<string, { hits: number[]; windowMs: number }>();
+  private sweptAt: number;
+
+  constructor(private readonly now: () => number = Date.now) {
+    this.sweptAt = now();
+  }
+
+  /** Keys with hits still in their window. */
+  get size(): number {
+    return this.windows.size;
+  }
 
   async hit(key: string, limit: number, windowMs: number): Promise<RateDecision> {
     const now = this.now();
-    const hits = (this.windows.get(key) ?? []).filter((at) => at > now - windowMs);
+    if (now - this.sweptAt >= SWEEP_EVERY_MS) this.sweep(now);
+    const hits = (this.windows.get(key)?.hits ?? []).filter((at) => at > now - windowMs);
     const allowed = hits.length < limit;
     if (allowed) hits.push(now);
-    if (hits.length > 0) this.windows.set(key, hits);
+    if (hits.length > 0) this.windows.set(key, { hits, windowMs });
     else this.windows.delete(key);
     return decision(allowed, hits.length, limit, hits.length > 0 ? hits[0] + windowMs - now : 0);
+  }
+
+  private sweep(now: number): void {
+    this.sweptAt = now;
+    for (const [key, { hits, windowMs }] of this.windows) if (hits[hits.length - 1] <= now - windowMs) this.windows.delete(key);
   }
 }

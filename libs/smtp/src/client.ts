@@ -70,7 +70,17 @@ export interface SessionOptions {
   timeoutMs: number;
   connector: Connector;
   signal?: AbortSignal;
+  /** The TCP connection is up. */
+  onConnected?: () => void;
+  /**
+   * Called exactly once when the session's connection has ended, however it ended (QUIT, error,
+   * timeout, abort, a TLS upgrade or a failed one), or when `open` fails before there is one.
+   */
+  onEnd?: () => void;
 }
+
+/** How long a server may take to close after QUIT before the connection is cut. */
+const QUIT_GRACE_MS = 2_000;
 
 const UNSAFE = /[\r\n\0]/;
 
@@ -85,6 +95,8 @@ export class SmtpSession {
   private readonly replies: SmtpReply[] = [];
   private waiter: { resolve: () => void } | null = null;
   private failure: SmtpError | null = null;
+  private ended = false;
+  private quitTimer: NodeJS.Timeout | null = null;
   private readonly onAbort = () => this.fail(new SmtpError('aborted', 'check deadline reached'));
   extensions = new Map<string, string>();
   secure = false;
@@ -97,28 +109,30 @@ export class SmtpSession {
   ) {
     this.socket = socket;
     this.attach(socket);
+    // The TCP socket outlives a TLS upgrade: its close is the end of the session, whatever wraps it.
+    socket.once('close', () => this.end());
     options.signal?.addEventListener('abort', this.onAbort, { once: true });
+    options.onConnected?.();
   }
 
   /** Connects and reads the banner (returned; the session is closed when it is not 2xx). */
   static async open(options: SessionOptions): Promise<{ session: SmtpSession; banner: SmtpReply }> {
-    if (options.signal?.aborted) throw new SmtpError('aborted', 'check deadline reached');
-    const socket = await options.connector(options.address, options.port, options.timeoutMs, options.signal);
+    let socket: Socket;
+    try {
+      if (options.signal?.aborted) throw new SmtpError('aborted', 'check deadline reached');
+      socket = await options.connector(options.address, options.port, options.timeoutMs, options.signal);
+    } catch (error) {
+      options.onEnd?.();
+      throw error;
+    }
     const session = new SmtpSession(socket, options);
     const banner = await session.read();
     if (banner.code >= 400) session.close();
     return { session, banner };
   }
 
-  /** Called once the connection is gone, however it ended (frees the MX slot). */
-  onClose(callback: () => void): void {
-    if (this.socket.destroyed) callback();
-    else this.socket.once('close', callback);
-  }
-
-  private attach(socket: Socket | TLSSocket): void {
-    socket.setEncoding('utf8');
-    socket.on('data', (chunk: string) => {
+  private readonly listeners = {
+    data: (chunk: string) => {
       try {
         this.replies.push(...this.parser.push(chunk));
       } catch (error) {
@@ -126,9 +140,32 @@ export class SmtpSession {
         return;
       }
       this.wake();
-    });
-    socket.on('error', (error) => this.fail(new SmtpError('closed', `connection error: ${error.message}`)));
-    socket.on('close', () => this.fail(new SmtpError('closed', 'the server closed the connection')));
+    },
+    error: (error: Error) => this.fail(new SmtpError('closed', `connection error: ${error.message}`)),
+    close: () => this.fail(new SmtpError('closed', 'the server closed the connection')),
+  };
+
+  private attach(socket: Socket | TLSSocket): void {
+    socket.setEncoding('utf8');
+    socket.on('data', this.listeners.data);
+    socket.on('error', this.listeners.error);
+    socket.on('close', this.listeners.close);
+  }
+
+  /** Takes this session's own listeners off a socket, and no one else's. */
+  private unattach(socket: Socket | TLSSocket): void {
+    socket.off('data', this.listeners.data);
+    socket.off('error', this.listeners.error);
+    socket.off('close', this.listeners.close);
+  }
+
+  /** The connection is gone: the abort listener goes and the owner hears of it, once. */
+  private end(): void {
+    if (this.ended) return;
+    this.ended = true;
+    if (this.quitTimer) clearTimeout(this.quitTimer);
+    this.options.signal?.removeEventListener('abort', this.onAbort);
+    this.options.onEnd?.();
   }
 
   private wake(): void {
@@ -215,12 +252,17 @@ export class SmtpSession {
 
   /** STARTTLS and the TLS handshake (certificates not verified: RFC 7435 opportunistic TLS). */
   async startTls(): Promise<SmtpReply> {
-    const reply = await this.command('STARTTLS');
+    let reply: SmtpReply;
+    try {
+      reply = await this.command('STARTTLS');
+    } catch (error) {
+      // Garbage or a hang-up where the upgrade should start is a broken TLS stack: worth a plaintext retry.
+      if (error instanceof SmtpError && (error.kind === 'protocol' || error.kind === 'closed')) throw new SmtpError('tls', `STARTTLS broke off: ${error.message}`);
+      throw error;
+    }
     if (reply.code !== 220) return reply;
     const plain = this.socket as Socket;
-    plain.removeAllListeners('data');
-    plain.removeAllListeners('close');
-    plain.removeAllListeners('error');
+    this.unattach(plain);
     // Anything the server sent after its 220 in plaintext is discarded (STARTTLS injection).
     this.parser.reset();
     this.replies.length = 0;
@@ -242,9 +284,11 @@ export class SmtpSession {
       });
     }).catch((error: SmtpError) => {
       this.failure ??= error;
+      plain.destroy();
       throw error;
     });
     this.socket = secure;
+    secure.once('close', () => this.end());
     this.secure = true;
     this.extensions = new Map();
     this.attach(secure);
@@ -260,15 +304,12 @@ export class SmtpSession {
       // Already failed: nothing to say goodbye to.
     }
     this.socket.end();
-    this.detach();
+    // A server that never closes after QUIT must not keep the connection (and its slot) open.
+    this.quitTimer ??= setTimeout(() => this.socket.destroy(), QUIT_GRACE_MS);
+    this.quitTimer.unref();
   }
 
   close(): void {
     this.socket.destroy();
-    this.detach();
-  }
-
-  private detach(): void {
-    this.options.signal?.removeEventListener('abort', this.onAbort);
   }
 }

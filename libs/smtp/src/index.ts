@@ -4,4 +4,16 @@ export { directConnector, socksConnector, SmtpError, SmtpSession, type Connector
 export { probeMailbox, probeMailboxes, type GroupProbeOptions, type GroupProbeResult, type ProbeFailure, type ProbeHost, type ProbeOptions, type ProbeResult } from './probe';
 export { detectProvider, providerAcceptsAll } from './provider';
 export { buildReply, ReplyParser, type SmtpReply } from './reply';
-export { CoolingDownError, GateAbortedError, MemorySessionGate, type CoolDownReason, type SessionGate } from './session-gate';
+export {
+  CoolingDownError,
+  GateAbortedError,
+  LEASE_GRACE_MS,
+  LeaseBook,
+  MemorySessionGate,
+  type CoolDownReason,
+  type GateObserver,
+  type GateSnapshot,
+  type SessionGate,
+  type SlotLease,
+  type SlotRequest,
+} from './session-gate';

@@ -2,7 +2,7 @@ import { isPublicAddress } from './address-policy';
 import { classifyReply, type ReplyClass } from './classify';
 import { SmtpError, SmtpSession, type Connector } from './client';
 import type { SmtpReply } from './reply';
-import { CoolingDownError, GateAbortedError, type SessionGate } from './session-gate';
+import { CoolingDownError, GateAbortedError, type SessionGate, type SlotLease } from './session-gate';
 
 export interface ProbeHost {
   exchange: string;
@@ -24,6 +24,8 @@ export interface ProbeOptions {
   allowPrivate: boolean;
   /** Per-MX session cap; every session holds a slot from connect to close. */
   gate: SessionGate;
+  /** Epoch ms of the check's deadline: `signal` aborts every session then. */
+  deadlineAt: number;
   signal?: AbortSignal;
 }
 
@@ -135,9 +137,9 @@ class Attempt {
   /** A greeted session, TLS negotiated when offered (or plain when `plain`), ready for MAIL FROM. */
   async session(host: string, address: string, plain: boolean): Promise<SmtpSession | null> {
     const options = this.options;
-    let release: () => void;
+    let lease: SlotLease;
     try {
-      release = await options.gate.acquire(host, options.signal);
+      lease = await options.gate.acquire(host, { until: options.deadlineAt, signal: options.signal });
     } catch (error) {
       if (error instanceof GateAbortedError) throw new SmtpError('aborted', error.message);
       if (error instanceof CoolingDownError) {
@@ -147,15 +149,17 @@ class Attempt {
       throw error;
     }
     this.sessions++;
-    let opened: { session: SmtpSession; banner: SmtpReply };
-    try {
-      opened = await SmtpSession.open({ host, address, port: options.port, timeoutMs: options.timeoutMs, connector: options.connector, signal: options.signal });
-    } catch (error) {
-      release();
-      throw error;
-    }
-    const { session, banner } = opened;
-    session.onClose(release);
+    // From here the session owns the lease: it gives it back when its connection ends, however.
+    const { session, banner } = await SmtpSession.open({
+      host,
+      address,
+      port: options.port,
+      timeoutMs: options.timeoutMs,
+      connector: options.connector,
+      signal: options.signal,
+      onConnected: lease.connected,
+      onEnd: lease.release,
+    });
     if (banner.code >= 400) {
       this.end(session, 'close');
       const failure = failureOf(classifyReply(banner, 'banner'));
@@ -164,10 +168,17 @@ class Attempt {
       this.note(failure, host, banner);
       return null;
     }
-    let hello = await session.hello(options.heloName);
-    if (hello.code === 250 && !plain && session.extensions.has('STARTTLS')) {
-      const tls = await session.startTls();
-      if (tls.code === 220) hello = await session.hello(options.heloName);
+    let hello: SmtpReply;
+    try {
+      hello = await session.hello(options.heloName);
+      if (hello.code === 250 && !plain && session.extensions.has('STARTTLS')) {
+        const tls = await session.startTls();
+        if (tls.code === 220) hello = await session.hello(options.heloName);
+      }
+    } catch (error) {
+      // The caller never sees this session: it is closed here.
+      this.end(session, 'close');
+      throw error;
     }
     if (hello.code !== 250) {
       this.end(session);

@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { Worker } from 'bullmq';
 import { ConfigError, loadConfig, type AppConfig } from '@mailguard/config';
 import { Database } from '@mailguard/db';
-import { createLogger, type Logger } from '@mailguard/logger';
+import { createLogger, surviveUnhandled, type Logger } from '@mailguard/logger';
 import { bullOptions } from '@mailguard/pipeline';
 import { startStageWorker, type JobHandlers, type QueueName, type StageContext } from '@mailguard/queue';
 import { connectRedis, createRedis } from '@mailguard/redis';
@@ -49,6 +49,7 @@ export async function runWorker(name: string, kind: WorkerKind): Promise<void> {
   }
   if (!config.redis.url) fail(name, 'REDIS_URL is required: workers take their jobs from BullMQ (without it, `npm start` runs everything in one process)');
   const logger = createLogger(config.log, name);
+  surviveUnhandled(logger);
   const redis = createRedis(config.redis) as Redis;
   redis.on('error', (err: Error) => logger.warn({ err: err.message }, 'redis connection error'));
   await connectRedis(redis);

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Logger } from '@mailguard/logger';
+import { requestContext, type Logger } from '@mailguard/logger';
 
 const CLIENT_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -32,6 +32,6 @@ export function requestLogging(logger: Logger) {
         res.writableFinished ? 'request completed' : 'request aborted',
       );
     });
-    next();
+    requestContext.run({ requestId: id }, next);
   };
 }

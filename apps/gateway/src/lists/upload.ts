@@ -27,15 +27,24 @@ export async function receiveUpload(req: Request): Promise<Upload> {
   if (!/^multipart\/form-data/i.test(req.headers['content-type'] ?? '')) {
     throw new AppError('bad_request', 'Send the list as multipart/form-data with the CSV in a part named "file"');
   }
+  let parser: busboy.Busboy;
+  try {
+    parser = busboy({ headers: req.headers, limits: { fileSize: MAX_UPLOAD_BYTES, files: 1, fields: 20, fieldSize: 64 * 1024 } });
+  } catch (error) {
+    // No boundary, an unknown charset: refused before anything is read or written.
+    req.resume();
+    throw new AppError('bad_request', `The upload is not valid multipart/form-data: ${(error as Error).message}`);
+  }
   const dir = await mkdtemp(join(tmpdir(), 'mailguard-upload-'));
   const cleanup = () => rm(dir, { recursive: true, force: true });
+  // Every write is awaited on every path: a file part cut short fails its write too, and an
+  // unawaited failure would be an unhandled rejection (the end of the process).
+  const writes: Array<Promise<unknown>> = [];
   try {
     const fields: Record<string, string> = {};
     let path: string | null = null;
     let filename: string | null = null;
     let tooLarge = false;
-    const writes: Array<Promise<void>> = [];
-    const parser = busboy({ headers: req.headers, limits: { fileSize: MAX_UPLOAD_BYTES, files: 1, fields: 20, fieldSize: 64 * 1024 } });
     parser.on('field', (name, value) => {
       fields[name] = value;
     });
@@ -62,7 +71,9 @@ export async function receiveUpload(req: Request): Promise<Upload> {
     return { path, filename, fields, cleanup };
   } catch (error) {
     // The rest of a refused upload is read and dropped, so the client gets its answer.
+    req.unpipe(parser);
     req.resume();
+    await Promise.allSettled(writes);
     await cleanup();
     throw error;
   }
