@@ -21,9 +21,9 @@ export interface ServiceProcess {
   scanned: number;
 }
 
-/** Sum of every sample of a Prometheus metric (all label sets), or null when the process does not expose it. */
+/** Sum of every sample of a Prometheus metric (all label sets; 0 for a declared family without any), or null when the process does not expose it. */
 export function metricSum(text: string, name: string): number | null {
-  let sum: number | null = null;
+  let sum: number | null = text.includes(`\n# TYPE ${name} `) ? 0 : null;
   for (const line of text.split('\n')) {
     if (!line.startsWith(name) || (line[name.length] !== ' ' && line[name.length] !== '{')) continue;
     const value = Number(line.slice(line.lastIndexOf(' ') + 1));
@@ -70,26 +70,24 @@ export class SoakService {
     return this.processes[0].url;
   }
 
-  /** The processes that open SMTP sessions: the gateway in one process, else the smtp-workers. */
-  get probers(): ServiceProcess[] {
-    return this.processes.filter((entry) => entry.name === (this.driver === 'bullmq' ? 'smtp-worker' : 'gateway'));
-  }
-
   async metrics(entry: ServiceProcess): Promise<string> {
     const response = await fetch(`${entry.url}/metrics`);
     if (response.status !== 200) throw new Error(`${entry.name} /metrics answered ${response.status}`);
     return response.text();
   }
 
-  /** `mailguard_mx_slots_held`, summed over hosts and probers; null when a prober does not expose it. */
-  async slotsHeld(): Promise<number | null> {
-    let held = 0;
-    for (const prober of this.probers) {
-      const value = metricSum(await this.metrics(prober), 'mailguard_mx_slots_held');
-      if (value === null) return null;
-      held += value;
+  /**
+   * A gate metric summed over hosts and over every process that has a gate (the gateway in one
+   * process; the smtp-workers, and the gateway for finder and insight, over BullMQ); null when no
+   * process exposes it.
+   */
+  async gateSum(name: 'mailguard_mx_slots_held' | 'mailguard_mx_lease_expired_total'): Promise<number | null> {
+    let sum: number | null = null;
+    for (const entry of this.processes) {
+      const value = metricSum(await this.metrics(entry), name);
+      if (value !== null) sum = (sum ?? 0) + value;
     }
-    return held;
+    return sum;
   }
 
   /** BullMQ mode: leases still in the Redis gate's sorted sets (`mx:slots:<host>`), by host. */

@@ -75,6 +75,8 @@ export async function soak(options: SoakOptions): Promise<SoakReport> {
   await webhooks.start();
   let service: SoakService | undefined;
   const report: SoakReport = { driver: options.driver, cycles: [], failures: [] };
+  /** mailguard_mx_lease_expired_total so far (a counter). */
+  let leasesExpired = 0;
   try {
     service = await SoakService.start(options.driver, lab);
     const signup = await apiClient(service.url)<{ apiKey: string; account: { id: string }; webhookSecret: string }>('POST', '/v1/accounts', { body: { email: 'soak@catchall0.soak' } });
@@ -117,7 +119,7 @@ export async function soak(options: SoakOptions): Promise<SoakReport> {
     // (a) Once idle, every slot is back: the gauge, the Redis gate's leases, and the lab's open sessions.
     let held: number | null = null;
     const idle = await until(async () => {
-      held = await service.slotsHeld();
+      held = await service.gateSum('mailguard_mx_slots_held');
       const leases = await service.redisLeases();
       const open = world.scenario.servers ? Object.keys(world.scenario.servers).filter((host) => !world.scenario.servers?.[host].down && lab.stats(host).active > 0) : [];
       if (held === 0 && Object.keys(leases).length === 0 && open.length === 0) return null;
@@ -125,9 +127,14 @@ export async function soak(options: SoakOptions): Promise<SoakReport> {
     }, IDLE_TIMEOUT_MS);
     if (idle) failures.push(`not idle ${IDLE_TIMEOUT_MS} ms after the traffic: ${idle}`);
 
-    // (b) A known mailbox at every strict domain, never asked before, answers definitely.
+    // (b) A known mailbox at every strict domain, never asked before, answers definitely. With every
+    // slot back (a) and one check per domain (no host is asked beyond its cap), none waits for a slot;
+    // and no lease ran out unreturned, which would free a forgotten slot only seconds later.
     const probes = await probeStrictDomains(service, world, context.key, cycle);
     failures.push(...probes);
+    const expired = (await service.gateSum('mailguard_mx_lease_expired_total')) ?? 0;
+    if (expired > leasesExpired) failures.push(`${expired - leasesExpired} slot leases expired unreturned (mailguard_mx_lease_expired_total)`);
+    leasesExpired = expired;
 
     // (c) Nothing an operator would be paged for, and the ledger adds up.
     const output = service.scanOutput();
