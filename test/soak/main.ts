@@ -3,8 +3,11 @@ import { soak, type SoakReport } from './soak';
 
 /**
  * `npm run soak [-- --minutes N] [--driver in-process|bullmq|both]`: N minutes (default 30) of
- * soak per driver, one after the other; exits 1 when any assertion failed.
+ * soak per driver, one after the other, each cycle three times the short form's traffic; exits 1
+ * when any assertion failed.
  */
+const SCALE = 3;
+
 function parse(args: string[]): { minutes: number; drivers: Driver[] } {
   let minutes = 30;
   let driver = 'both';
@@ -23,7 +26,7 @@ function parse(args: string[]): { minutes: number; drivers: Driver[] } {
 async function main(): Promise<void> {
   const { minutes, drivers } = parse(process.argv.slice(2));
   const reports: SoakReport[] = [];
-  for (const driver of drivers) reports.push(await soak({ driver, minutes, print: (line) => process.stdout.write(`${line}\n`) }));
+  for (const driver of drivers) reports.push(await soak({ driver, minutes, scale: SCALE, print: (line) => process.stdout.write(`${line}\n`) }));
   for (const report of reports) {
     process.stdout.write(`soak ${report.driver}: ${report.cycles.length} cycles, ${report.failures.length === 0 ? 'every assertion held' : `${report.failures.length} failures`}\n`);
   }

@@ -19,6 +19,8 @@ export interface SoakOptions {
   cycles?: number;
   /** ...cycles until this many minutes have passed (`npm run soak`). */
   minutes?: number;
+  /** Traffic per cycle, in multiples of the short form's (default 1). */
+  scale?: number;
   print(line: string): void;
 }
 
@@ -66,7 +68,7 @@ async function until(condition: () => Promise<string | null>, timeoutMs: number)
 }
 
 export async function soak(options: SoakOptions): Promise<SoakReport> {
-  // A timed run cannot do more than 12 cycles a minute: each has a list of 300 rows to settle.
+  // A timed run cannot do more than 12 cycles a minute: each has a list of hundreds of rows to settle.
   const maxCycles = options.cycles ?? Math.ceil((options.minutes ?? 30) * 12);
   const world = soakWorld(maxCycles);
   const lab = await startLab(world.scenario);
@@ -92,10 +94,13 @@ export async function soak(options: SoakOptions): Promise<SoakReport> {
       const figures = await runOne(service, lab, world, context, webhooks, cycle);
       report.cycles.push(figures);
       report.failures.push(...figures.failures.map((failure) => `cycle ${cycle}: ${failure}`));
-      // A process that died leaves nothing further to learn.
+      // A process that died leaves nothing further to learn; the short form stops at its first failing cycle.
       if (service.processes.some((entry) => entry.process.child.exitCode !== null || entry.process.child.signalCode !== null)) break;
+      if (options.cycles && figures.failures.length > 0) break;
     }
-    for (const failure of trends(report.cycles)) {
+    const { summary, failures } = trends(report.cycles);
+    summary.forEach((line) => options.print(line));
+    for (const failure of failures) {
       report.failures.push(`run: ${failure}`);
       options.print(`  FAIL run: ${failure}`);
     }
@@ -110,7 +115,7 @@ export async function soak(options: SoakOptions): Promise<SoakReport> {
     const failures: string[] = [];
     const cycleStarted = performance.now();
     lab.resetStats();
-    const tally = await runCycle(context, cycle);
+    const tally = await runCycle(context, cycle, options.scale);
     failures.push(...tally.unexpected);
     // Event-loop delay since the previous scrape, i.e. during this cycle's traffic (prom-client resets it on each read).
     const lagMs: Record<string, number> = {};
@@ -205,7 +210,7 @@ function figureLine(driver: Driver, figures: CycleFigures, tally: Tally, held: n
   return [
     `[${driver}] cycle ${figures.cycle} (${figures.seconds.toFixed(1)} s)`,
     `requests ${requests}`,
-    `status ${statuses}, unknown ${tally.unknown}`,
+    `status ${statuses}, unknown ${tally.unknown} (strict domains ${tally.unknownStrict})`,
     `p50 ${tally.percentile(50).toFixed(0)} ms p99 ${tally.percentile(99).toFixed(0)} ms`,
     `slots held ${held ?? '-'}`,
     `warnings logged ${warnings}`,
@@ -215,20 +220,28 @@ function figureLine(driver: Driver, figures: CycleFigures, tally: Tally, held: n
   ].join(' | ');
 }
 
-/** (d) Memory and event-loop delay per process, judged over the run (needs six cycles after warm-up). */
-function trends(cycles: CycleFigures[]): string[] {
+/**
+ * (d) Memory and event-loop delay per process, judged over the run (needs six cycles after
+ * warm-up); one summary line per process: first and last third's medians and the slope per cycle.
+ */
+function trends(cycles: CycleFigures[]): { summary: string[]; failures: string[] } {
+  const summary: string[] = [];
   const failures: string[] = [];
   const warmup = Math.max(2, Math.floor(cycles.length / 10));
   const names = Object.keys(cycles[0]?.rssMb ?? {});
   for (const name of names) {
-    for (const [series, values] of [
-      ['rss', cycles.map((figures) => figures.rssMb[name])],
-      ['heap', cycles.map((figures) => figures.heapMb[name])],
-      ['lag', cycles.map((figures) => figures.lagMs[name])],
+    const parts: string[] = [];
+    for (const [series, unit, values] of [
+      ['rss', 'RSS MB', cycles.map((figures) => figures.rssMb[name])],
+      ['heap', 'heap MB', cycles.map((figures) => figures.heapMb[name])],
+      ['lag', 'loop p99 ms', cycles.map((figures) => figures.lagMs[name])],
     ] as const) {
       const growth = judgeGrowth(values, { warmup, ...RULES[series] });
-      if (growth?.verdict) failures.push(`${name} ${series === 'lag' ? 'event-loop p99 (ms)' : `${series} (MB)`} ${growth.verdict}`);
+      if (!growth) continue;
+      parts.push(`${unit} ${growth.first.toFixed(0)} -> ${growth.last.toFixed(0)} (${growth.slope >= 0 ? '+' : ''}${growth.slope.toFixed(2)}/cycle)`);
+      if (growth.verdict) failures.push(`${name} ${unit} ${growth.verdict}`);
     }
+    if (parts.length > 0) summary.push(`  trend ${name} over cycles ${warmup + 1}-${cycles.length}: ${parts.join(', ')}`);
   }
-  return failures;
+  return { summary, failures };
 }
