@@ -111,7 +111,7 @@ const LIST_TIMEOUT_MS = 60_000;
 const SINGLE_CONCURRENCY = 8;
 
 const person = (index: number) => `${PEOPLE[index % PEOPLE.length][0]}.${PEOPLE[index % PEOPLE.length][1]}`.toLowerCase();
-const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+export const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Addresses of cycle `cycle`: known people (cached after their first check), fresh unknown users, and malformed ones. */
 function addresses(domains: SoakDomain[], cycle: number, count: number, tag: string): string[] {

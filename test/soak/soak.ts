@@ -1,6 +1,6 @@
 import { startLab, type Lab } from '../lab';
 import { apiClient } from '../support/api-client';
-import { runCycle, SURFACES, Tally, WebhookReceiver } from './cycle';
+import { pause, runCycle, SURFACES, Tally, WebhookReceiver } from './cycle';
 import { metricSum, SoakService, type Driver } from './service';
 import { judgeGrowth, type GrowthRule } from './trend';
 import { soakWorld, type SoakWorld } from './world';
@@ -55,7 +55,6 @@ const RULES: Record<'rss' | 'heap' | 'lag', Omit<GrowthRule, 'warmup'>> = {
 };
 
 const SHORT: Record<string, string> = { gateway: 'gw', 'dns-worker': 'dns', 'smtp-worker': 'smtp', 'scoring-worker': 'scoring', 'list-worker': 'list' };
-const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Polls `condition` until it returns null (holds) or the time is up; returns the last complaint. */
 async function until(condition: () => Promise<string | null>, timeoutMs: number): Promise<string | null> {
