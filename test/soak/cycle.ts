@@ -1,15 +1,18 @@
 import { createHmac } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { apiClient, type ApiCall, type ApiOptions } from '../support/api-client';
 import { PEOPLE, STUBBORN_DOMAIN, type SoakDomain } from './world';
 
 /**
  * One soak cycle: every surface of the API at once, as customers use it — single and batch
  * checks, finder hits and misses, domain insight, two lists (one cancelled mid-way), widget checks
- * on the free tier and with a widget key, feedback, a sign-up, and keys created and revoked.
+ * on the free tier and with a widget key, feedback, a sign-up, keys created and revoked, and an
+ * agent's tool calls over MCP.
  */
 
-export const SURFACES = ['single', 'batch', 'finder', 'insight', 'lists', 'widget', 'feedback', 'keys'] as const;
+export const SURFACES = ['single', 'batch', 'finder', 'insight', 'lists', 'widget', 'feedback', 'keys', 'mcp'] as const;
 export type Surface = (typeof SURFACES)[number];
 
 interface Result {
@@ -286,7 +289,31 @@ export async function runCycle(context: CycleContext, cycle: number, scale = 1):
     }
   }
 
+  /** An agent's session over streamable HTTP: the tool list, single and batch checks, a finder call, the balance. */
+  async function agent(): Promise<void> {
+    const client = new Client({ name: 'soak', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${context.url}/mcp`), { requestInit: { headers: { 'X-API-Key': context.key } } }));
+    try {
+      const tool = (what: string, name: string, args: Record<string, unknown>) =>
+        tally.track<{ structuredContent?: unknown }>('mcp', [200], what, async () => {
+          const result = await client.callTool({ name, arguments: args });
+          return { status: result.isError ? 400 : 200, body: { structuredContent: 'structuredContent' in result ? result.structuredContent : undefined } };
+        });
+      await tally.track('mcp', [200], 'tools/list', async () => ({ status: (await client.listTools()).tools.length > 0 ? 200 : 500, body: {} }));
+      for (let i = 0; i < 3 * scale; i++) {
+        const answer = await tool('verify_email', 'verify_email', { email: `${person(i + cycle)}@${strict[(i + cycle) % strict.length].name}` });
+        tally.results([answer.body.structuredContent as Result]);
+      }
+      const batch = await tool('verify_emails', 'verify_emails', { emails: addresses(context.domains, cycle, 5, 'agent') });
+      tally.results((batch.body.structuredContent as { results?: Result[] } | undefined)?.results ?? []);
+      await tool('find_email', 'find_email', { firstName: PEOPLE[cycle % PEOPLE.length][0], lastName: PEOPLE[cycle % PEOPLE.length][1], domain: strict[cycle % strict.length].name });
+      await tool('credits', 'credits', {});
+    } finally {
+      await client.close();
+    }
+  }
+
   const keyed = keys();
-  await Promise.all([singles(), batches(), finder(), insight(), completedList(), cancelledList(), widget(keyed), feedback(), keyed]);
+  await Promise.all([singles(), batches(), finder(), insight(), completedList(), cancelledList(), widget(keyed), feedback(), keyed, agent()]);
   return tally;
 }

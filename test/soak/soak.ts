@@ -130,6 +130,9 @@ export async function soak(options: SoakOptions): Promise<SoakReport> {
       return `slots held ${held ?? '(no mailguard_mx_slots_held gauge)'}, Redis leases ${JSON.stringify(leases)}, lab sessions open at ${open.join(', ') || 'none'}`;
     }, IDLE_TIMEOUT_MS);
     if (idle) failures.push(`not idle ${IDLE_TIMEOUT_MS} ms after the traffic: ${idle}`);
+    // Nor does an agent's session leave its transport behind.
+    const transports = metricSum(await service.metrics(service.processes[0]), 'mailguard_mcp_transports_open');
+    if (transports !== 0) failures.push(`MCP transports open once idle: ${transports ?? '(no mailguard_mcp_transports_open gauge)'}`);
 
     // (b) A known mailbox at every strict domain, never asked before, answers definitely. With every
     // slot back (a) and one check per domain (no host is asked beyond its cap), none waits for a slot;
