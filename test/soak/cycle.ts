@@ -263,7 +263,8 @@ export async function runCycle(context: CycleContext, cycle: number, scale = 1):
     if (created.status !== 201) return null;
     await tally.track('keys', [200], 'check with a new key', () => api('GET', `/v1/email-validation/${person(cycle)}@${strict[0].name}`, { key: created.body.key }));
     await tally.track('keys', [204], 'DELETE /v1/keys/:id', () => api('DELETE', `/v1/keys/${created.body.id}`, { key: owner }));
-    await tally.track('keys', [401], 'check with a revoked key', () => api('GET', `/v1/email-validation/${person(cycle)}@${strict[0].name}`, { key: created.body.key }));
+    // From the cycle's own client address: a revoked key is an unknown key, and unknown keys are throttled per address (20 per 10 minutes).
+    await tally.track('keys', [401], 'check with a revoked key', () => api('GET', `/v1/email-validation/${person(cycle)}@${strict[0].name}`, { key: created.body.key, headers: { 'X-Forwarded-For': clientIp(4) } }));
     await tally.track('keys', [200], 'GET /v1/keys', () => api('GET', '/v1/keys', { key: owner }));
     const widget = await tally.track<{ key: string }>('keys', [201], 'POST /v1/keys (widget)', () => api('POST', '/v1/keys', { key: owner, body: { name: 'site', scope: 'verify', type: 'widget' } }));
     return widget.status === 201 ? widget.body.key : null;

@@ -324,26 +324,35 @@ export class VerificationEngine {
   }
 
   /**
-   * Stage 2 for many addresses at one domain (bulk lists): one SMTP session asks for all of them,
-   * with the made-up address once for the group. No greylisting wait here: the list pipeline
-   * retries those addresses as delayed jobs.
+   * Stage 2 for many addresses at one domain (bulk lists, the finder): one SMTP session asks for all
+   * of them, with the made-up address once for the group. `retryGreylisting` (the finder, which must
+   * answer within the deadline): the addresses a server asked us to come back for are asked again
+   * after GREYLIST_RETRY_SECONDS when that fits, as a single check does; lists leave it unset and
+   * retry those as delayed jobs. `stopAtAccepted`: see GroupProbeOptions.
    */
-  /** `stopAtAccepted`: see GroupProbeOptions (the finder asks its likeliest candidates first and stops at a yes). */
-  async probeGroup(inspections: Inspection[], { deadlineAt }: StageOptions, { stopAtAccepted }: { stopAtAccepted?: number } = {}): Promise<ProbeOutcome[]> {
+  async probeGroup(inspections: Inspection[], { deadlineAt }: StageOptions, { stopAtAccepted, retryGreylisting = false }: { stopAtAccepted?: number; retryGreylisting?: boolean } = {}): Promise<ProbeOutcome[]> {
     const facts = inspections[0].facts as DomainFacts;
     const domain = inspections[0].asciiDomain as string;
     const started = this.deps.now().getTime();
     const deadline = deadlineSignal(deadlineAt, started);
     try {
       const known = (await this.deps.domainCache.get(domain))?.catchAll ?? facts.catchAll;
-      const group = await probeMailboxes({
-        hosts: facts.mail.hosts,
-        addresses: inspections.map((inspection) => inspection.smtpAddress as string),
-        needsSmtpUtf8: inspections.some((inspection) => inspection.needsSmtpUtf8),
-        catchAllLocalPart: known === null ? this.deps.decoyLocalPart() : null,
-        stopAtAccepted,
-        ...this.session(deadlineAt, deadline.signal),
-      });
+      const ask = (indices: number[]) =>
+        probeMailboxes({
+          hosts: facts.mail.hosts,
+          addresses: indices.map((index) => inspections[index].smtpAddress as string),
+          needsSmtpUtf8: indices.some((index) => inspections[index].needsSmtpUtf8),
+          catchAllLocalPart: known === null ? this.deps.decoyLocalPart() : null,
+          stopAtAccepted,
+          ...this.session(deadlineAt, deadline.signal),
+        });
+      const group = await ask(inspections.map((_, index) => index));
+      const again = group.results.flatMap((result, index) => (!result.definite && asksToRetryLater(result.failure) ? [index] : []));
+      const retry = this.options.greylistRetryMs;
+      if (retryGreylisting && again.length > 0 && retry !== null && this.deps.now().getTime() + retry < deadlineAt && (await sleep(retry, deadline.signal))) {
+        const second = await ask(again);
+        again.forEach((index, position) => (group.results[index] = second.results[position]));
+      }
       const learned = group.results.find((result) => result.catchAll !== null)?.catchAll ?? null;
       if (known === null && learned !== null) await this.deps.domainCache.set(domain, { ...facts, catchAll: learned }, this.options.domainCacheTtlMs);
       const durationMs = this.deps.now().getTime() - started;

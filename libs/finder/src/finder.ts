@@ -32,7 +32,8 @@ export async function findAddress(engine: VerificationEngine, name: PersonName, 
   const inspections = await Promise.all(list.map((candidate) => engine.inspect(`${candidate.localPart}@${domain}`, { deadlineAt })));
   if (!inspections[0].needsProbe) return NOTHING;
   // The likeliest three per transaction, and no more once the server accepts one: few RCPTs per person.
-  const outcomes = await engine.probeGroup(inspections, { deadlineAt }, { stopAtAccepted: CANDIDATES_PER_TRANSACTION });
+  // A server that greylists is asked again when that fits in the deadline: "come back later" is not "nobody".
+  const outcomes = await engine.probeGroup(inspections, { deadlineAt }, { stopAtAccepted: CANDIDATES_PER_TRANSACTION, retryGreylisting: true });
   const results = inspections.map((inspection, index) => engine.conclude(inspection, outcomes[index], model));
   const catchAll = results.some((result) => result.smtp.catchAll);
   if (catchAll) {
