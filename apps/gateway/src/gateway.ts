@@ -25,7 +25,6 @@ import { BULL_BOARD_PATH, bullBoard } from './http/bull-board';
 import { answerNoRoute, ErrorFilter } from './http/error.filter';
 import { InputPolicyPipe } from './http/input-policy.pipe';
 import { isMcpRequest, JSON_BODY_LIMIT, LimitedExpressAdapter, MCP_BODY_LIMIT, refuseOversizedBodies } from './http/limits';
-import { answerMalformedHttp } from './http/malformed-http';
 import { KeyMeter } from './auth/key-meter';
 import { requestLogging } from './http/request-logging';
 import { securityHeaders } from './http/security-headers';
@@ -147,7 +146,6 @@ export async function startGateway(config: AppConfig, logger: Logger): Promise<G
   app.use((req: Request, res: Response) => {
     void answerNoRoute(req, res, meter);
   });
-  answerMalformedHttp(app.getHttpServer());
   await app.listen(config.http.port, '0.0.0.0');
   const address = app.getHttpServer().address();
   const port = typeof address === 'object' && address ? address.port : config.http.port;

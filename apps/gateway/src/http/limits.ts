@@ -62,6 +62,10 @@ export class LimitedExpressAdapter extends ExpressAdapter {
       this.getInstance(),
     );
     server.on('clientError', answerClientError);
+    // Node answers an Expect it cannot meet with an empty 417 of its own; this one says why, in the API's form.
+    server.on('checkExpectation', (_req: IncomingMessage, res: ServerResponse) => {
+      res.writeHead(417, { 'Content-Type': 'application/json; charset=utf-8', Connection: 'close' }).end(JSON.stringify({ error: 'Only Expect: 100-continue is understood', code: 'bad_request' }));
+    });
     this.httpServer = server;
   }
 }
