@@ -1,5 +1,5 @@
 import type { DataSource, EntityManager } from 'typeorm';
-import { CreditTransactionEntity, queryPrepared, type TransactionKind, type UsageKind } from '@mailguard/db';
+import { AccountEntity, CreditTransactionEntity, queryPrepared, type TransactionKind, type UsageKind } from '@mailguard/db';
 import { CHECK_PRICE, signupGrants } from './pricing';
 
 export interface Balance {
@@ -216,9 +216,10 @@ export class CreditLedger {
   }
 
   async balance(accountId: string): Promise<Balance> {
-    const rows: Array<{ balance: number; held: number }> = await this.dataSource().query('SELECT balance, held FROM accounts WHERE id = $1', [accountId]);
-    if (rows[0]) this.onBalance(accountId, rows[0].balance);
-    return rows[0] ?? { balance: 0, held: 0 };
+    const account = await this.dataSource().getRepository(AccountEntity).findOne({ select: { balance: true, held: true }, where: { id: accountId } });
+    if (!account) return { balance: 0, held: 0 };
+    this.onBalance(accountId, account.balance);
+    return { balance: account.balance, held: account.held };
   }
 
   async transactions(accountId: string, page: number, limit: number): Promise<TransactionPage> {
