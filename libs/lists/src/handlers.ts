@@ -43,10 +43,10 @@ function restore(payload: GroupPayload): Inspection[] {
 
 /** Tells the customer, when they asked to be told, that the list is over. */
 export async function announce(list: StoredList, queue: StageContext, options: ListOptions): Promise<void> {
-  if (!list.row.webhook_url) return;
+  if (!list.row.webhookUrl) return;
   await queue.enqueue(
     'webhook.deliver',
-    { listId: list.row.id, url: list.row.webhook_url, body: JSON.stringify(list.view) },
+    { listId: list.row.id, url: list.row.webhookUrl, body: JSON.stringify(list.view) },
     { jobId: `${list.row.id}.webhook`, retry: { attempts: WEBHOOK_ATTEMPTS, backoffMs: options.webhookRetryMs } },
   );
 }

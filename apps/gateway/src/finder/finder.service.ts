@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '@mailguard/config';
-import { CreditLedger } from '@mailguard/credits';
+import { CreditLedger, FINDER_PRICE, finderKeepsCharge } from '@mailguard/credits';
 import type { VerificationEngine } from '@mailguard/engine';
 import { AppError } from '@mailguard/errors';
 import { DomainKnowledge } from '@mailguard/feedback';
@@ -27,25 +27,25 @@ export class FinderService {
   }
 
   /**
-   * #9: 1 credit when an address is returned, nothing otherwise (taken up front so that the
+   * #9: FINDER_PRICE when an address is returned, nothing otherwise (taken up front so that the
    * balance cannot be overdrawn, and refunded when nothing is found). `balance` is the one after.
    */
   async find(accountId: string, query: FinderQuery): Promise<{ answer: FinderAnswer; balance: number }> {
     const { name, domain } = parseFinderQuery(query);
     const ref = newId('fnd');
-    const charged = await this.ledger.charge(accountId, 1, 'finder', ref);
+    const charged = await this.ledger.charge(accountId, FINDER_PRICE, 'finder', ref);
     if (charged === null) {
       const { balance } = await this.ledger.balance(accountId);
-      throw new AppError('insufficient_credits', `Insufficient credits: a found address costs 1 and the balance is ${balance}`);
+      throw new AppError('insufficient_credits', `Insufficient credits: a found address costs ${FINDER_PRICE} and the balance is ${balance}`);
     }
     let answer: FinderAnswer;
     try {
       answer = await findAddress(this.engine, name, domain, await this.knowledge.model(domain));
     } catch (error) {
-      await this.ledger.refund(accountId, 1, 'refund: the finder failed', ref);
+      await this.ledger.refund(accountId, FINDER_PRICE, 'refund: the finder failed', ref);
       throw error;
     }
-    if (!answer.email || !answer.result) return { answer, balance: await this.ledger.refund(accountId, 1, 'refund: nobody found', ref) };
+    if (!finderKeepsCharge(answer)) return { answer, balance: await this.ledger.refund(accountId, FINDER_PRICE, 'refund: nobody found', ref) };
     // A hit a server confirmed teaches the domain its pattern (the name is known, so the pattern is too).
     if (answer.pattern && answer.result.reason === 'accepted_email') await this.knowledge.found(domain, answer.result.checks.syntax.localPart, answer.pattern);
     await this.store.record({ requestId: newId('ver'), email: answer.email, deadlineAt: Date.now() + this.config.checks.deadlineMs, accountId, kind: 'finder' }, answer.result);

@@ -89,7 +89,7 @@ export class ListsService {
         }
       }
       if (batch.length > 0) await this.lists.insertRows(id, batch);
-      const sealed = await this.lists.seal(id, accountId, (manager, amount) => this.ledger.hold(accountId, amount, `hold: list ${name} (${amount} rows)`, id, manager));
+      const sealed = await this.lists.seal(id, accountId);
       if (!sealed.sealed) {
         const { balance } = await this.ledger.balance(accountId);
         throw new AppError('insufficient_credits', `Insufficient credits: this list has ${sealed.chargeable} chargeable rows and the balance is ${balance}`);
