@@ -1,5 +1,5 @@
 import { Body, Controller, HttpCode, Inject, Ip, Post } from '@nestjs/common';
-import { IsOptional, IsString, Length, MaxLength } from 'class-validator';
+import { ApiCreatedResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { APP_CONFIG, type AppConfig } from '@mailguard/config';
 import { CreditLedger, earnsWorkBonus } from '@mailguard/credits';
 import { AccountEntity, ApiKeyEntity, Database } from '@mailguard/db';
@@ -7,19 +7,10 @@ import { AppError, assertPlainText } from '@mailguard/errors';
 import { base62, generateKey, newId } from '@mailguard/keys';
 import type { RateLimiter } from '@mailguard/ratelimit';
 import { Public } from '../auth/access';
+import { ApiErrors } from '../docs/api-docs';
 import { RATE_LIMITER } from '../infra.module';
 import { VerificationService } from '../validation/verification.service';
-
-export class SignupDto {
-  @IsString({ message: 'email must be a string' })
-  @Length(3, 254, { message: 'email must be 3 to 254 characters' })
-  email!: string;
-
-  @IsOptional()
-  @IsString({ message: 'name must be a string' })
-  @MaxLength(100, { message: 'name must be at most 100 characters' })
-  name?: string;
-}
+import { SignupDto, SignupResponseDto } from './accounts.dto';
 
 export interface SignupResponse {
   account: { id: string; email: string; credits: number };
@@ -27,6 +18,7 @@ export interface SignupResponse {
   webhookSecret: string;
 }
 
+@ApiTags('keys')
 @Controller('accounts')
 export class AccountsController {
   constructor(
@@ -40,6 +32,9 @@ export class AccountsController {
   @Post()
   @Public()
   @HttpCode(201)
+  @ApiOperation({ summary: 'Sign up: an account, its first full key and its webhook secret (each shown once)' })
+  @ApiCreatedResponse({ type: SignupResponseDto })
+  @ApiErrors(400, 409, 429)
   async signup(@Body() body: SignupDto, @Ip() ip: string): Promise<SignupResponse> {
     const limit = this.config.signup.limitPerIpHour;
     const decision = await this.limiter.hit(`signup:${ip}`, limit, 3_600_000);
