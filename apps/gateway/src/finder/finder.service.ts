@@ -4,10 +4,11 @@ import { CreditLedger, FINDER_PRICE, finderKeepsCharge } from '@mailguard/credit
 import type { VerificationEngine } from '@mailguard/engine';
 import { AppError } from '@mailguard/errors';
 import { DomainKnowledge } from '@mailguard/feedback';
-import { domainInsight, findAddress, parseDomainParam, parseFinderQuery, type DomainInsight, type FinderAnswer, type FinderQuery } from '@mailguard/finder';
+import { domainInsight, findAddress, parseDomainParam, parseFinderQuery, type DomainInsight, type FinderAnswer, type FinderDeps, type FinderQuery } from '@mailguard/finder';
 import { newId } from '@mailguard/keys';
 import type { ResultStore } from '@mailguard/pipeline';
-import { ENGINE, RESULT_STORE } from '../infra.module';
+import type { CheckPipeline } from '@mailguard/queue';
+import { ENGINE, PIPELINE, RESULT_STORE } from '../infra.module';
 
 /** The finder (#9) and domain insight (#10), for REST and the MCP tools alike. */
 @Injectable()
@@ -15,15 +16,25 @@ export class FinderService {
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(ENGINE) private readonly engine: VerificationEngine,
+    @Inject(PIPELINE) private readonly pipeline: CheckPipeline,
     @Inject(RESULT_STORE) private readonly store: ResultStore,
     private readonly ledger: CreditLedger,
     private readonly knowledge: DomainKnowledge,
   ) {}
 
+  /**
+   * What the finder runs on: DNS and verdicts here, SMTP only through the smtp queue (with REDIS_URL
+   * the smtp-workers', so this process never connects to a mail server). `key`, unique per request,
+   * roots the probe's job ids: each request is its own probe, never merged with another's.
+   */
+  private finder(key: string): FinderDeps {
+    return { engine: this.engine, probe: (request) => this.pipeline.probe(key, request) };
+  }
+
   /** #10: free. */
   async domain(param: string): Promise<DomainInsight> {
     const domain = parseDomainParam(param);
-    return domainInsight(this.engine, domain, await this.knowledge.model(domain));
+    return domainInsight(this.finder(newId('dom')), domain, await this.knowledge.model(domain));
   }
 
   /**
@@ -40,7 +51,7 @@ export class FinderService {
     }
     let answer: FinderAnswer;
     try {
-      answer = await findAddress(this.engine, name, domain, await this.knowledge.model(domain));
+      answer = await findAddress(this.finder(ref), name, domain, await this.knowledge.model(domain));
     } catch (error) {
       await this.ledger.refund(accountId, FINDER_PRICE, 'refund: the finder failed', ref);
       throw error;
