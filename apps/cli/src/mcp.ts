@@ -2,10 +2,8 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { isJSONRPCRequest, isJSONRPCResultResponse, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { AppConfig } from '@mailguard/config';
-import { createEngine } from '@mailguard/engine';
-import { domainInsight, findAddress, parseDomainParam, parseFinderQuery } from '@mailguard/finder';
 import { createToolServer, describeAppError } from '@mailguard/mcp';
-import { learnDomain } from '@mailguard/scoring';
+import { localBackend } from './backend';
 import { runConcurrently } from './concurrency';
 
 /** As `mailguard verify`: addresses checked at once per batch. */
@@ -28,19 +26,14 @@ function exitWithStdin(close: () => Promise<void>): void {
  * need none (lists, feedback and credits live in a service).
  */
 export async function serveLocal(config: AppConfig): Promise<void> {
-  const engine = createEngine(config);
-  engine.gate.observe({ expired: (host) => log(`warning: an MX slot lease for ${host} expired (a session never gave its slot back)`) });
-  const nothingLearned = learnDomain([]);
+  const local = localBackend(config, (message) => log(`warning: ${message}`));
   const server = createToolServer({
     describeError: (error) => describeAppError(error) ?? (log(`tool call failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`), { error: 'Internal error; retry after a short delay', code: 'internal' }),
     handlers: {
-      verify_email: async ({ email }) => ({ value: await engine.verify(email) }),
-      verify_emails: async ({ emails }) => ({ value: { results: await runConcurrently(emails, BATCH_CONCURRENCY, (email) => engine.verify(email)) } }),
-      find_email: async (query) => {
-        const { name, domain } = parseFinderQuery(query);
-        return { value: await findAddress(engine, name, domain, nothingLearned) };
-      },
-      domain_insight: async ({ domain }) => ({ value: await domainInsight(engine, parseDomainParam(domain), nothingLearned) }),
+      verify_email: async ({ email }) => ({ value: await local.verify(email) }),
+      verify_emails: async ({ emails }) => ({ value: { results: await runConcurrently(emails, BATCH_CONCURRENCY, (email) => local.verify(email)) } }),
+      find_email: async (query) => ({ value: await local.find(query) }),
+      domain_insight: async ({ domain }) => ({ value: await local.domain(domain) }),
     },
   });
   await server.connect(new StdioServerTransport());
