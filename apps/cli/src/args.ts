@@ -71,8 +71,10 @@ function parse<O extends NonNullable<ParseArgsConfig['options']>>(args: string[]
 
 function common(values: { remote?: string; format?: string }, formats: readonly Format[]): Common {
   const format = (values.format ?? 'text') as Format;
-  if (!formats.includes(format)) throw new UsageError(`--format takes ${formats.join(', ')} (got ${JSON.stringify(values.format)})`);
-  if (values.remote !== undefined && !/^https?:\/\/[^\s/]+/i.test(values.remote)) throw new UsageError(`--remote takes an http(s) URL (got ${JSON.stringify(values.remote)})`);
+  if (!formats.includes(format))
+    throw new UsageError(`--format takes ${formats.join(', ')} (got ${JSON.stringify(values.format)})`);
+  if (values.remote !== undefined && !/^https?:\/\/[^\s/]+/i.test(values.remote))
+    throw new UsageError(`--remote takes an http(s) URL (got ${JSON.stringify(values.remote)})`);
   return { format, remote: values.remote ?? null };
 }
 
@@ -86,34 +88,55 @@ function verify(args: string[]): Command {
     'fail-on': { type: 'string' },
   });
   if (values.help) return { name: 'help' };
-  if (values.json && values.format !== undefined && values.format !== 'json') throw new UsageError('--json and --format disagree');
+  if (values.json && values.format !== undefined && values.format !== 'json')
+    throw new UsageError('--json and --format disagree');
   const options = common({ ...values, format: values.json ? 'json' : values.format }, FORMATS);
   let concurrency: number | null = null;
   if (values.concurrency !== undefined) {
     concurrency = Number(values.concurrency);
-    if (!/^\d+$/.test(values.concurrency) || concurrency < 1 || concurrency > 500) throw new UsageError('--concurrency takes a whole number from 1 to 500');
+    if (!/^\d+$/.test(values.concurrency) || concurrency < 1 || concurrency > 500)
+      throw new UsageError('--concurrency takes a whole number from 1 to 500');
   }
   const failOn = values['fail-on'] ?? null;
-  if (failOn !== null && failOn !== 'invalid' && failOn !== 'risky') throw new UsageError(`--fail-on takes invalid or risky (got ${JSON.stringify(failOn)})`);
+  if (failOn !== null && failOn !== 'invalid' && failOn !== 'risky')
+    throw new UsageError(`--fail-on takes invalid or risky (got ${JSON.stringify(failOn)})`);
   // "-" means stdin only before a "--": after it every argument is an address.
   const afterTerminator = tokens.findIndex((token) => token.kind === 'option-terminator');
-  const stdin = tokens.some((token, index) => token.kind === 'positional' && token.value === '-' && (afterTerminator < 0 || index < afterTerminator));
+  const stdin = tokens.some(
+    (token, index) =>
+      token.kind === 'positional' && token.value === '-' && (afterTerminator < 0 || index < afterTerminator),
+  );
   const emails = stdin ? positionals.filter((value) => value !== '-') : positionals;
   const file = stdin ? '-' : (values.file ?? null);
-  if (file !== null && (emails.length > 0 || (stdin && values.file !== undefined))) throw new UsageError('give addresses, or --file, or - (stdin): one of them');
-  if (file === null && emails.length === 0) throw new UsageError('no address given (arguments, --file PATH, or - for stdin)');
-  if (values['email-column'] !== undefined && file === null) throw new UsageError('--email-column names a column of --file');
-  if (values['email-column'] !== undefined && values['email-column'].trim() === '') throw new UsageError('--email-column takes a column name');
-  const source: Source = file === null ? { kind: 'arguments', emails } : { kind: 'file', path: file, emailColumn: values['email-column'] ?? null };
+  if (file !== null && (emails.length > 0 || (stdin && values.file !== undefined)))
+    throw new UsageError('give addresses, or --file, or - (stdin): one of them');
+  if (file === null && emails.length === 0)
+    throw new UsageError('no address given (arguments, --file PATH, or - for stdin)');
+  if (values['email-column'] !== undefined && file === null)
+    throw new UsageError('--email-column names a column of --file');
+  if (values['email-column'] !== undefined && values['email-column'].trim() === '')
+    throw new UsageError('--email-column takes a column name');
+  const source: Source =
+    file === null
+      ? { kind: 'arguments', emails }
+      : { kind: 'file', path: file, emailColumn: values['email-column'] ?? null };
   return { name: 'verify', ...options, source, concurrency, failOn };
 }
 
 function find(args: string[]): Command {
-  const { values, positionals } = parse(args, { ...COMMON, first: { type: 'string' }, last: { type: 'string' }, full: { type: 'string' }, domain: { type: 'string' } });
+  const { values, positionals } = parse(args, {
+    ...COMMON,
+    first: { type: 'string' },
+    last: { type: 'string' },
+    full: { type: 'string' },
+    domain: { type: 'string' },
+  });
   if (values.help) return { name: 'help' };
-  if (positionals.length > 0) throw new UsageError(`find takes --first, --last (or --full) and --domain, not ${JSON.stringify(positionals[0])}`);
+  if (positionals.length > 0)
+    throw new UsageError(`find takes --first, --last (or --full) and --domain, not ${JSON.stringify(positionals[0])}`);
   if (values.domain === undefined) throw new UsageError('find needs --domain');
-  if (values.full === undefined && (values.first === undefined || values.last === undefined)) throw new UsageError('find needs --first and --last, or --full');
+  if (values.full === undefined && (values.first === undefined || values.last === undefined))
+    throw new UsageError('find needs --first and --last, or --full');
   const query = { firstName: values.first, lastName: values.last, fullName: values.full, domain: values.domain };
   return { name: 'find', ...common(values, ['text', 'json']), query };
 }
@@ -143,7 +166,8 @@ export function parseCommand(argv: string[]): Command {
     case 'domain':
       return domain(rest);
     case 'mcp':
-      if (rest.length > 0) throw new UsageError('mcp takes no arguments (it reads MAILGUARD_API_URL and MAILGUARD_API_KEY)');
+      if (rest.length > 0)
+        throw new UsageError('mcp takes no arguments (it reads MAILGUARD_API_URL and MAILGUARD_API_KEY)');
       return { name: 'mcp' };
     case undefined:
       throw new UsageError('no command given');

@@ -1,7 +1,15 @@
 import type { AppConfig } from '@mailguard/config';
 import { createEngine, type VerificationResult } from '@mailguard/engine';
 import { AppError, ERROR_STATUS, MAX_BATCH, type ErrorCode } from '@mailguard/errors';
-import { domainInsight, findAddress, parseDomainParam, parseFinderQuery, type DomainInsight, type FinderAnswer, type FinderQuery } from '@mailguard/finder';
+import {
+  domainInsight,
+  findAddress,
+  parseDomainParam,
+  parseFinderQuery,
+  type DomainInsight,
+  type FinderAnswer,
+  type FinderQuery,
+} from '@mailguard/finder';
 import { learnDomain } from '@mailguard/scoring';
 
 /** What the commands need, from the engine in this process or from a running service: the same answers. */
@@ -14,7 +22,9 @@ export interface Backend {
 /** The service's code path in this process (framework-free engine and finder): unmetered, nothing learned. */
 export function localBackend(config: AppConfig, warn: (message: string) => void): Backend {
   const engine = createEngine(config);
-  engine.gate.observe({ expired: (host) => warn(`an MX slot lease for ${host} expired (a session never gave its slot back)`) });
+  engine.gate.observe({
+    expired: (host) => warn(`an MX slot lease for ${host} expired (a session never gave its slot back)`),
+  });
   const nothingLearned = learnDomain([]);
   return {
     verify: (email) => engine.verify(email),
@@ -58,7 +68,9 @@ export function remoteBackend(url: string, apiKey: string, notice: (message: str
           body: body === undefined ? undefined : JSON.stringify(body),
         });
       } catch (error) {
-        throw new AppError('unavailable', `cannot reach ${base}: ${error instanceof Error ? (error.cause instanceof Error ? error.cause.message : error.message) : String(error)}`);
+        // fetch says only "fetch failed"; its cause names the socket's error (ECONNREFUSED, ENOTFOUND…).
+        const reason = error instanceof Error ? (error.cause instanceof Error ? error.cause : error).message : String(error);
+        throw new AppError('unavailable', `cannot reach ${base}: ${reason}`);
       }
       const text = await response.text();
       if (response.ok) return JSON.parse(text) as T;
@@ -76,7 +88,9 @@ export function remoteBackend(url: string, apiKey: string, notice: (message: str
   function flush(): void {
     const batch = waiting.splice(0, MAX_BATCH);
     if (batch.length === 0) return;
-    call<{ results: VerificationResult[] }>('POST', '/email-validation/batch', { emails: batch.map((item) => item.email) }).then(
+    call<{ results: VerificationResult[] }>('POST', '/email-validation/batch', {
+      emails: batch.map((item) => item.email),
+    }).then(
       ({ results }) => batch.forEach((item, index) => item.resolve(results[index])),
       (error: unknown) => batch.forEach((item) => item.reject(error)),
     );
@@ -97,7 +111,9 @@ export function remoteBackend(url: string, apiKey: string, notice: (message: str
         }
       }),
     find: (query) => {
-      const params = new URLSearchParams(Object.entries(query).filter((entry): entry is [string, string] => typeof entry[1] === 'string'));
+      const params = new URLSearchParams(
+        Object.entries(query).filter((entry): entry is [string, string] => typeof entry[1] === 'string'),
+      );
       return call<FinderAnswer>('GET', `/email-finder?${params}`);
     },
     domain: (name) => call<DomainInsight>('GET', `/email-finder/domain/${encodeURIComponent(name)}`),
@@ -112,7 +128,8 @@ function refusal(status: number, text: string): AppError {
   } catch {
     // Not the API's JSON (a proxy's page): the status speaks.
   }
-  const byStatus = (Object.entries(ERROR_STATUS) as Array<[ErrorCode, number]>).find(([, code]) => code === status)?.[0] ?? 'internal';
+  const byStatus =
+    (Object.entries(ERROR_STATUS) as Array<[ErrorCode, number]>).find(([, code]) => code === status)?.[0] ?? 'internal';
   const code = typeof body.code === 'string' && body.code in ERROR_STATUS ? (body.code as ErrorCode) : byStatus;
   const message = typeof body.error === 'string' ? body.error : `HTTP ${status}`;
   return new AppError(code, `the service answered ${status}: ${message}`);

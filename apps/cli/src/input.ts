@@ -20,7 +20,8 @@ export interface Input {
   entries: AsyncIterable<Entry>;
 }
 
-export type Source = { kind: 'arguments'; emails: string[] } | { kind: 'file'; path: string; emailColumn: string | null };
+export type Source =
+  { kind: 'arguments'; emails: string[] } | { kind: 'file'; path: string; emailColumn: string | null };
 
 const PLAIN = { columns: ['email'], delimiter: ',' } as const;
 
@@ -70,8 +71,15 @@ async function csvFile(path: string, emailColumn: string | null): Promise<Input>
  * The addresses of a run: its arguments, or a file (`-`: stdin, kept in a temporary file while the run
  * lasts, since a CSV is read twice, as the API reads uploads: checked first, then streamed).
  */
-export async function openInput(source: Source, stdin: NodeJS.ReadableStream): Promise<{ input: Input; close(): Promise<void> }> {
-  if (source.kind === 'arguments') return { input: { ...PLAIN, total: source.emails.length, entries: fromArray(source.emails) }, close: async () => undefined };
+export async function openInput(
+  source: Source,
+  stdin: NodeJS.ReadableStream,
+): Promise<{ input: Input; close(): Promise<void> }> {
+  if (source.kind === 'arguments')
+    return {
+      input: { ...PLAIN, total: source.emails.length, entries: fromArray(source.emails) },
+      close: async () => undefined,
+    };
   let path = source.path;
   let close: () => Promise<void> = async () => undefined;
   if (path === '-') {

@@ -85,7 +85,9 @@ async function verify(command: CommandWith<'verify'>): Promise<number> {
 
 function findText(answer: FinderAnswer): string {
   if (!answer.email) return 'no address found\n';
-  const lines = [`${answer.email}  confidence ${answer.confidence}${answer.pattern ? `  pattern ${answer.pattern}` : ''}`];
+  const lines = [
+    `${answer.email}  confidence ${answer.confidence}${answer.pattern ? `  pattern ${answer.pattern}` : ''}`,
+  ];
   if (answer.result) lines.push(`  ${textLine(answer.result)}`);
   for (const other of answer.alternatives) lines.push(`  or ${other.email}  confidence ${other.confidence}`);
   return `${lines.join('\n')}\n`;
@@ -110,7 +112,10 @@ async function mcp(): Promise<void> {
     if (!apiKey) throw new UsageError('MAILGUARD_API_URL is set but MAILGUARD_API_KEY is not: the service needs a key');
     return serveProxy(apiUrl, apiKey);
   }
-  if (apiKey) process.stderr.write('mailguard mcp: MAILGUARD_API_KEY is ignored without MAILGUARD_API_URL (running the engine here, unmetered)\n');
+  if (apiKey)
+    process.stderr.write(
+      'mailguard mcp: MAILGUARD_API_KEY is ignored without MAILGUARD_API_URL (running the engine here, unmetered)\n',
+    );
   try {
     return await serveLocal(loadConfig());
   } catch (error) {
@@ -123,7 +128,10 @@ async function mcp(): Promise<void> {
 function version(): string {
   for (let dir = __dirname; ; dir = join(dir, '..')) {
     try {
-      const manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { name?: string; version?: string };
+      const manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as {
+        name?: string;
+        version?: string;
+      };
       if (manifest.name === 'mailguard' && manifest.version) return manifest.version;
     } catch {
       // Not in this directory: one up.

@@ -14,7 +14,10 @@ export interface ResultWriter {
 
 /** `email  status  reason (subStatus)  score N  [confidence N]  [did you mean …?]`: for people. */
 export function textLine(result: VerificationResult): string {
-  const extra = [result.confidence !== null ? `confidence ${result.confidence}` : null, result.suggestion ? `did you mean ${result.suggestion}?` : null].filter(Boolean);
+  const extra = [
+    result.confidence !== null ? `confidence ${result.confidence}` : null,
+    result.suggestion ? `did you mean ${result.suggestion}?` : null,
+  ].filter(Boolean);
   const reason = result.subStatus ? `${result.reason} (${result.subStatus})` : result.reason;
   return [result.email, result.status, reason, `score ${result.score}`, ...extra].join('  ');
 }
@@ -34,13 +37,18 @@ export function resultWriter(format: Format, columns: readonly string[], delimit
     case 'text':
       return { start: () => '', row: (_, result) => `${textLine(result)}\n`, end: () => '' };
     case 'json':
-      return { start: () => '', row: (_, result, index) => arrayElement(result, index), end: (count) => (count === 0 ? '[]\n' : '\n]\n') };
+      return {
+        start: () => '',
+        row: (_, result, index) => arrayElement(result, index),
+        end: (count) => (count === 0 ? '[]\n' : '\n]\n'),
+      };
     case 'jsonl':
       return { start: () => '', row: (_, result) => `${JSON.stringify(result)}\n`, end: () => '' };
     case 'csv':
       return {
         start: () => csvLine([...columns, ...resultHeader(columns)], delimiter),
-        row: (entry, result) => csvLine([...columns.map((_, index) => entry.fields[index] ?? ''), ...resultFields(result)], delimiter),
+        row: (entry, result) =>
+          csvLine([...columns.map((_, index) => entry.fields[index] ?? ''), ...resultFields(result)], delimiter),
         end: () => '',
       };
   }

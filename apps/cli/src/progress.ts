@@ -45,9 +45,16 @@ export class ProgressBar {
     const filled = Math.round((this.count / this.total) * WIDTH);
     const elapsed = (now - this.started) / 1000;
     const rate = elapsed > 0 ? this.count / elapsed : 0;
-    const eta = this.count >= this.total ? `done in ${duration(elapsed)}` : rate > 0 ? `ETA ${duration((this.total - this.count) / rate)}` : 'ETA --';
+    const eta =
+      this.count >= this.total
+        ? `done in ${duration(elapsed)}`
+        : rate > 0
+          ? `ETA ${duration((this.total - this.count) / rate)}`
+          : 'ETA --';
     const percent = Math.floor((this.count / this.total) * 100);
     // \x1b[K clears what a longer previous line left behind.
-    this.stream.write(`\r[${'#'.repeat(filled)}${'.'.repeat(WIDTH - filled)}] ${this.count}/${this.total} ${percent}%  ${rate.toFixed(1)}/s  ${eta}\x1b[K`);
+    this.stream.write(
+      `\r[${'#'.repeat(filled)}${'.'.repeat(WIDTH - filled)}] ${this.count}/${this.total} ${percent}%  ${rate.toFixed(1)}/s  ${eta}\x1b[K`,
+    );
   }
 }
