@@ -13,7 +13,7 @@ import {
 import type { Request, Response } from 'express';
 import { CreditLedger } from '@mailguard/credits';
 import { AppError } from '@mailguard/errors';
-import { ListStore, type ListView, type ResultRow } from '@mailguard/lists';
+import { csvLine, ListStore, resultFields, resultHeader, type ListView } from '@mailguard/lists';
 import { Scopes, setCreditsRemaining, type AuthedRequest } from '../auth/access';
 import { ApiErrors, ApiQueryParams } from '../docs/api-docs';
 import { parsePage } from '../http/paging';
@@ -28,38 +28,6 @@ import {
 } from './lists.dto';
 import { ListsService } from './lists.service';
 import { receiveUpload } from './upload';
-
-/** Our columns after the customer's, in this order (API.md §4, #7). */
-const RESULT_COLUMNS = ['status', 'reason', 'confidence', 'reachable', 'is_free', 'is_role', 'is_disposable', 'is_catch_all', 'suggestion', 'score', 'sub_status'];
-
-/** Our column names, each written `mailguard_<name>` when the customer's header already has it: no column lost or ambiguous. */
-function resultHeader(columns: string[]): string[] {
-  const taken = new Set(columns.map((column) => column.trim().toLowerCase()));
-  return RESULT_COLUMNS.map((name) => (taken.has(name) ? `mailguard_${name}` : name));
-}
-
-/** A CSV field, quoted when it holds the delimiter, a quote or a line break (RFC 4180). */
-function csvField(value: string, delimiter: string): string {
-  return value.includes(delimiter) || /["\r\n]/.test(value) || value !== value.trim() ? `"${value.replace(/"/g, '""')}"` : value;
-}
-
-function resultColumns(row: ResultRow): string[] {
-  const result = row.result;
-  if (!result) return RESULT_COLUMNS.map(() => '');
-  return [
-    result.status,
-    result.reason,
-    result.confidence === null ? '' : String(result.confidence),
-    result.reachable,
-    String(result.isFree),
-    String(result.isRole),
-    String(result.isDisposable),
-    String(result.smtp.catchAll),
-    result.suggestion ?? '',
-    String(result.score),
-    result.subStatus ?? '',
-  ];
-}
 
 @ApiTags('validation')
 @Controller('lists')
@@ -139,7 +107,7 @@ export class ListsController {
       return;
     }
     const { columns, delimiter } = list.row;
-    const line = (values: string[]) => `${values.map((value) => csvField(value, delimiter)).join(delimiter)}\r\n`;
+    const line = (values: string[]) => csvLine(values, delimiter);
     res.status(200);
     res.setHeader('Content-Type', 'text/csv; charset=utf-8');
     res.setHeader('Content-Disposition', `attachment; filename="${id}.csv"`);
@@ -147,7 +115,7 @@ export class ListsController {
     for (let after = 0; !res.destroyed; ) {
       const rows = await this.lists.results(id, { status: filter, afterRow: after, limit: 1_000 });
       if (rows.length === 0) break;
-      const chunk = rows.map((row) => line([...columns.map((_, index) => row.fields[index] ?? ''), ...resultColumns(row)])).join('');
+      const chunk = rows.map((row) => line([...columns.map((_, index) => row.fields[index] ?? ''), ...resultFields(row.result)])).join('');
       // Respect back-pressure: a slow client does not make the gateway buffer the whole list.
       if (!res.write(chunk)) await new Promise((resolve) => res.once('drain', resolve).once('close', resolve));
       after = rows[rows.length - 1].row;
