@@ -45,18 +45,21 @@ it('lists as a library every lib folder, each reachable as @mailguard/<name> fro
   const libs = folders('libs');
   expect(libs.length).toBeGreaterThan(0);
   expect(projectsOf('library')).toEqual(libs);
-  const paths = readJson<{ compilerOptions: { paths: Record<string, string[]> } }>('tsconfig.json').compilerOptions.paths;
+  const { paths } = readJson<{ compilerOptions: { paths: Record<string, string[]> } }>('tsconfig.json').compilerOptions;
   expect(Object.keys(paths).sort()).toEqual(libs.map((name) => `@mailguard/${name}`));
   // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const jest = require(join(root, 'jest.config.js')) as { projects: Array<{ moduleNameMapper: Record<string, string> }> };
+  const jest = require(join(root, 'jest.config.js')) as {
+    projects: Array<{ moduleNameMapper: Record<string, string> }>;
+  };
   for (const name of libs) {
     const project = nestCli.projects[name];
     expect(project).toMatchObject({ root: `libs/${name}`, sourceRoot: `libs/${name}/src` });
     expect(existsSync(join(root, project.sourceRoot, `${project.entryFile}.ts`))).toBe(true);
     expect(paths[`@mailguard/${name}`]).toEqual([`./libs/${name}/src`]);
     for (const { moduleNameMapper } of jest.projects) {
-      const mapped = Object.entries(moduleNameMapper).find(([pattern]) => new RegExp(pattern).test(`@mailguard/${name}`));
-      expect(mapped && `@mailguard/${name}`.replace(new RegExp(mapped[0]), mapped[1])).toBe(`<rootDir>/libs/${name}/src`);
+      const specifier = `@mailguard/${name}`;
+      const mapped = Object.entries(moduleNameMapper).find(([pattern]) => new RegExp(pattern).test(specifier));
+      expect(mapped && specifier.replace(new RegExp(mapped[0]), mapped[1])).toBe(`<rootDir>/libs/${name}/src`);
     }
   }
 });

@@ -33,10 +33,8 @@ async function dmarcRecords(resolver: DnsResolver, name: string): Promise<string
 /** A tag's value from a DMARC record (`p=reject; sp=none` → `p` → `reject`), lower case. */
 function dmarcTag(record: string, tag: string): string | null {
   for (const part of record.split(';')) {
-    const at = part.indexOf('=');
-    if (at > 0 && part.slice(0, at).trim().toLowerCase() === tag) {
-      return part.slice(at + 1).trim().toLowerCase() || null;
-    }
+    const [name, ...value] = part.split('=');
+    if (value.length > 0 && name.trim().toLowerCase() === tag) return value.join('=').trim().toLowerCase() || null;
   }
   return null;
 }
