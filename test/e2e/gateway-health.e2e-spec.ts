@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { startLab } from '../lab';
 import { DEFAULT_SCENARIO } from '../lab/scenario';
-import { runGatewayToExit, startGatewayProcess, type RunningProcess } from '../support/processes';
+import { DIST, runGatewayToExit, startGatewayProcess, type RunningProcess } from '../support/processes';
 import { createTestDatabase, flushRedisPrefix, TEST_REDIS_URL, type TestDatabase } from '../support/services';
 
 jest.setTimeout(60_000);
@@ -141,6 +141,26 @@ describe('gateway on embedded defaults', () => {
       expect(await gateway.stop()).toBe(0);
       await lab.stop();
       rmSync(cwd, { recursive: true, force: true });
+    }
+  });
+
+  it('without the optional PGlite packages (an --omit=optional install) exits with one line saying what to do', async () => {
+    // The build beside a node_modules that has every installed package but @electric-sql's.
+    const install = workDir();
+    try {
+      cpSync(DIST, join(install, 'dist'), { recursive: true });
+      const modules = resolve(__dirname, '../../node_modules');
+      mkdirSync(join(install, 'node_modules'));
+      for (const name of readdirSync(modules).filter((entry) => entry !== '@electric-sql')) {
+        symlinkSync(join(modules, name), join(install, 'node_modules', name));
+      }
+      const result = await runGatewayToExit({}, install, join(install, 'dist/apps/gateway/src/main.js'));
+      expect(result.code).toBe(1);
+      const lines = result.stderr.trim().split('\n');
+      expect(lines).toHaveLength(1);
+      expect(lines[0]).toMatch(/^mailguard gateway: failed to start: DATABASE_URL is unset.*@electric-sql\/pglite.*--omit=optional/);
+    } finally {
+      rmSync(install, { recursive: true, force: true });
     }
   });
 });

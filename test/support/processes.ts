@@ -3,7 +3,7 @@ import { join, resolve, sep } from 'node:path';
 import { WORKER_PORT_VARIABLES } from '@mailguard/config';
 
 /** The build, whether this file runs from the sources (Jest) or from dist/ itself (benchmarks). */
-const DIST = __dirname.includes(`${sep}dist${sep}`) ? resolve(__dirname, '../..') : resolve(__dirname, '../../dist');
+export const DIST = __dirname.includes(`${sep}dist${sep}`) ? resolve(__dirname, '../..') : resolve(__dirname, '../../dist');
 const MAIN = join(DIST, 'apps/gateway/src/main.js');
 const WORKER_MAIN = (kind: WorkerKindName) => join(DIST, `apps/${kind}/src/main.js`);
 
@@ -71,9 +71,9 @@ export function startWorkerProcess(kind: WorkerKindName, env: Record<string, str
   return startProcess(env, cwd, WORKER_MAIN(kind), /working on queue.*metrics on (http:\/\/[^\s]+)/);
 }
 
-/** Runs the gateway expecting it to exit by itself (bad configuration). */
-export function runGatewayToExit(env: Record<string, string>, cwd: string): Promise<ExitedProcess> {
-  const child = launch(env, cwd);
+/** Runs the gateway (by default the build's) expecting it to exit by itself (bad configuration). */
+export function runGatewayToExit(env: Record<string, string>, cwd: string, main = MAIN): Promise<ExitedProcess> {
+  const child = launch(env, cwd, main);
   let stdout = '';
   let stderr = '';
   child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
