@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { once } from 'node:events';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -103,12 +104,28 @@ describe('gateway on real Postgres and Redis', () => {
     expect(await json(response)).toHaveProperty('error');
   });
 
-  it('writes structured JSON log lines', async () => {
-    await fetch(`${gateway.url}/v1/nothing-here`);
-    const lines = gateway.output().split('\n').filter((line) => line.startsWith('{'));
-    expect(lines.length).toBeGreaterThan(0);
-    const entry = JSON.parse(lines[lines.length - 1]) as { service: string; req?: { id: string } };
-    expect(entry.service).toBe('gateway');
+  it('writes structured JSON log lines, one per request under its id, without the API key', async () => {
+    const response = await fetch(`${gateway.url}/v1/nothing-here?page=2`, { headers: { 'X-API-Key': 'mg_live_e2eSECRET' } });
+    await response.text();
+    const id = response.headers.get('x-request-id');
+    const requestLine = () =>
+      gateway
+        .output()
+        .split('\n')
+        .filter((line) => line.startsWith('{'))
+        .map((line) => JSON.parse(line) as { service: string; req?: { id: string } })
+        .find((line) => line.req?.id === id);
+    // The line is written once the response has ended: it may reach the pipe after the answer.
+    while (!requestLine()) await once(gateway.child.stdout!, 'data');
+    expect(requestLine()).toMatchObject({
+      service: 'gateway',
+      level: 40,
+      msg: 'request completed',
+      req: { id, method: 'GET', url: '/v1/nothing-here?page=2' },
+      res: { statusCode: 404 },
+      responseTime: expect.any(Number),
+    });
+    expect(gateway.output()).not.toContain('e2eSECRET');
   });
 
   it('stops cleanly on SIGTERM', async () => {
