@@ -1,6 +1,7 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
 import { ConfigModule, type AppConfig } from '@mailguard/config';
+import { HealthModule } from '@mailguard/health';
 import { AccountsController } from './accounts/accounts.controller';
 import { ApiKeyGuard } from './auth/api-key.guard';
 import { CreditsController } from './credits/credits.controller';
@@ -25,7 +26,11 @@ export class AppModule {
   static forRoot(config: AppConfig, infra: Infrastructure): DynamicModule {
     return {
       module: AppModule,
-      imports: [ConfigModule.forRoot(config), InfraModule.forRoot(infra)],
+      imports: [
+        ConfigModule.forRoot(config),
+        InfraModule.forRoot(infra),
+        HealthModule.forRoot({ database: infra.database, redis: infra.redis, queues: infra.pipeline }),
+      ],
       controllers: [HealthController, MetricsController, DocsController, AccountsController, KeysController, CreditsController, ValidationController, ListsController, FinderController, WidgetController, McpController],
       providers: [VerificationService, FinderService, ListsService, WidgetService, McpTools, { provide: APP_GUARD, useClass: ApiKeyGuard }],
     };
