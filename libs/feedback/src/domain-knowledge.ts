@@ -8,6 +8,8 @@ const aLabel = (domain: string) => domainToASCII(domain) || domain;
 
 /** Evidence beyond this many addresses per domain and kind changes the model little; the newest count. */
 const MAX_EVIDENCE = 2_000;
+/** Addresses with a separator known to exist anywhere, whose name parts teach names the lists lack (domain-model.ts). */
+const MAX_NAMED = 20_000;
 
 /**
  * What the service knows about each domain's addresses (Postgres: `domain_evidence` and
@@ -39,19 +41,35 @@ export class DomainKnowledge {
     ];
   }
 
-  async model(domain: string): Promise<DomainModel> {
-    return learnDomain(await this.evidence(domain));
+  /**
+   * Addresses with a separator known to exist at any domain (accepted, registered, found, reported
+   * delivered): their name parts are names, whether the lists hold them or not. Whichever come first
+   * up to MAX_NAMED: a name is learned from any one of its addresses.
+   */
+  async named(): Promise<string[]> {
+    const rows = (await this.dataSource().query(
+      `(SELECT local_part FROM domain_evidence WHERE local_part ~ '[._-]' LIMIT $1)
+       UNION (SELECT local_part FROM feedback WHERE outcome = 'delivered' AND local_part ~ '[._-]' LIMIT $1)`,
+      [MAX_NAMED],
+    )) as Array<{ local_part: string }>;
+    return rows.map((row) => row.local_part.toLowerCase());
+  }
+
+  async model(domain: string, named: Promise<string[]> = this.named()): Promise<DomainModel> {
+    const [evidence, elsewhere] = await Promise.all([this.evidence(domain), named]);
+    return learnDomain(evidence, elsewhere);
   }
 
   /** Verdicts; those at catch-all domains are concluded again with what their domain has taught (one look-up per domain). */
   async conclude(engine: VerificationEngine, inspections: Inspection[], outcomes: Array<ProbeOutcome | null>): Promise<VerificationResult[]> {
     const models = new Map<string, Promise<DomainModel>>();
+    let named: Promise<string[]> | null = null;
     return Promise.all(
       inspections.map(async (inspection, index) => {
         const result = engine.conclude(inspection, outcomes[index]);
         const domain = inspection.asciiDomain;
         if (!result.smtp.catchAll || !domain) return result;
-        if (!models.has(domain)) models.set(domain, this.model(domain));
+        if (!models.has(domain)) models.set(domain, this.model(domain, (named ??= this.named())));
         return engine.conclude(inspection, outcomes[index], await models.get(domain));
       }),
     );
