@@ -21,6 +21,7 @@ import { BullMqPipeline, InProcessPipeline, type CheckPipeline } from '@mailguar
 import { MemoryDailyQuota, MemoryRateLimiter, RedisDailyQuota, RedisRateLimiter } from '@mailguard/ratelimit';
 import { connectRedis, createRedis } from '@mailguard/redis';
 import { AppModule } from './app.module';
+import { publishApiDocument } from './docs/document';
 import { BULL_BOARD_PATH, bullBoard } from './http/bull-board';
 import { answerNoRoute, ErrorFilter } from './http/error.filter';
 import { InputPolicyPipe } from './http/input-policy.pipe';
@@ -140,6 +141,7 @@ export async function startGateway(config: AppConfig, logger: Logger): Promise<G
     }),
   );
   app.setGlobalPrefix('v1', { exclude: ['health/live', 'health/ready', 'metrics', 'docs', 'docs-json', 'docs/assets/docs-init.js', 'mcp'] });
+  publishApiDocument(app);
 
   await app.init();
   // Nest's own 404 handler covers only the /v1 prefix; this answers everything else alike.

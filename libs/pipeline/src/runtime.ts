@@ -32,7 +32,6 @@ export function superviseGate(gate: SessionGate, metrics: Metrics, logger: Logge
 /** What the list stages need to know, from the configuration. */
 export function listOptions(config: AppConfig): ListOptions {
   return {
-    greylistRetryMs: config.checks.greylistRetrySeconds * 1000,
     webhookRetryMs: config.checks.webhookRetrySeconds * 1000,
     cacheTtlSeconds: config.checks.cacheTtlSeconds,
   };

@@ -1,28 +1,16 @@
 import { Body, Controller, HttpCode, Inject, Ip, Post } from '@nestjs/common';
-import { IsOptional, IsString, Length, MaxLength } from 'class-validator';
+import { ApiCreatedResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { APP_CONFIG, type AppConfig } from '@mailguard/config';
-import { CreditLedger } from '@mailguard/credits';
+import { CreditLedger, earnsWorkBonus } from '@mailguard/credits';
 import { AccountEntity, ApiKeyEntity, Database } from '@mailguard/db';
 import { AppError, assertPlainText } from '@mailguard/errors';
 import { base62, generateKey, newId } from '@mailguard/keys';
 import type { RateLimiter } from '@mailguard/ratelimit';
 import { Public } from '../auth/access';
+import { ApiErrors } from '../docs/api-docs';
 import { RATE_LIMITER } from '../infra.module';
 import { VerificationService } from '../validation/verification.service';
-
-export const SIGNUP_CREDITS = 1_000;
-export const WORK_EMAIL_CREDITS = 2_500;
-
-export class SignupDto {
-  @IsString({ message: 'email must be a string' })
-  @Length(3, 254, { message: 'email must be 3 to 254 characters' })
-  email!: string;
-
-  @IsOptional()
-  @IsString({ message: 'name must be a string' })
-  @MaxLength(100, { message: 'name must be at most 100 characters' })
-  name?: string;
-}
+import { SignupDto, SignupResponseDto } from './accounts.dto';
 
 export interface SignupResponse {
   account: { id: string; email: string; credits: number };
@@ -30,6 +18,7 @@ export interface SignupResponse {
   webhookSecret: string;
 }
 
+@ApiTags('keys')
 @Controller('accounts')
 export class AccountsController {
   constructor(
@@ -43,6 +32,9 @@ export class AccountsController {
   @Post()
   @Public()
   @HttpCode(201)
+  @ApiOperation({ summary: 'Sign up: an account, its first full key and its webhook secret (each shown once)' })
+  @ApiCreatedResponse({ type: SignupResponseDto })
+  @ApiErrors(400, 409, 429)
   async signup(@Body() body: SignupDto, @Ip() ip: string): Promise<SignupResponse> {
     const limit = this.config.signup.limitPerIpHour;
     const decision = await this.limiter.hit(`signup:${ip}`, limit, 3_600_000);
@@ -59,8 +51,7 @@ export class AccountsController {
     if (!check.syntax) throw new AppError('bad_request', 'email is not a valid address');
     if (check.isDisposable) throw new AppError('bad_request', 'Disposable addresses cannot sign up');
     if (check.status === 'invalid') throw new AppError('bad_request', `This address cannot receive mail (${check.reason})`);
-    // The bonus needs a server's own word that the mailbox takes mail: an MX that cannot be reached earns nothing (farmable).
-    const work = check.isValid && check.checks.smtp.checked && !check.isFree && !check.isDisposable;
+    const work = earnsWorkBonus(check);
 
     const id = newId('acc');
     const webhookSecret = `whsec_${base62(32)}`;
@@ -68,9 +59,7 @@ export class AccountsController {
     const credits = await this.database.dataSource.transaction(async (manager) => {
       await manager.insert(AccountEntity, { id, email: check.email, emailKey: check.email.toLowerCase(), name: body.name ?? null, balance: 0, held: 0, webhookSecret, signupIp: ip });
       await manager.insert(ApiKeyEntity, { id: newId('key'), accountId: id, name: 'Default key', type: 'secret', scope: 'full', prefix, keyHash: hash, lastUsedAt: null, revokedAt: null });
-      let balance = await this.ledger.grant(id, SIGNUP_CREDITS, 'signup', manager);
-      if (work) balance = await this.ledger.grant(id, WORK_EMAIL_CREDITS - SIGNUP_CREDITS, 'signup bonus: work email', manager);
-      return balance;
+      return this.ledger.grantSignup(id, work, manager);
     }).catch((error: { code?: string }) => {
       // Two sign-ups racing for one address: the unique index lets one through.
       if (error.code === '23505') throw new AppError('conflict', 'An account with this email already exists');

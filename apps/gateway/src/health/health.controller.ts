@@ -1,4 +1,5 @@
 import { Controller, Get, Inject } from '@nestjs/common';
+import { ApiExcludeController } from '@nestjs/swagger';
 import type { Redis } from 'ioredis';
 import { Database } from '@mailguard/db';
 import { pingRedis, RedisUnavailableError } from '@mailguard/redis';
@@ -7,6 +8,7 @@ import type { CheckPipeline } from '@mailguard/queue';
 import { PIPELINE, REDIS } from '../infra.module';
 
 /** Liveness says the process runs; readiness says it can serve (Postgres and Redis answer). */
+@ApiExcludeController()
 @Controller('health')
 @Public()
 export class HealthController {

@@ -1,9 +1,18 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Req } from '@nestjs/common';
-import { IsIn, IsOptional, IsString, Length } from 'class-validator';
+import {
+  ApiCreatedResponse,
+  ApiNoContentResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiParam,
+  ApiTags,
+} from '@nestjs/swagger';
 import { ApiKeyEntity, Database, type KeyScope, type KeyType } from '@mailguard/db';
 import { AppError } from '@mailguard/errors';
-import { ApiKeys, generateKey, newId, SCOPES } from '@mailguard/keys';
+import { ApiKeys, generateKey, newId } from '@mailguard/keys';
 import { Scopes, type AuthedRequest } from '../auth/access';
+import { ApiErrors } from '../docs/api-docs';
+import { CreateKeyDto, KeyListDto, KeyRecordDto, NewKeyDto, UpdateKeyDto } from './keys.dto';
 
 export interface KeyRecord {
   id: string;
@@ -29,32 +38,7 @@ export function keyRecord(key: ApiKeyEntity): KeyRecord {
   };
 }
 
-const SCOPE_MESSAGE = `scope must be one of ${SCOPES.join(', ')}`;
-
-export class CreateKeyDto {
-  @IsString({ message: 'name must be a string' })
-  @Length(1, 100, { message: 'name must be 1 to 100 characters' })
-  name!: string;
-
-  @IsIn(SCOPES, { message: SCOPE_MESSAGE })
-  scope!: KeyScope;
-
-  @IsOptional()
-  @IsIn(['secret', 'widget'], { message: 'type must be secret or widget' })
-  type?: KeyType;
-}
-
-export class UpdateKeyDto {
-  @IsOptional()
-  @IsString({ message: 'name must be a string' })
-  @Length(1, 100, { message: 'name must be 1 to 100 characters' })
-  name?: string;
-
-  @IsOptional()
-  @IsIn(SCOPES, { message: SCOPE_MESSAGE })
-  scope?: KeyScope;
-}
-
+@ApiTags('keys')
 @Controller('keys')
 export class KeysController {
   constructor(
@@ -75,6 +59,8 @@ export class KeysController {
 
   @Get()
   @Scopes('full', 'read-only')
+  @ApiOperation({ summary: 'Keys of the account' })
+  @ApiOkResponse({ type: KeyListDto })
   async list(@Req() req: AuthedRequest): Promise<{ data: KeyRecord[] }> {
     const keys = await this.repository.find({ where: { accountId: req.auth.account.id }, order: { createdAt: 'ASC' } });
     return { data: keys.map(keyRecord) };
@@ -82,6 +68,9 @@ export class KeysController {
 
   @Post()
   @Scopes('full')
+  @ApiOperation({ summary: 'Create a key (shown in full once)' })
+  @ApiCreatedResponse({ type: NewKeyDto })
+  @ApiErrors(400)
   async create(@Body() body: CreateKeyDto, @Req() req: AuthedRequest): Promise<KeyRecord & { key: string }> {
     const type = body.type ?? 'secret';
     const { key, prefix, hash } = generateKey(type);
@@ -93,6 +82,10 @@ export class KeysController {
 
   @Patch(':id')
   @Scopes('full')
+  @ApiOperation({ summary: 'Rename a key or change its scope' })
+  @ApiParam({ name: 'id', description: 'Key id (key_…)' })
+  @ApiOkResponse({ type: KeyRecordDto })
+  @ApiErrors(400, 404)
   async update(@Param('id') id: string, @Body() body: UpdateKeyDto, @Req() req: AuthedRequest): Promise<KeyRecord> {
     const key = await this.owned(req, id);
     if (body.name === undefined && body.scope === undefined) throw new AppError('bad_request', 'Nothing to change: give name and/or scope');
@@ -104,6 +97,10 @@ export class KeysController {
   @Delete(':id')
   @Scopes('full')
   @HttpCode(204)
+  @ApiOperation({ summary: 'Revoke a key' })
+  @ApiParam({ name: 'id', description: 'Key id (key_…)' })
+  @ApiNoContentResponse({ description: 'Revoked: the key answers 401 from then on' })
+  @ApiErrors(404)
   async revoke(@Param('id') id: string, @Req() req: AuthedRequest): Promise<void> {
     const key = await this.owned(req, id);
     if (!key.revokedAt) await this.repository.update({ id: key.id }, { revokedAt: new Date() });
