@@ -4,8 +4,8 @@
  * A catch-all server accepts every RCPT, so SMTP cannot tell; what is left is evidence about the
  * address and the domain. The model is a logistic score: each signal adds a documented weight
  * in log-odds to a neutral prior (50%), and confidence is what that sum has meant on a labelled
- * population: calibrate(sum) (calibration.ts: fitted, monotonic, 1–99; one map while no report bears on
- * the address, another once one does), rounded. The static
+ * population: calibrate(sum) (calibration.ts: fitted, monotonic, 1–99; one map per regime — flawed,
+ * reported on, delivered itself, static), rounded. The static
  * signals below come first (the local part is read in local-part.ts); what the service has
  * learned about the domain (its address pattern, delivered and bounced reports: domain-model.ts)
  * adds its own. It is deterministic: the same
