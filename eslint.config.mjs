@@ -24,6 +24,11 @@ export default tseslint.config(
     rules: { 'no-console': 'off' },
   },
   {
+    // The customer dashboard: browser code, bundled by bin/build-dashboard.js.
+    files: ['apps/dashboard/**'],
+    languageOptions: { globals: { ...globals.browser } },
+  },
+  {
     files: ['**/*.js', '**/*.cjs'],
     rules: { '@typescript-eslint/no-require-imports': 'off' },
   },

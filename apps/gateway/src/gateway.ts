@@ -29,6 +29,7 @@ import { isMcpRequest, JSON_BODY_LIMIT, LimitedExpressAdapter, MCP_BODY_LIMIT, r
 import { KeyMeter } from './auth/key-meter';
 import { requestLogging } from './http/request-logging';
 import { securityHeaders } from './http/security-headers';
+import { DASHBOARD_DIR, DASHBOARD_STATIC } from './dashboard/dashboard';
 import { widgetCors } from './widget/widget-cors';
 import { WIDGET_DEMO_DIR } from './widget/widget.controller';
 
@@ -130,6 +131,7 @@ export async function startGateway(config: AppConfig, logger: Logger): Promise<G
   app.useBodyParser('json', { limit: JSON_BODY_LIMIT });
   app.useStaticAssets(swaggerUiPath(), { prefix: '/docs/assets/', index: false });
   app.useStaticAssets(WIDGET_DEMO_DIR, { prefix: '/widget/demo/' });
+  app.useStaticAssets(DASHBOARD_DIR, DASHBOARD_STATIC);
   app.useGlobalFilters(new ErrorFilter(logger, meter));
   app.useGlobalPipes(
     new InputPolicyPipe(),

@@ -1,0 +1,2 @@
+/** Style sheets imported for esbuild, which writes them to main.css beside the script. */
+declare module '*.css';
