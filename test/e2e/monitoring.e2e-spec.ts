@@ -1,0 +1,69 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { renderOverlay } from '../deploy/k8s-validate';
+import { alertsOf, dashboardQueries, EXTERNAL_METRICS, exportedNames, metricNames, readDashboard } from '../deploy/promql';
+import { startLab, type Lab } from '../lab';
+import { DEFAULT_SCENARIO } from '../lab/scenario';
+import { apiClient } from '../support/api-client';
+import { startGatewayProcess, type RunningProcess } from '../support/processes';
+import { createTestDatabase, type TestDatabase } from '../support/services';
+
+jest.setTimeout(60_000);
+
+/**
+ * The dashboard and the alerts against what the code exports, read from /metrics of a running gateway (in-process
+ * pipeline, so it registers every family a worker would: they share one Metrics class).
+ */
+const root = resolve(__dirname, '../..');
+
+describe('monitoring queries against a running gateway', () => {
+  let lab: Lab;
+  let database: TestDatabase;
+  let gateway: RunningProcess;
+  let cwd: string;
+
+  beforeAll(async () => {
+    cwd = mkdtempSync(join(tmpdir(), 'mailguard-e2e-'));
+    [lab, database] = await Promise.all([startLab(DEFAULT_SCENARIO), createTestDatabase()]);
+    gateway = await startGatewayProcess({ ...lab.env, DATABASE_URL: database.url, SMTP_HELO_NAME: 'e2e.mailguard.test' }, cwd);
+  });
+
+  afterAll(async () => {
+    await gateway?.stop();
+    await Promise.all([lab?.stop(), database?.drop()]);
+    rmSync(cwd, { recursive: true, force: true });
+  });
+
+  const scrape = async () => {
+    const response = await fetch(`${gateway.url}/metrics`);
+    expect(response.status).toBe(200);
+    return response.text();
+  };
+
+  it('names in every dashboard panel and every alert only metrics the processes export', async () => {
+    const exported = exportedNames(await scrape());
+    const queries = [
+      ...dashboardQueries(readDashboard(root)),
+      ...alertsOf(renderOverlay(root, 'prod')).map(({ alert, expr }) => ({ where: `alert ${alert}`, expr })),
+    ];
+    expect(queries.length).toBeGreaterThan(20);
+    const unknown = queries.flatMap(({ where, expr }) =>
+      metricNames(expr)
+        .filter((name) => !exported.has(name) && !EXTERNAL_METRICS.has(name))
+        .map((name) => `${where}: ${name}`),
+    );
+    expect(unknown).toEqual([]);
+  });
+
+  it('counts a concluded check in mailguard_checks_total by status and sub_status', async () => {
+    const api = apiClient(gateway.url);
+    const signup = await api<{ apiKey: string }>('POST', '/v1/accounts', { body: { email: 'owner@catchall.test' } });
+    expect(signup.status).toBe(201);
+    const series = /^mailguard_checks_total\{status="invalid",sub_status="no_such_user",service="gateway"\} (\d+)$/m;
+    const before = Number(series.exec(await scrape())?.[1] ?? 0);
+    const check = await api<{ status: string; subStatus: string }>('GET', '/v1/email-validation/nobody@acme.test', { key: signup.body.apiKey });
+    expect([check.status, check.body.status, check.body.subStatus]).toEqual([200, 'invalid', 'no_such_user']);
+    expect(Number(series.exec(await scrape())?.[1])).toBe(before + 1);
+  });
+});
