@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -6,8 +7,8 @@ import { alertsOf, dashboardQueries, EXTERNAL_METRICS, exportedNames, metricName
 import { startLab, type Lab } from '../lab';
 import { DEFAULT_SCENARIO } from '../lab/scenario';
 import { apiClient } from '../support/api-client';
-import { startGatewayProcess, type RunningProcess } from '../support/processes';
-import { createTestDatabase, type TestDatabase } from '../support/services';
+import { startGatewayProcess, startWorkerProcess, type RunningProcess } from '../support/processes';
+import { createTestDatabase, flushRedisPrefix, TEST_REDIS_URL, type TestDatabase } from '../support/services';
 
 jest.setTimeout(60_000);
 
@@ -16,6 +17,24 @@ jest.setTimeout(60_000);
  * pipeline, so it registers every family a worker would: they share one Metrics class).
  */
 const root = resolve(__dirname, '../..');
+
+async function scrape(url: string): Promise<string> {
+  const response = await fetch(`${url}/metrics`);
+  expect(response.status).toBe(200);
+  return response.text();
+}
+
+/** A check of an address the lab's server rejects, seen in the /metrics of the process that concluded it. */
+async function countsACheck(gatewayUrl: string, metricsUrl: string, service: string): Promise<void> {
+  const api = apiClient(gatewayUrl);
+  const signup = await api<{ apiKey: string }>('POST', '/v1/accounts', { body: { email: 'owner@catchall.test' } });
+  expect(signup.status).toBe(201);
+  const series = new RegExp(`^mailguard_checks_total\\{status="invalid",sub_status="no_such_user",service="${service}"\\} (\\d+)$`, 'm');
+  const before = Number(series.exec(await scrape(metricsUrl))?.[1] ?? 0);
+  const check = await api<{ status: string; subStatus: string }>('GET', '/v1/email-validation/nobody@acme.test', { key: signup.body.apiKey });
+  expect([check.status, check.body.status, check.body.subStatus]).toEqual([200, 'invalid', 'no_such_user']);
+  expect(Number(series.exec(await scrape(metricsUrl))?.[1])).toBe(before + 1);
+}
 
 describe('monitoring queries against a running gateway', () => {
   let lab: Lab;
@@ -35,14 +54,8 @@ describe('monitoring queries against a running gateway', () => {
     rmSync(cwd, { recursive: true, force: true });
   });
 
-  const scrape = async () => {
-    const response = await fetch(`${gateway.url}/metrics`);
-    expect(response.status).toBe(200);
-    return response.text();
-  };
-
   it('names in every dashboard panel and every alert only metrics the processes export', async () => {
-    const exported = exportedNames(await scrape());
+    const exported = exportedNames(await scrape(gateway.url));
     const queries = [
       ...dashboardQueries(readDashboard(root)),
       ...alertsOf(renderOverlay(root, 'prod')).map(({ alert, expr }) => ({ where: `alert ${alert}`, expr })),
@@ -56,14 +69,35 @@ describe('monitoring queries against a running gateway', () => {
     expect(unknown).toEqual([]);
   });
 
-  it('counts a concluded check in mailguard_checks_total by status and sub_status', async () => {
-    const api = apiClient(gateway.url);
-    const signup = await api<{ apiKey: string }>('POST', '/v1/accounts', { body: { email: 'owner@catchall.test' } });
-    expect(signup.status).toBe(201);
-    const series = /^mailguard_checks_total\{status="invalid",sub_status="no_such_user",service="gateway"\} (\d+)$/m;
-    const before = Number(series.exec(await scrape())?.[1] ?? 0);
-    const check = await api<{ status: string; subStatus: string }>('GET', '/v1/email-validation/nobody@acme.test', { key: signup.body.apiKey });
-    expect([check.status, check.body.status, check.body.subStatus]).toEqual([200, 'invalid', 'no_such_user']);
-    expect(Number(series.exec(await scrape())?.[1])).toBe(before + 1);
+  it('counts a concluded check in mailguard_checks_total by status and sub_status', () => countsACheck(gateway.url, gateway.url, 'gateway'));
+});
+
+describe('mailguard_checks_total with the checks on workers', () => {
+  const prefix = `mgmon:${randomBytes(6).toString('hex')}:`;
+  let lab: Lab;
+  let database: TestDatabase;
+  const processes: RunningProcess[] = [];
+  const dirs: string[] = [];
+  const workDir = () => dirs[dirs.push(mkdtempSync(join(tmpdir(), 'mailguard-e2e-'))) - 1];
+
+  afterAll(async () => {
+    await Promise.all(processes.map((process) => process.stop()));
+    await Promise.all([lab?.stop(), database?.drop(), flushRedisPrefix(prefix)]);
+    for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('is counted by the scoring-worker', async () => {
+    [lab, database] = await Promise.all([startLab(DEFAULT_SCENARIO), createTestDatabase()]);
+    const env = { ...lab.env, DATABASE_URL: database.url, REDIS_URL: TEST_REDIS_URL, REDIS_PREFIX: prefix, SMTP_HELO_NAME: 'e2e.mailguard.test' };
+    processes.push(
+      ...(await Promise.all([
+        startGatewayProcess(env, workDir()),
+        startWorkerProcess('dns-worker', env, workDir()),
+        startWorkerProcess('smtp-worker', env, workDir()),
+        startWorkerProcess('scoring-worker', env, workDir()),
+      ])),
+    );
+    const [gateway, , , scoring] = processes;
+    await countsACheck(gateway.url, scoring.url, 'scoring-worker');
   });
 });
