@@ -1,10 +1,11 @@
 import { readFileSync, statSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { basename, join, resolve } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 
 /**
  * The part of kustomize that k8s/ uses, rendered offline (no kustomize binary here): resources (files and
- * directories), namespace, images, merge patches, ConfigMap/Secret generators without name hashes. Any other
+ * directories), namespace, images, merge patches, ConfigMap/Secret generators (literals, files, labels) without
+ * name hashes. Any other
  * field throws, so the manifests stay within what this renders the way `kubectl kustomize` does.
  */
 export type K8sObject = Record<string, unknown> & {
@@ -26,7 +27,10 @@ interface Kustomization {
 interface Generator {
   name: string;
   behavior?: 'create' | 'merge';
-  literals: string[];
+  literals?: string[];
+  /** `key=path` or `path` (the key is then the file's name), relative to the kustomization. */
+  files?: string[];
+  options?: { labels?: Record<string, string> };
 }
 
 const SUPPORTED = new Set(['apiVersion', 'kind', 'resources', 'namespace', 'images', 'patches', 'generatorOptions', 'configMapGenerator', 'secretGenerator']);
@@ -55,22 +59,29 @@ function mergePatch(target: Record<string, unknown>, patch: Record<string, unkno
 
 function generate(kind: 'ConfigMap' | 'Secret', generator: Generator, objects: K8sObject[], hashless: boolean, file: string): void {
   if (!hashless) throw new Error(`${file}: generators need generatorOptions.disableNameSuffixHash (names are referenced as they are)`);
-  const data = Object.fromEntries(
-    generator.literals.map((literal) => {
+  const data = Object.fromEntries([
+    ...(generator.literals ?? []).map((literal) => {
       const at = literal.indexOf('=');
       if (at < 1) throw new Error(`${file}: literal ${JSON.stringify(literal)} is not KEY=value`);
       return [literal.slice(0, at), literal.slice(at + 1)];
     }),
-  );
+    ...(generator.files ?? []).map((entry) => {
+      const [key, path] = entry.includes('=') ? entry.split('=', 2) : [basename(entry), entry];
+      return [key, readFileSync(resolve(file, '..', path), 'utf8')];
+    }),
+  ]);
+  const labels = generator.options?.labels;
   const field = kind === 'Secret' ? 'stringData' : 'data';
   const existing = objects.find((object) => object.kind === kind && object.metadata.name === generator.name);
   if (generator.behavior === 'merge') {
     if (!existing) throw new Error(`${file}: ${kind} ${generator.name} to merge into does not exist`);
     existing[field] = { ...(existing[field] as Record<string, string>), ...data };
+    if (labels) existing.metadata.labels = { ...existing.metadata.labels, ...labels };
     return;
   }
   if (existing) throw new Error(`${file}: ${kind} ${generator.name} exists already`);
-  objects.push({ apiVersion: 'v1', kind, metadata: { name: generator.name }, ...(kind === 'Secret' ? { type: 'Opaque' } : {}), [field]: data });
+  const metadata = { name: generator.name, ...(labels ? { labels } : {}) };
+  objects.push({ apiVersion: 'v1', kind, metadata, ...(kind === 'Secret' ? { type: 'Opaque' } : {}), [field]: data });
 }
 
 function podSpecs(object: K8sObject): Array<{ containers: Array<{ image: string }>; initContainers?: Array<{ image: string }> }> {

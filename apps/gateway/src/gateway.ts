@@ -52,6 +52,7 @@ export async function startGateway(config: AppConfig, logger: Logger): Promise<G
   const store = new ResultStore(() => database.dataSource, cache, config.checks.cacheTtlSeconds);
   const lists = new ListStore(() => database.dataSource);
   const knowledge = new DomainKnowledge(() => database.dataSource);
+  const metrics = new Metrics('gateway');
   let pipeline: CheckPipeline;
   let queues: BullMqPipeline['queues'] = [];
   let sweeps: { stop(): void } | null = null;
@@ -64,14 +65,15 @@ export async function startGateway(config: AppConfig, logger: Logger): Promise<G
     pipeline = bull;
     queues = bull.queues;
   } else {
-    pipeline = new InProcessPipeline(stageHandlers(engine, store, lists, cache, knowledge, listOptions(config), createOutbound(config)), (err, job) => logger.error({ err, job }, 'job failed'));
+    const outbound = createOutbound(config);
+    const handlers = stageHandlers(engine, store, lists, cache, knowledge, listOptions(config), outbound, metrics.countCheck);
+    pipeline = new InProcessPipeline(handlers, (err, job) => logger.error({ err, job }, 'job failed'));
     // One process holds every job in memory: lists that were running when it stopped start again.
     sweeps = startSweeps(lists, pipeline.jobs, {
       jobsLost: true,
       onError: (err) => logger.warn({ err }, 'could not sweep the running lists; trying again at the next sweep'),
     });
   }
-  const metrics = new Metrics('gateway');
   superviseGate(engine.gate, metrics, logger);
   const limiter = redis ? new RedisRateLimiter(redis, prefix) : new MemoryRateLimiter();
   const keys = new ApiKeys(() => database.dataSource, redis ? new RedisKeyChanges(redis, prefix) : null);

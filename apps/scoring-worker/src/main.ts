@@ -9,12 +9,15 @@ void runWorker('scoring-worker', {
   queue: 'scoring',
   concurrency: 20,
   needsDatabase: true,
-  handlers: ({ config, redis, database }) => {
+  handlers: ({ config, redis, database, metrics }) => {
     const cache = new RedisResultCache(redis, config.redis.keyPrefix);
     const store = new ResultStore(() => database!.dataSource, cache, config.checks.cacheTtlSeconds);
     const engine = buildEngine(config, redis);
     const lists = new ListStore(() => database!.dataSource);
     const knowledge = new DomainKnowledge(() => database!.dataSource);
-    return { 'scoring.conclude': concludeHandler(engine, store, knowledge), 'scoring.concludeGroup': concludeGroupHandler(engine, lists, cache, knowledge, listOptions(config)) };
+    return {
+      'scoring.conclude': concludeHandler(engine, store, knowledge, metrics.countCheck),
+      'scoring.concludeGroup': concludeGroupHandler(engine, lists, cache, knowledge, listOptions(config), metrics.countCheck),
+    };
   },
 });

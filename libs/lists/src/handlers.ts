@@ -1,6 +1,6 @@
 import type { DomainKnowledge } from '@mailguard/feedback';
 import { resultKey, type ResultCache } from '@mailguard/cache';
-import type { Inspection, VerificationEngine } from '@mailguard/engine';
+import type { Inspection, VerificationEngine, VerificationResult } from '@mailguard/engine';
 import type { Outbound } from '@mailguard/net';
 import { jobIdFor, probeJob, type GroupScoringPayload, type JobHandler, type StageContext } from '@mailguard/queue';
 import type { ListStore, StoredList } from './list-store';
@@ -117,12 +117,23 @@ export function feedHandler(engine: VerificationEngine, store: ListStore): JobHa
   };
 }
 
-/** The scoring worker's part: verdicts, then the rows settle (and are paid for) once. */
-export function concludeGroupHandler(engine: VerificationEngine, store: ListStore, cache: ResultCache, knowledge: DomainKnowledge, options: ListOptions): JobHandler<'scoring.concludeGroup'> {
+/**
+ * The scoring worker's part: verdicts, then the rows settle (and are paid for) once.
+ * `observe`: each settled row's result, for the worker's metrics.
+ */
+export function concludeGroupHandler(
+  engine: VerificationEngine,
+  store: ListStore,
+  cache: ResultCache,
+  knowledge: DomainKnowledge,
+  options: ListOptions,
+  observe: (result: VerificationResult) => void = () => undefined,
+): JobHandler<'scoring.concludeGroup'> {
   return async (payload, queue) => {
     const inspections = payload.facts ? restore(payload) : payload.inspections;
     const results = await knowledge.conclude(engine, inspections, payload.outcomes);
     const finished = await store.settle(payload.listId, results.map((result, index) => ({ row: payload.rows[index], result })));
+    results.forEach((result) => observe(result));
     await Promise.all(results.filter((result) => result.reachable !== 'unknown').map((result) => cache.set(resultKey(result.email), result, options.cacheTtlSeconds)));
     await knowledge.learn(results);
     if (finished) await announce(finished, queue, options);

@@ -28,6 +28,12 @@ export class Metrics {
     buckets: [0.005, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
     registers: [this.registry],
   });
+  readonly checks = new Counter({
+    name: 'mailguard_checks_total',
+    help: 'Checks concluded (single checks and list rows) by verdict and subStatus ("none" when it has none)',
+    labelNames: ['status', 'sub_status'],
+    registers: [this.registry],
+  });
   readonly smtpOutcomes = new Counter({ name: 'mailguard_smtp_outcomes_total', help: 'SMTP probe outcomes by reply class (or failure) and provider', labelNames: ['class', 'provider'], registers: [this.registry] });
   readonly queueDepth = new Gauge({ name: 'mailguard_queue_depth', help: 'Jobs waiting, delayed and active per queue', labelNames: ['queue', 'state'], registers: [this.registry] });
   readonly slotWait = new Histogram({
@@ -37,6 +43,11 @@ export class Metrics {
     registers: [this.registry],
   });
   readonly leasesExpired = new Counter({ name: 'mailguard_mx_lease_expired_total', help: 'Slot leases taken back at expiry because their session never gave them back (a bug)', labelNames: ['host'], registers: [this.registry] });
+
+  /** One concluded check; the scoring stage calls this with each result it stores (bound: passed as a callback). */
+  readonly countCheck = (result: { status: string; subStatus: string | null }): void => {
+    this.checks.inc({ status: result.status, sub_status: result.subStatus ?? 'none' });
+  };
 
   /**
    * Gauges of a per-MX session gate, read when scraped: slots held and sessions open per MX host by

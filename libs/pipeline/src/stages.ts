@@ -1,6 +1,6 @@
 import type { DomainKnowledge } from '@mailguard/feedback';
 import type { ResultCache } from '@mailguard/cache';
-import type { ProbeOutcome, VerificationEngine } from '@mailguard/engine';
+import type { ProbeOutcome, VerificationEngine, VerificationResult } from '@mailguard/engine';
 import { concludeGroupHandler, feedHandler, webhookHandler, type ListOptions, type ListStore } from '@mailguard/lists';
 import type { Outbound } from '@mailguard/net';
 import { jobIdFor, probeJob, type JobHandler, type JobHandlers, type SmtpPayload, type StageContext } from '@mailguard/queue';
@@ -73,24 +73,42 @@ export function probeHandler(engine: VerificationEngine, observe: (outcome: Prob
   };
 }
 
-/** Stage 3 (scoring-worker): confidence and verdict, then the result is stored and cached. */
-export function concludeHandler(engine: VerificationEngine, store: ResultStore, knowledge: DomainKnowledge): JobHandler<'scoring.conclude'> {
+/**
+ * Stage 3 (scoring-worker): confidence and verdict, then the result is stored and cached.
+ * `observe`: each stored result, for the worker's metrics.
+ */
+export function concludeHandler(
+  engine: VerificationEngine,
+  store: ResultStore,
+  knowledge: DomainKnowledge,
+  observe: (result: VerificationResult) => void = () => undefined,
+): JobHandler<'scoring.conclude'> {
   return async ({ request, inspection, outcome }) => {
     const [result] = await knowledge.conclude(engine, [inspection], [outcome]);
     await store.save(request, result);
+    observe(result);
     await knowledge.learn([result]);
     return result;
   };
 }
 
-/** Every job, for the in-process pipeline: the same handlers the workers run. */
-export function stageHandlers(engine: VerificationEngine, store: ResultStore, lists: ListStore, cache: ResultCache, knowledge: DomainKnowledge, options: ListOptions, outbound: Outbound): JobHandlers {
+/** Every job, for the in-process pipeline: the same handlers the workers run (`observe` as the scoring worker's). */
+export function stageHandlers(
+  engine: VerificationEngine,
+  store: ResultStore,
+  lists: ListStore,
+  cache: ResultCache,
+  knowledge: DomainKnowledge,
+  options: ListOptions,
+  outbound: Outbound,
+  observe?: (result: VerificationResult) => void,
+): JobHandlers {
   return {
     'dns.inspect': inspectHandler(engine),
     'smtp.probe': probeHandler(engine),
-    'scoring.conclude': concludeHandler(engine, store, knowledge),
+    'scoring.conclude': concludeHandler(engine, store, knowledge, observe),
     'list.feed': feedHandler(engine, lists),
-    'scoring.concludeGroup': concludeGroupHandler(engine, lists, cache, knowledge, options),
+    'scoring.concludeGroup': concludeGroupHandler(engine, lists, cache, knowledge, options, observe),
     'webhook.deliver': webhookHandler(lists, outbound),
   };
 }
