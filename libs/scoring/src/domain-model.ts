@@ -30,6 +30,8 @@ import { patternFits, PATTERNS, PRIOR, readPattern } from './patterns';
  * - **typo_of_known** (−3): an address known to exist here with two neighbouring letters swapped
  *   or one left out (`j.smiht`, `jsmth` beside `j.smith`, `jsmith`): the commonest slips in a form.
  *   Other one-letter differences are not taken for typos: `asmith` and `bsmith` are two people.
+ * - **other_form_of_known** (−1.5): someone known to exist here written in another pattern
+ *   (`njohansson`, `johansson.nina` beside `nina.johansson`): a guess at a known person's address.
  * - **names** learned: the name parts of addresses known to exist, here and at other domains (the
  *   caller passes those: libs/feedback DomainKnowledge.named). A name the lists lack is a name all
  *   the same once someone with it exists: the local part reads as names (`name_pattern`), its
