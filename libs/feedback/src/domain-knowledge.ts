@@ -11,6 +11,17 @@ const aLabel = (domain: string) => domainToASCII(domain) || domain;
 const MAX_EVIDENCE = 2_000;
 /** Addresses with a separator known to exist anywhere, whose name parts teach names the lists lack (domain-model.ts). */
 const MAX_NAMED = 20_000;
+/**
+ * How long a process reuses the names it read (ms). Reading them takes two unindexable regex scans,
+ * and catch-all domains are concluded in every batch of checks and lists; a name learned elsewhere
+ * changes how rare names read, which can wait a minute.
+ */
+export const NAMES_REFRESH_MS = 60_000;
+
+export interface DomainKnowledgeOptions {
+  /** The clock the names' age is measured by (tests move it instead of waiting). */
+  now?: () => number;
+}
 
 /**
  * What the service knows about each domain's addresses (Postgres: `domain_evidence` and
@@ -19,7 +30,16 @@ const MAX_NAMED = 20_000;
  * remembered for its domain's pattern.
  */
 export class DomainKnowledge {
-  constructor(private readonly dataSource: () => DataSource) {}
+  /** The names last read and when: one entry, replaced when it is older than NAMES_REFRESH_MS. */
+  private names: { at: number; list: Promise<string[]> } | null = null;
+  private readonly now: () => number;
+
+  constructor(
+    private readonly dataSource: () => DataSource,
+    options: DomainKnowledgeOptions = {},
+  ) {
+    this.now = options.now ?? Date.now;
+  }
 
   /** Everything known at a domain, oldest first so that the latest word on an address wins. */
   async evidence(name: string): Promise<Evidence[]> {
@@ -46,9 +66,21 @@ export class DomainKnowledge {
   /**
    * Addresses with a separator known to exist at any domain (accepted, registered, found, reported
    * delivered): their name parts are names, whether the lists hold them or not. Whichever come first
-   * up to MAX_NAMED: a name is learned from any one of its addresses.
+   * up to MAX_NAMED: a name is learned from any one of its addresses. Read at most once per
+   * NAMES_REFRESH_MS per process (concurrent callers share the read); a failed read is not kept.
    */
-  async named(): Promise<string[]> {
+  named(): Promise<string[]> {
+    const at = this.now();
+    if (this.names && at - this.names.at < NAMES_REFRESH_MS) return this.names.list;
+    const entry = { at, list: this.readNames() };
+    this.names = entry;
+    entry.list.catch(() => {
+      if (this.names === entry) this.names = null;
+    });
+    return entry.list;
+  }
+
+  private async readNames(): Promise<string[]> {
     const separated = { separator: '[._-]' };
     const [known, delivered] = await Promise.all([
       this.dataSource()
@@ -70,21 +102,20 @@ export class DomainKnowledge {
     return [...new Set([...known, ...delivered].map((row) => row.localPart.toLowerCase()))];
   }
 
-  async model(domain: string, named: Promise<string[]> = this.named()): Promise<DomainModel> {
-    const [evidence, elsewhere] = await Promise.all([this.evidence(domain), named]);
+  async model(domain: string): Promise<DomainModel> {
+    const [evidence, elsewhere] = await Promise.all([this.evidence(domain), this.named()]);
     return learnDomain(evidence, elsewhere);
   }
 
   /** Verdicts; those at catch-all domains are concluded again with what their domain has taught (one look-up per domain). */
   async conclude(engine: VerificationEngine, inspections: Inspection[], outcomes: Array<ProbeOutcome | null>): Promise<VerificationResult[]> {
     const models = new Map<string, Promise<DomainModel>>();
-    let named: Promise<string[]> | null = null;
     return Promise.all(
       inspections.map(async (inspection, index) => {
         const result = engine.conclude(inspection, outcomes[index]);
         const domain = inspection.asciiDomain;
         if (!result.smtp.catchAll || !domain) return result;
-        if (!models.has(domain)) models.set(domain, this.model(domain, (named ??= this.named())));
+        if (!models.has(domain)) models.set(domain, this.model(domain));
         return engine.conclude(inspection, outcomes[index], await models.get(domain));
       }),
     );

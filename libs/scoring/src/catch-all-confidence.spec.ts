@@ -9,6 +9,11 @@ describe('catchAllConfidence: what the address itself says', () => {
     for (const local of ['jsmith85', 'john.smith2', 'priya', 'oluwaseun', 'kowalski', 'siobhan']) expect([local, signals(local)]).toEqual([local, expect.not.arrayContaining(['random_looking'])]);
   });
 
+  it('takes a short word that is no name with a number after it for a handle, not a staff address', () => {
+    for (const local of ['me58', 'mail8', 'xy123']) expect([local, signals(local)]).toEqual([local, expect.arrayContaining(['random_looking'])]);
+    for (const local of ['kate7', 'lee7', 'john1', 'jsmith85']) expect([local, signals(local)]).toEqual([local, expect.not.arrayContaining(['random_looking'])]);
+  });
+
   it('reads role words as words: neither noise nor misspelt names', () => {
     for (const local of ['ftp', 'gdpr', 'system', 'mail', 'uucp']) expect([local, signals(local)]).toEqual([local, expect.not.arrayContaining(['random_looking', 'misspelt_name'])]);
   });

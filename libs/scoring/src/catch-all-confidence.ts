@@ -17,8 +17,8 @@
  * | `name_pattern` first.last / first_last / first-last with a known first name | +1.6 | the most common corporate pattern (until the domain's own pattern is learned: then `learned_pattern` says how person-like the address is there, and a common name in the wrong pattern earns nothing for being common) |
  * | `name_pattern` two alphabetic parts joined by . _ - | +1.1 | still a person-shaped address |
  * | `name_pattern` a name with an initial (flast, f.last, firstl, lastf), a common given name or surname alone, names joined | +0.8 | common short patterns |
- * | `random_looking` many digits, digits inside or before letters, letter pairs no common name has, long consonant runs, hex-like | −1.6 | made-up or generated |
- * | `misspelt_name` two neighbouring letters swapped turn it into common names, or names learned from addresses known to exist (`jmaes.smith`, `jsmtih`; names.ts, domain-model.ts) | −2.2 | the commonest slip in a form: mail to it bounces |
+ * | `random_looking` many digits, digits inside or before letters, a short word that is no name before digits (`me58`), letter pairs no common name has, long consonant runs, hex-like | −1.6 | made-up or generated |
+ * | `misspelt_name` two neighbouring letters swapped turn it into common names, or names learned from addresses known to exist (`jmaes.smith`, `jsmtih`), or a letter left out of a name of seven letters or more, in one part of two (`mia.fairweater`; names.ts, domain-model.ts) | −2.2 | the commonest slips in a form: mail to it bounces |
  * | `junk_word` test/asdf/qwerty/fake…, keyboard runs, a letter three times | −2.5 | what people type to get past a form |
  * | `long_unstructured` over 20 characters without separators | −0.8 | rarely a real mailbox |
  * | `role` a role local part | +0.4 | role mailboxes usually exist where catch-all is set |

@@ -110,6 +110,17 @@ describe('what the service has seen exist', () => {
     for (const other of ['asmith', 'jsmiths', 'jsmith']) expect([other, signals(other, model)]).toEqual([other, expect.not.arrayContaining(['typo_of_known'])]);
   });
 
+  it('takes a known person written in another pattern for a guess at their address, not someone else', () => {
+    const model = learnDomain([exists('nina.johansson'), exists('pkowalski'), exists('ngozieze')]);
+    for (const other of ['njohansson', 'johansson.nina', 'nina_johansson', 'ninajohansson', 'n.johansson', 'p.kowalski', 'kowalskip', 'ngozi.eze']) {
+      expect([other, signals(other, model)]).toEqual([other, expect.arrayContaining(['other_form_of_known'])]);
+    }
+    for (const someone of ['nina.kowalski', 'erik.johansson', 'nina', 'johansson', 'akowalski', 'nina.johansson', 'pkowalski']) {
+      expect([someone, signals(someone, model)]).toEqual([someone, expect.not.arrayContaining(['other_form_of_known'])]);
+    }
+    expect(catchAllConfidence(features('njohansson', model)).confidence).toBeLessThan(catchAllConfidence(features('njohansson', learnDomain([exists('nina.kowalski')]))).confidence);
+  });
+
   it('teaches names the lists lack, from addresses known to exist here or at other domains', () => {
     const nothing = learnDomain([]);
     const elsewhere = learnDomain([], ['gwendolyn.ostrowski', 'x.yz', 'zoltan']);

@@ -30,6 +30,8 @@ import { patternFits, PATTERNS, PRIOR, readPattern } from './patterns';
  * - **typo_of_known** (−3): an address known to exist here with two neighbouring letters swapped
  *   or one left out (`j.smiht`, `jsmth` beside `j.smith`, `jsmith`): the commonest slips in a form.
  *   Other one-letter differences are not taken for typos: `asmith` and `bsmith` are two people.
+ * - **other_form_of_known** (−1.5): someone known to exist here written in another pattern
+ *   (`njohansson`, `johansson.nina` beside `nina.johansson`): a guess at a known person's address.
  * - **names** learned: the name parts of addresses known to exist, here and at other domains (the
  *   caller passes those: libs/feedback DomainKnowledge.named). A name the lists lack is a name all
  *   the same once someone with it exists: the local part reads as names (`name_pattern`), its
@@ -61,6 +63,8 @@ export interface DomainModel {
   known: Map<string, { outcome: Evidence['outcome']; source: EvidenceSource }>;
   /** Name parts (four letters or more) of addresses known to exist, here and at other domains. */
   names: Set<string>;
+  /** The addresses known to exist here written in other patterns (otherForms). */
+  otherForms: Set<string>;
 }
 
 const PRIOR_STRENGTH = 1;
@@ -71,6 +75,7 @@ const MIN_ADDRESSES = 1;
 const LIMIT = 2.5;
 const KNOWN_WEIGHT = 5;
 const TYPO_WEIGHT = -3;
+const OTHER_FORM_WEIGHT = -1.5;
 
 /** The name parts of an address with a separator (`kasimir.berg`): four letters or more, the shorter ones are initials or ambiguous. */
 const nameParts = (local: string) => (/[._-]/.test(local) ? local.split(/[._-]/).filter((part) => /^[a-z]{4,}$/.test(part)) : []);
@@ -111,6 +116,7 @@ export function learnDomain(evidence: Evidence[], elsewhere: Iterable<string> = 
     if (pattern) (reports[pattern] ??= []).push({ localPart: local, delivered: outcome === 'exists' });
   }
   return {
+    otherForms: otherForms(existing, shares, names),
     pattern: fits.length > 0 ? best : null,
     confidence: fits.length > 0 ? Math.round(shares[best] * 100) : 0,
     addresses: fits.length > 0 ? Math.round(counts[best] ?? 0) : 0,
@@ -147,7 +153,44 @@ export function addressSignals(localPart: string, model: DomainModel): Signal[] 
   const local = localPart.toLowerCase();
   const own = model.known.get(local);
   if (own) return [own.outcome === 'exists' ? { signal: 'reported_delivered', weight: KNOWN_WEIGHT } : { signal: 'reported_bounced', weight: -KNOWN_WEIGHT }];
-  return isTypoOfKnown(local, model) ? [{ signal: 'typo_of_known', weight: TYPO_WEIGHT }] : [];
+  if (isTypoOfKnown(local, model)) return [{ signal: 'typo_of_known', weight: TYPO_WEIGHT }];
+  return model.otherForms.has(local) ? [{ signal: 'other_form_of_known', weight: OTHER_FORM_WEIGHT }] : [];
+}
+
+/**
+ * Someone known to exist here, written in another pattern (`nina.johansson` known: `njohansson`,
+ * `johansson.nina`, `nina_johansson`; `njohansson` known: `n.johansson`, `johanssonn`;
+ * `ninajohansson` known: `nina.johansson`): a guess at a known person's address, which a company
+ * gives each person once (an alias is possible, hence no flaw). A known address is read in the
+ * domain's patterns as given name and surname (an initial where the pattern has one); its forms are
+ * the patterns that need no more than that, but a name alone (`nina`, `johansson`: someone else's too).
+ */
+const INITIAL_FIRST = new Set(['flast', 'f.last', 'lastf']);
+const WHOLE = new Set(['first.last', 'first_last', 'first-last', 'last.first']);
+/** What a person whose both names are known may be written as: every pattern but a name alone. */
+const BOTH_NAMES = new Set(PATTERNS.map(({ pattern }) => pattern).filter((pattern) => !['first', 'last', 'fl'].includes(pattern)));
+const letters = (local: string) => local.replace(/[._-]/g, '');
+
+function otherForms(existing: string[], shares: Readonly<Record<string, number>>, names: Set<string>): Set<string> {
+  const forms = new Set<string>();
+  const add = (first: string, last: string, patterns: Set<string>) => {
+    for (const { pattern, build } of PATTERNS) if (patterns.has(pattern)) forms.add(build(first, last));
+  };
+  for (const local of existing) {
+    const pattern = readPattern(local, shares, names)?.pattern;
+    const parts = local.split(/[._-]/);
+    // Which part is the given name is not always sure (ngozi.okeke): both orders.
+    if (pattern && WHOLE.has(pattern)) for (const [a, b] of [parts, [...parts].reverse()]) add(a, b, BOTH_NAMES);
+    if (pattern === 'flast') add(local[0], local.slice(1), INITIAL_FIRST);
+    if (pattern === 'f.last') add(parts[0], parts[1], INITIAL_FIRST);
+    if (pattern === 'lastf') add(local[local.length - 1], local.slice(0, -1), INITIAL_FIRST);
+    // The same letters with a separator put in (`ninajohansson`: `nina.johansson`, `nina_johansson`).
+    const word = letters(local);
+    for (let cut = 2; cut <= word.length - 2; cut++) for (const separator of '._-') forms.add(word.slice(0, cut) + separator + word.slice(cut));
+    forms.add(word);
+  }
+  for (const local of existing) forms.delete(local);
+  return forms;
 }
 
 /** How the address's pattern stands at this domain against people's general habits, once an address is known (the posterior says how much one address tells). */

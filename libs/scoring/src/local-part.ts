@@ -1,5 +1,5 @@
 import { isRoleLocalPart } from '@mailguard/email';
-import { FIRST_NAMES, hasMisspeltName, readsAsNames, unusualLetterPairs, type Learned } from './names';
+import { FIRST_NAMES, hasMisspeltName, readsAsNames, SURNAMES, unusualLetterPairs, type Learned } from './names';
 
 /**
  * What a local part says by itself, whatever its domain: how much it looks like a person's name,
@@ -36,8 +36,11 @@ function looksRandom(local: string): boolean {
   if (local.length >= 6 && digits / local.length > 0.3) return true;
   if (/[bcdfghjklmnpqrstvwxz]{5,}/.test(local)) return true;
   if (/^[0-9a-f]{8,}$/.test(local) && digits > 0) return true;
-  // People put numbers after a name (jsmith85), not inside or before a run of letters (mm3aak0, 7rkpkk).
+  // People put numbers after a name (jsmith85), not inside or before a run of letters (mm3aak0, 7rkpkk),
+  // nor after a short word that is no name (me58, mail8): a handle, not a staff address.
   if (/[a-z][0-9]+[a-z]/.test(local) || /^[0-9]+[a-z]{3,}/.test(local)) return true;
+  const handle = /^([a-z]{1,4})[0-9]+$/.exec(local);
+  if (handle && !FIRST_NAMES.has(handle[1]) && !SURNAMES.has(handle[1])) return true;
   // Letter pairs no name has (xq, jpf, wzr) read as keyboard noise or a generated string…
   const { unusual, pairs } = unusualLetterPairs(local);
   if (unusual >= 2 && unusual / pairs >= 0.3) return true;

@@ -23,6 +23,16 @@ describe('hasMisspeltName', () => {
   });
 });
 
+describe('hasMisspeltName: a letter left out', () => {
+  it('of a name of seven letters or more, in one part of two', () => {
+    for (const local of ['mia.fairweater', 'g.otrowski', 'c.marovic', 'rodriuez.ana']) expect([local, hasMisspeltName(local, new Set(['fairweather', 'ostrowski', 'markovic']))]).toEqual([local, true]);
+  });
+
+  it('not one of a doubled letter, nor of a short name: those are spellings of their own', () => {
+    for (const local of ['erik.johanson', 'mathew.jones', 'philip.brown', 'kaya.smith', 'ana.varga', 'l.redd']) expect([local, hasMisspeltName(local)]).toEqual([local, false]);
+  });
+});
+
 describe('unusualLetterPairs', () => {
   it('counts letter pairs that no common name has', () => {
     expect(unusualLetterPairs('james')).toEqual({ unusual: 0, pairs: 4 });

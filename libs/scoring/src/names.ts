@@ -133,5 +133,20 @@ export function hasMisspeltName(local: string, learned: Learned = NONE): boolean
   if (local.length < 4 || readsAsNames(local, 1, learned)) return false;
   if (swaps(local).some((spelling) => readsAsNames(spelling, 4, learned))) return true;
   const parts = local.split(/[._-]/);
-  return parts.length === 2 && parts.some((part) => part.length >= 4 && !isName(part, learned) && swaps(part).some((spelling) => isName(spelling, learned)));
+  const misspelt = (part: string) => swaps(part).some((spelling) => isName(spelling, learned)) || leftOut(part).some((spelling) => isName(spelling, learned));
+  return parts.length === 2 && parts.some((part) => part.length >= 4 && !isName(part, learned) && misspelt(part));
+}
+
+/**
+ * What `word` may have been with a letter put back, where that makes a name of LONG_NAME letters or
+ * more and the letter is not one of a pair (`fairweater`, `ostrowki`: typos; `johanson`, `mathew`:
+ * spellings of their own, as are the short ones, Kaya and Kayla).
+ */
+const LONG_NAME = 7;
+function leftOut(word: string): string[] {
+  if (word.length + 1 < LONG_NAME) return [];
+  const letters = 'abcdefghijklmnopqrstuvwxyz';
+  return [...Array(word.length + 1).keys()].flatMap((at) =>
+    [...letters].filter((letter) => letter !== word[at - 1] && letter !== word[at]).map((letter) => word.slice(0, at) + letter + word.slice(at)),
+  );
 }
