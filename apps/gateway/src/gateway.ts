@@ -16,7 +16,8 @@ import { PinoNestLogger, type Logger } from '@mailguard/logger';
 import { WidgetSettingsStore } from '@mailguard/widget';
 import { ListStore, startSweeps } from '@mailguard/lists';
 import { createOutbound } from '@mailguard/net';
-import { bullOptions, buildEngine, listOptions, ResultStore, stageHandlers, superviseGate } from '@mailguard/pipeline';
+import { buildEngine, superviseGate } from '@mailguard/core';
+import { bullOptions, listOptions, ResultStore, stageHandlers } from '@mailguard/pipeline';
 import { BullMqPipeline, InProcessPipeline, type CheckPipeline } from '@mailguard/queue';
 import { MemoryDailyQuota, MemoryRateLimiter, RedisDailyQuota, RedisRateLimiter } from '@mailguard/ratelimit';
 import { connectRedis, createRedis } from '@mailguard/redis';
@@ -39,10 +40,9 @@ export interface Gateway {
 
 /** Opens the connections, builds the Nest app and starts listening on `config.http.port`. */
 export async function startGateway(config: AppConfig, logger: Logger): Promise<Gateway> {
-  const database = new Database(config.database, logger);
   const redis = createRedis(config.redis);
   redis?.on('error', (err: Error) => logger.warn({ err: err.message }, 'redis connection error'));
-  await Promise.all([database.start(), redis && connectRedis(redis)]);
+  const [database] = await Promise.all([Database.open(config.database, logger), redis && connectRedis(redis)]);
 
   const prefix = config.redis.keyPrefix;
   const engine = buildEngine(config, redis);

@@ -1,5 +1,6 @@
 import { probeGroupHandler } from '@mailguard/lists';
-import { buildEngine, buildGate, listOptions, probeHandler, superviseGate } from '@mailguard/pipeline';
+import { buildEngine, buildGate, superviseGate } from '@mailguard/core';
+import { listOptions, probeHandler } from '@mailguard/pipeline';
 import type { JobHandler } from '@mailguard/queue';
 import { runWorker } from '@mailguard/worker';
 

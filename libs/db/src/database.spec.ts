@@ -23,8 +23,7 @@ describe.each(['embedded', 'postgres'] as const)('Database (%s): prepared statem
   beforeAll(async () => {
     if (mode === 'postgres') server = await createTestDatabase();
     else dataDir = mkdtempSync(join(tmpdir(), 'mailguard-pglite-'));
-    database = new Database({ url: server?.url ?? null, embeddedDataDir: dataDir ?? '' }, createLogger({ level: 'silent' }, 'test'));
-    await database.start();
+    database = await Database.open({ url: server?.url ?? null, embeddedDataDir: dataDir ?? '' }, createLogger({ level: 'silent' }, 'test'));
   });
 
   afterAll(async () => {
