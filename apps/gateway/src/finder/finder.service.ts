@@ -1,13 +1,13 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '@mailguard/config';
+import { ENGINE } from '@mailguard/core';
 import { CreditLedger } from '@mailguard/credits';
 import type { VerificationEngine } from '@mailguard/engine';
 import { AppError } from '@mailguard/errors';
 import { DomainKnowledge } from '@mailguard/feedback';
 import { domainInsight, findAddress, parseDomainParam, parseFinderQuery, type DomainInsight, type FinderAnswer, type FinderQuery } from '@mailguard/finder';
 import { newId } from '@mailguard/keys';
-import type { ResultStore } from '@mailguard/pipeline';
-import { ENGINE, RESULT_STORE } from '../infra.module';
+import { ResultStore } from '@mailguard/pipeline';
 
 /** The finder (#9) and domain insight (#10), for REST and the MCP tools alike. */
 @Injectable()
@@ -15,7 +15,7 @@ export class FinderService {
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(ENGINE) private readonly engine: VerificationEngine,
-    @Inject(RESULT_STORE) private readonly store: ResultStore,
+    private readonly store: ResultStore,
     private readonly ledger: CreditLedger,
     private readonly knowledge: DomainKnowledge,
   ) {}

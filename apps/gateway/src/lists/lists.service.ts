@@ -1,15 +1,15 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { resultKey } from '@mailguard/cache';
 import { APP_CONFIG, type AppConfig } from '@mailguard/config';
+import { ENGINE, OUTBOUND } from '@mailguard/core';
 import { CreditLedger } from '@mailguard/credits';
 import type { VerificationEngine } from '@mailguard/engine';
 import { AppError } from '@mailguard/errors';
 import { newId } from '@mailguard/keys';
 import { announce, checkWebhookTarget, feedList, ListStore, readCsv, type ListView, type ResultRow, type UploadRow } from '@mailguard/lists';
-import { createOutbound, type Outbound } from '@mailguard/net';
+import type { Outbound } from '@mailguard/net';
 import { listOptions } from '@mailguard/pipeline';
-import type { CheckPipeline } from '@mailguard/queue';
-import { ENGINE, PIPELINE } from '../infra.module';
+import { CHECK_PIPELINE, type CheckPipeline } from '@mailguard/queue';
 
 const INSERT_BATCH = 1_000;
 /** A batch is stored once it holds this much text too: a batch of wide rows (up to 256 KB each) is serialised in bounded time, not 1,000 × 256 KB at once. */
@@ -34,18 +34,15 @@ export interface ResultsPage {
 /** Bulk lists (#4, #6, #7) for REST and the MCP tools alike. */
 @Injectable()
 export class ListsService {
-  /** Where webhook URLs are judged at upload, as the deliveries will be. */
-  private readonly outbound: Outbound;
-
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(ENGINE) private readonly engine: VerificationEngine,
-    @Inject(PIPELINE) private readonly pipeline: CheckPipeline,
+    @Inject(CHECK_PIPELINE) private readonly pipeline: CheckPipeline,
+    /** Where webhook URLs are judged at upload, as the deliveries will be. */
+    @Inject(OUTBOUND) private readonly outbound: Outbound,
     private readonly lists: ListStore,
     private readonly ledger: CreditLedger,
-  ) {
-    this.outbound = createOutbound(config);
-  }
+  ) {}
 
   /** The account's list, or 404 (another account's list is no different from none). */
   async owned(accountId: string, id: string) {

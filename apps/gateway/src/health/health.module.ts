@@ -1,0 +1,12 @@
+import { Module } from '@nestjs/common';
+import { DatabaseModule } from '@mailguard/core';
+import { PipelineModule } from '../pipeline/pipeline.module';
+import { HealthController } from './health.controller';
+import { MetricsController } from './metrics.controller';
+
+/** Liveness, readiness and `/metrics`, outside `/v1`. */
+@Module({
+  imports: [DatabaseModule, PipelineModule],
+  controllers: [HealthController, MetricsController],
+})
+export class HealthModule {}
