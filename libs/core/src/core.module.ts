@@ -1,3 +1,4 @@
+import { once } from 'node:events';
 import { Global, Inject, Module, type DynamicModule, type OnApplicationShutdown } from '@nestjs/common';
 import type { Redis } from 'ioredis';
 import { MemoryResultCache, RedisResultCache, type ResultCache } from '@mailguard/cache';
@@ -56,7 +57,11 @@ export class CoreModule implements OnApplicationShutdown {
     };
   }
 
-  onApplicationShutdown(): void {
-    this.redis?.disconnect();
+  /** Resolves once the connection has closed; a client between reconnection attempts has none to wait for. */
+  async onApplicationShutdown(): Promise<void> {
+    if (!this.redis || this.redis.status === 'end') return;
+    const ended = this.redis.status === 'reconnecting' ? null : once(this.redis, 'end');
+    this.redis.disconnect();
+    await ended;
   }
 }
