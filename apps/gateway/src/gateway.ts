@@ -9,6 +9,7 @@ import type { AppConfig } from '@mailguard/config';
 import { AppError } from '@mailguard/errors';
 import { PinoNestLogger, type Logger } from '@mailguard/logger';
 import { Metrics } from '@mailguard/metrics';
+import { publishApiDocument } from './docs/document';
 import { BULL_BOARD_PATH, bullBoard } from './http/bull-board';
 import { answerNoRoute, ErrorFilter } from './http/error.filter';
 import { InputPolicyPipe } from './http/input-policy.pipe';
@@ -81,6 +82,7 @@ export async function startGateway(config: AppConfig, logger: Logger): Promise<G
     }),
   );
   app.setGlobalPrefix('v1', { exclude: ['health/live', 'health/ready', 'metrics', 'docs', 'docs-json', 'docs/assets/docs-init.js', 'mcp'] });
+  publishApiDocument(app);
 
   // Signals are handled before the process says it is ready: a supervisor may stop it at once.
   app.enableShutdownHooks(['SIGTERM', 'SIGINT'], { useProcessExit: true });

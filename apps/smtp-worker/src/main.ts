@@ -1,7 +1,5 @@
-import { probeGroupHandler } from '@mailguard/lists';
 import { buildEngine, buildGate, superviseGate } from '@mailguard/core';
-import { listOptions, probeHandler } from '@mailguard/pipeline';
-import type { JobHandler } from '@mailguard/queue';
+import { probeHandler } from '@mailguard/pipeline';
 import { runWorker } from '@mailguard/worker';
 
 /** Stage 2: the prober fleet. The per-MX session cap and cool-downs are shared through Redis. */
@@ -13,13 +11,9 @@ void runWorker('smtp-worker', {
     const gate = buildGate(config, redis);
     superviseGate(gate, metrics, logger);
     const engine = buildEngine(config, redis, gate);
-    const probe = probeHandler(engine, { greylistRetryMs: config.checks.greylistRetrySeconds * 1000 });
-    const measured: JobHandler<'smtp.probe'> = async (payload, queue) => {
-      const outcome = await probe(payload, queue);
-      const provider = payload.inspection.facts?.provider ?? 'other';
-      metrics.smtpOutcomes.inc({ class: outcome.probe.replyClass ?? outcome.probe.failure ?? 'none', provider });
-      return outcome;
-    };
-    return { 'smtp.probe': measured, 'smtp.probeGroup': probeGroupHandler(engine, listOptions(config)) };
+    const probe = probeHandler(engine, ({ probe: outcome }, job) => {
+      metrics.smtpOutcomes.inc({ class: outcome.replyClass ?? outcome.failure ?? 'none', provider: job.facts.provider ?? 'other' });
+    });
+    return { 'smtp.probe': probe };
   },
 });

@@ -5,7 +5,6 @@ import type { BullOptions } from '@mailguard/queue';
 /** What the list stages need to know, from the configuration. */
 export function listOptions(config: AppConfig): ListOptions {
   return {
-    greylistRetryMs: config.checks.greylistRetrySeconds * 1000,
     webhookRetryMs: config.checks.webhookRetrySeconds * 1000,
     cacheTtlSeconds: config.checks.cacheTtlSeconds,
   };

@@ -1,11 +1,14 @@
 import { Queue, QueueEvents, UnrecoverableError, Worker, type ConnectionOptions, type Job } from 'bullmq';
-import type { VerificationResult } from '@mailguard/engine';
+import type { ProbeOutcome, ProbeRequest, VerificationResult } from '@mailguard/engine';
 import {
   assertHandlers,
   FINAL_JOB,
   JOB_QUEUES,
   JOB_RETRY,
   jobIdFor,
+  probeAnswer,
+  probeJob,
+  probeJobIds,
   QUEUE_NAMES,
   type CheckPipeline,
   type CheckRequest,
@@ -17,6 +20,7 @@ import {
   type RetryPolicy,
   type StageContext,
 } from './jobs';
+import { JobWaiters } from './waiters';
 
 export interface BullOptions {
   connection: ConnectionOptions;
@@ -67,24 +71,28 @@ export class JobProducer implements StageContext {
 
 /**
  * The gateway's side of the distributed pipeline: adds the first job of a check and waits for the
- * final one's completion event (QueueEvents), up to the check's deadline.
+ * final one's completion event (QueueEvents), up to the check's deadline; the finder's and domain
+ * insight's probes likewise wait for their smtp job.
  */
 export class BullMqPipeline implements CheckPipeline {
   private readonly producer: JobProducer;
-  private readonly events: QueueEvents;
-  private readonly waiters = new Map<string, (result: VerificationResult) => void>();
+  /** Completion events of the queues whose results callers wait for. */
+  private readonly events: QueueEvents[];
+  private readonly waiters = new JobWaiters();
 
   constructor(options: BullOptions) {
     this.producer = new JobProducer(options);
-    this.events = new QueueEvents(JOB_QUEUES[FINAL_JOB], { connection: options.connection, prefix: options.prefix });
-    this.events.on('completed', ({ jobId, returnvalue }) => {
-      const waiter = this.waiters.get(jobId);
-      if (!waiter) return;
-      this.waiters.delete(jobId);
-      waiter((typeof returnvalue === 'string' ? JSON.parse(returnvalue) : returnvalue) as VerificationResult);
+    this.events = [JOB_QUEUES[FINAL_JOB], JOB_QUEUES['smtp.probe']].map((queue) => {
+      const events = new QueueEvents(queue, { connection: options.connection, prefix: options.prefix });
+      events.on('completed', ({ jobId, returnvalue }) => {
+        // Every job of the queue completes here: only those waited for are read.
+        if (!this.waiters.has(jobId)) return;
+        this.waiters.completed(jobId, typeof returnvalue === 'string' ? JSON.parse(returnvalue) : returnvalue);
+      });
+      // A connection error is reported by readiness; the listener keeps the process from crashing.
+      events.on('error', () => undefined);
+      return events;
     });
-    // A connection error is reported by readiness; the listener keeps the process from crashing.
-    this.events.on('error', () => undefined);
   }
 
   get queues(): Queue[] {
@@ -96,26 +104,21 @@ export class BullMqPipeline implements CheckPipeline {
   }
 
   async start(): Promise<void> {
-    await this.events.waitUntilReady();
+    await Promise.all(this.events.map((events) => events.waitUntilReady()));
   }
 
   verify(request: CheckRequest): Promise<VerificationResult | null> {
-    const finalId = jobIdFor(request.requestId, FINAL_JOB);
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => {
-        this.waiters.delete(finalId);
-        resolve(null);
-      }, Math.max(0, request.deadlineAt - Date.now()));
-      this.waiters.set(finalId, (result) => {
-        clearTimeout(timer);
-        resolve(result);
-      });
-      this.producer.enqueue('dns.inspect', request, { jobId: jobIdFor(request.requestId, 'dns.inspect') }).catch((error: unknown) => {
-        clearTimeout(timer);
-        this.waiters.delete(finalId);
-        reject(error);
-      });
-    });
+    return this.waiters.wait(
+      [jobIdFor(request.requestId, FINAL_JOB)],
+      request.deadlineAt,
+      (result) => result as VerificationResult,
+      () => this.producer.enqueue('dns.inspect', request, { jobId: jobIdFor(request.requestId, 'dns.inspect') }),
+    );
+  }
+
+  probe(key: string, request: ProbeRequest): Promise<ProbeOutcome[] | null> {
+    const [first] = probeJobIds(key);
+    return this.waiters.wait(probeJobIds(key), request.deadlineAt, probeAnswer, () => this.producer.enqueue('smtp.probe', probeJob(key, request.inspections, request, { to: 'caller' }), { jobId: first }));
   }
 
   async ping(): Promise<void> {
@@ -123,7 +126,7 @@ export class BullMqPipeline implements CheckPipeline {
   }
 
   async close(): Promise<void> {
-    await closeWithin(this.events.close());
+    await closeWithin(Promise.all(this.events.map((events) => events.close())));
     await this.producer.close();
   }
 }

@@ -1,19 +1,11 @@
 import { Body, Controller, HttpCode, Ip, Post } from '@nestjs/common';
-import { IsOptional, IsString, Length, MaxLength } from 'class-validator';
+import { ApiCreatedResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Public } from '../auth/access';
+import { ApiErrors } from '../docs/api-docs';
+import { SignupDto, SignupResponseDto } from './accounts.dto';
 import { AccountsService, type SignupResponse } from './accounts.service';
 
-export class SignupDto {
-  @IsString({ message: 'email must be a string' })
-  @Length(3, 254, { message: 'email must be 3 to 254 characters' })
-  email!: string;
-
-  @IsOptional()
-  @IsString({ message: 'name must be a string' })
-  @MaxLength(100, { message: 'name must be at most 100 characters' })
-  name?: string;
-}
-
+@ApiTags('keys')
 @Controller('accounts')
 export class AccountsController {
   constructor(private readonly accounts: AccountsService) {}
@@ -21,6 +13,9 @@ export class AccountsController {
   @Post()
   @Public()
   @HttpCode(201)
+  @ApiOperation({ summary: 'Sign up: an account, its first full key and its webhook secret (each shown once)' })
+  @ApiCreatedResponse({ type: SignupResponseDto })
+  @ApiErrors(400, 409, 429)
   signup(@Body() body: SignupDto, @Ip() ip: string): Promise<SignupResponse> {
     return this.accounts.signup(body.email.trim(), body.name, ip);
   }

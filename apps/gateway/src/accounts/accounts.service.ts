@@ -1,15 +1,12 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '@mailguard/config';
-import { CreditLedger } from '@mailguard/credits';
+import { CreditLedger, earnsWorkBonus } from '@mailguard/credits';
 import { AccountEntity, ApiKeyEntity, Database } from '@mailguard/db';
 import { AppError, assertPlainText } from '@mailguard/errors';
 import { base62, generateKey, newId } from '@mailguard/keys';
 import type { RateLimiter } from '@mailguard/ratelimit';
 import { RATE_LIMITER } from '../auth/tokens';
 import { VerificationService } from '../validation/verification.service';
-
-export const SIGNUP_CREDITS = 1_000;
-export const WORK_EMAIL_CREDITS = 2_500;
 
 export interface SignupResponse {
   account: { id: string; email: string; credits: number };
@@ -43,8 +40,7 @@ export class AccountsService {
     if (!check.syntax) throw new AppError('bad_request', 'email is not a valid address');
     if (check.isDisposable) throw new AppError('bad_request', 'Disposable addresses cannot sign up');
     if (check.status === 'invalid') throw new AppError('bad_request', `This address cannot receive mail (${check.reason})`);
-    // The bonus needs a server's own word that the mailbox takes mail: an MX that cannot be reached earns nothing (farmable).
-    const work = check.isValid && check.checks.smtp.checked && !check.isFree && !check.isDisposable;
+    const work = earnsWorkBonus(check);
 
     const id = newId('acc');
     const webhookSecret = `whsec_${base62(32)}`;
@@ -52,9 +48,7 @@ export class AccountsService {
     const credits = await this.database.dataSource.transaction(async (manager) => {
       await manager.insert(AccountEntity, { id, email: check.email, emailKey: check.email.toLowerCase(), name: name ?? null, balance: 0, held: 0, webhookSecret, signupIp: ip });
       await manager.insert(ApiKeyEntity, { id: newId('key'), accountId: id, name: 'Default key', type: 'secret', scope: 'full', prefix, keyHash: hash, lastUsedAt: null, revokedAt: null });
-      let balance = await this.ledger.grant(id, SIGNUP_CREDITS, 'signup', manager);
-      if (work) balance = await this.ledger.grant(id, WORK_EMAIL_CREDITS - SIGNUP_CREDITS, 'signup bonus: work email', manager);
-      return balance;
+      return this.ledger.grantSignup(id, work, manager);
     }).catch((error: { code?: string }) => {
       // Two sign-ups racing for one address: the unique index lets one through.
       if (error.code === '23505') throw new AppError('conflict', 'An account with this email already exists');

@@ -1,4 +1,5 @@
 import { Controller, Get, Inject } from '@nestjs/common';
+import { ApiExcludeController } from '@nestjs/swagger';
 import type { Redis } from 'ioredis';
 import { REDIS } from '@mailguard/core';
 import { Database } from '@mailguard/db';
@@ -7,6 +8,7 @@ import { Public } from '../auth/access';
 import { CHECK_PIPELINE, type CheckPipeline } from '@mailguard/queue';
 
 /** Liveness says the process runs; readiness says it can serve (Postgres and Redis answer). */
+@ApiExcludeController()
 @Controller('health')
 @Public()
 export class HealthController {

@@ -1,4 +1,5 @@
 import { Controller, Get, Inject, Res } from '@nestjs/common';
+import { ApiExcludeController } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { Metrics } from '@mailguard/metrics';
 import { Public } from '../auth/access';
@@ -6,6 +7,7 @@ import { QUEUES } from '../pipeline/pipeline.module';
 import type { Queue } from 'bullmq';
 
 /** `GET /metrics`: Prometheus text, outside `/v1`. Queue depths are read at scrape time. */
+@ApiExcludeController()
 @Controller('metrics')
 @Public()
 export class MetricsController {

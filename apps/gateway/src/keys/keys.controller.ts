@@ -1,8 +1,9 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Req } from '@nestjs/common';
-import { IsIn, IsOptional, IsString, Length } from 'class-validator';
+import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import type { ApiKeyEntity, KeyScope, KeyType } from '@mailguard/db';
-import { SCOPES } from '@mailguard/keys';
 import { Scopes, type AuthedRequest } from '../auth/access';
+import { ApiErrors } from '../docs/api-docs';
+import { CreateKeyDto, KeyListDto, KeyRecordDto, NewKeyDto, UpdateKeyDto } from './keys.dto';
 import { KeysService } from './keys.service';
 
 export interface KeyRecord {
@@ -29,44 +30,24 @@ export function keyRecord(key: ApiKeyEntity): KeyRecord {
   };
 }
 
-const SCOPE_MESSAGE = `scope must be one of ${SCOPES.join(', ')}`;
-
-export class CreateKeyDto {
-  @IsString({ message: 'name must be a string' })
-  @Length(1, 100, { message: 'name must be 1 to 100 characters' })
-  name!: string;
-
-  @IsIn(SCOPES, { message: SCOPE_MESSAGE })
-  scope!: KeyScope;
-
-  @IsOptional()
-  @IsIn(['secret', 'widget'], { message: 'type must be secret or widget' })
-  type?: KeyType;
-}
-
-export class UpdateKeyDto {
-  @IsOptional()
-  @IsString({ message: 'name must be a string' })
-  @Length(1, 100, { message: 'name must be 1 to 100 characters' })
-  name?: string;
-
-  @IsOptional()
-  @IsIn(SCOPES, { message: SCOPE_MESSAGE })
-  scope?: KeyScope;
-}
-
+@ApiTags('keys')
 @Controller('keys')
 export class KeysController {
   constructor(private readonly keys: KeysService) {}
 
   @Get()
   @Scopes('full', 'read-only')
+  @ApiOperation({ summary: 'Keys of the account' })
+  @ApiOkResponse({ type: KeyListDto })
   async list(@Req() req: AuthedRequest): Promise<{ data: KeyRecord[] }> {
     return { data: (await this.keys.list(req.auth.account.id)).map(keyRecord) };
   }
 
   @Post()
   @Scopes('full')
+  @ApiOperation({ summary: 'Create a key (shown in full once)' })
+  @ApiCreatedResponse({ type: NewKeyDto })
+  @ApiErrors(400)
   async create(@Body() body: CreateKeyDto, @Req() req: AuthedRequest): Promise<KeyRecord & { key: string }> {
     const { entity, key } = await this.keys.create(req.auth.account.id, body.name, body.scope, body.type ?? 'secret');
     return { ...keyRecord(entity), key };
@@ -74,6 +55,10 @@ export class KeysController {
 
   @Patch(':id')
   @Scopes('full')
+  @ApiOperation({ summary: 'Rename a key or change its scope' })
+  @ApiParam({ name: 'id', description: 'Key id (key_…)' })
+  @ApiOkResponse({ type: KeyRecordDto })
+  @ApiErrors(400, 404)
   async update(@Param('id') id: string, @Body() body: UpdateKeyDto, @Req() req: AuthedRequest): Promise<KeyRecord> {
     return keyRecord(await this.keys.update(req.auth.account.id, id, { name: body.name, scope: body.scope }));
   }
@@ -81,6 +66,10 @@ export class KeysController {
   @Delete(':id')
   @Scopes('full')
   @HttpCode(204)
+  @ApiOperation({ summary: 'Revoke a key' })
+  @ApiParam({ name: 'id', description: 'Key id (key_…)' })
+  @ApiNoContentResponse({ description: 'Revoked: the key answers 401 from then on' })
+  @ApiErrors(404)
   async revoke(@Param('id') id: string, @Req() req: AuthedRequest): Promise<void> {
     await this.keys.revoke(req.auth.account.id, id);
   }

@@ -1,12 +1,34 @@
 import { Controller, Delete, Get, HttpCode, Param, Post, Query, Req, Res } from '@nestjs/common';
+import {
+  ApiAcceptedResponse,
+  ApiBody,
+  ApiConsumes,
+  ApiExtraModels,
+  ApiNoContentResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiParam,
+  ApiTags,
+} from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { AppError } from '@mailguard/errors';
 import type { ListView } from '@mailguard/lists';
 import { Scopes, setCreditsRemaining, type AuthedRequest } from '../auth/access';
+import { ApiErrors, ApiQueryParams } from '../docs/api-docs';
 import { parsePage } from '../http/paging';
+import { PageQuery } from '../http/paging.dto';
+import {
+  LIST_RESULTS_RESPONSE,
+  ListDto,
+  ListPageDto,
+  ListResultsPageDto,
+  ListResultsQuery,
+  ListUploadDto,
+} from './lists.dto';
 import { ListsService } from './lists.service';
 import { receiveUpload } from './upload';
 
+@ApiTags('validation')
 @Controller('lists')
 export class ListsController {
   constructor(private readonly service: ListsService) {}
@@ -15,6 +37,11 @@ export class ListsController {
   @Post()
   @Scopes('full', 'lists')
   @HttpCode(202)
+  @ApiOperation({ summary: 'Upload a CSV list; its credits are held until it completes' })
+  @ApiConsumes('multipart/form-data')
+  @ApiBody({ type: ListUploadDto })
+  @ApiAcceptedResponse({ type: ListDto, description: 'The list, queued' })
+  @ApiErrors(400, 402, 413)
   async upload(@Req() req: AuthedRequest, @Res({ passthrough: true }) res: Response): Promise<ListView> {
     const upload = await receiveUpload(req as Request);
     try {
@@ -28,6 +55,10 @@ export class ListsController {
 
   @Get()
   @Scopes('full', 'lists', 'read-only')
+  @ApiOperation({ summary: 'Lists of the account' })
+  @ApiQueryParams(PageQuery)
+  @ApiOkResponse({ type: ListPageDto })
+  @ApiErrors(400)
   async list(@Req() req: AuthedRequest, @Query('page') pageParam?: string, @Query('limit') limitParam?: string) {
     const { page, limit } = parsePage(pageParam, limitParam);
     return this.service.page(req.auth.account.id, page, limit);
@@ -35,6 +66,10 @@ export class ListsController {
 
   @Get(':id')
   @Scopes('full', 'lists', 'read-only')
+  @ApiOperation({ summary: 'One list and its progress' })
+  @ApiParam({ name: 'id', description: 'List id (lst_…)' })
+  @ApiOkResponse({ type: ListDto })
+  @ApiErrors(404)
   async get(@Param('id') id: string, @Req() req: AuthedRequest): Promise<ListView> {
     return (await this.service.owned(req.auth.account.id, id)).view;
   }
@@ -42,6 +77,12 @@ export class ListsController {
   /** #7: a JSON page, or the whole list as CSV (streamed): the customer's columns, then ours. */
   @Get(':id/results')
   @Scopes('full', 'lists', 'read-only')
+  @ApiOperation({ summary: 'Results of a list as JSON pages or CSV' })
+  @ApiParam({ name: 'id', description: 'List id (lst_…)' })
+  @ApiQueryParams(ListResultsQuery)
+  @ApiExtraModels(ListResultsPageDto)
+  @ApiOkResponse(LIST_RESULTS_RESPONSE)
+  @ApiErrors(400, 404)
   async results(
     @Param('id') id: string,
     @Req() req: AuthedRequest,
@@ -69,6 +110,11 @@ export class ListsController {
   /** #8: cancels a running list (what it holds beyond its charges comes back), or deletes a finished one. */
   @Delete(':id')
   @Scopes('full', 'lists')
+  @ApiOperation({ summary: 'Cancel a running list (200) or delete a finished one and its data (204)' })
+  @ApiParam({ name: 'id', description: 'List id (lst_…)' })
+  @ApiOkResponse({ type: ListDto, description: 'The list, cancelled; what it held beyond its charges is released' })
+  @ApiNoContentResponse({ description: 'The finished list is deleted: later reads of it are 404' })
+  @ApiErrors(404)
   async remove(@Param('id') id: string, @Req() req: AuthedRequest, @Res({ passthrough: true }) res: Response): Promise<ListView | undefined> {
     const cancelled = await this.service.remove(req.auth.account.id, id);
     if (cancelled) {

@@ -15,7 +15,7 @@ import { CHECK_PIPELINE, type CheckPipeline } from '@mailguard/queue';
 const INSERT_BATCH = 1_000;
 /** A batch is stored once it holds this much text too: a batch of wide rows (up to 256 KB each) is serialised in bounded time, not 1,000 × 256 KB at once. */
 const INSERT_BATCH_BYTES = 1024 * 1024;
-const RESULT_STATUSES = ['valid', 'risky', 'invalid', 'unknown'];
+export const RESULT_STATUSES = ['valid', 'risky', 'invalid', 'unknown'];
 /** Rows read per query while a CSV export streams. */
 const EXPORT_BATCH = 1_000;
 
@@ -127,7 +127,7 @@ export class ListsService {
         }
       }
       if (batch.length > 0) await this.lists.insertRows(id, batch);
-      const sealed = await this.lists.seal(id, accountId, (manager, amount) => this.ledger.hold(accountId, amount, `hold: list ${name} (${amount} rows)`, id, manager));
+      const sealed = await this.lists.seal(id, accountId);
       if (!sealed.sealed) {
         const { balance } = await this.ledger.balance(accountId);
         throw new AppError('insufficient_credits', `Insufficient credits: this list has ${sealed.chargeable} chargeable rows and the balance is ${balance}`);
