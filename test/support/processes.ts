@@ -71,9 +71,9 @@ export function startWorkerProcess(kind: WorkerKindName, env: Record<string, str
   return startProcess(env, cwd, WORKER_MAIN(kind), /working on queue.*metrics on (http:\/\/[^\s]+)/);
 }
 
-/** Runs the gateway expecting it to exit by itself (bad configuration). */
-export function runGatewayToExit(env: Record<string, string>, cwd: string): Promise<ExitedProcess> {
-  const child = launch(env, cwd);
+/** Runs the gateway (by default the build's) expecting it to exit by itself (bad configuration). */
+export function runGatewayToExit(env: Record<string, string>, cwd: string, main = MAIN): Promise<ExitedProcess> {
+  const child = launch(env, cwd, main);
   let stdout = '';
   let stderr = '';
   child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
