@@ -1,4 +1,5 @@
-import { buildEngine, inspectHandler } from '@mailguard/pipeline';
+import { buildEngine } from '@mailguard/core';
+import { inspectHandler } from '@mailguard/pipeline';
 import { runWorker } from '@mailguard/worker';
 
 /** Stage 1 of every check: syntax, domain, MX, SPF/DKIM/DMARC, domain age, lists, Gravatar. */

@@ -4,29 +4,19 @@ import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import type { Request, Response } from 'express';
 import { absolutePath as swaggerUiPath } from 'swagger-ui-dist';
-import { MemoryResultCache, RedisResultCache } from '@mailguard/cache';
-import { Metrics } from '@mailguard/metrics';
+import type { Queue } from 'bullmq';
 import type { AppConfig } from '@mailguard/config';
-import { CreditLedger } from '@mailguard/credits';
-import { DomainKnowledge, FeedbackStore } from '@mailguard/feedback';
-import { Database } from '@mailguard/db';
 import { AppError } from '@mailguard/errors';
-import { ApiKeys, RedisKeyChanges } from '@mailguard/keys';
 import { PinoNestLogger, type Logger } from '@mailguard/logger';
-import { WidgetSettingsStore } from '@mailguard/widget';
-import { ListStore, startSweeps } from '@mailguard/lists';
-import { createOutbound } from '@mailguard/net';
-import { bullOptions, buildEngine, listOptions, ResultStore, stageHandlers, superviseGate } from '@mailguard/pipeline';
-import { BullMqPipeline, InProcessPipeline, type CheckPipeline } from '@mailguard/queue';
-import { MemoryDailyQuota, MemoryRateLimiter, RedisDailyQuota, RedisRateLimiter } from '@mailguard/ratelimit';
-import { connectRedis, createRedis } from '@mailguard/redis';
-import { AppModule } from './app.module';
+import { Metrics } from '@mailguard/metrics';
 import { publishApiDocument } from './docs/document';
 import { BULL_BOARD_PATH, bullBoard } from './http/bull-board';
 import { answerNoRoute, ErrorFilter } from './http/error.filter';
 import { InputPolicyPipe } from './http/input-policy.pipe';
 import { isMcpRequest, JSON_BODY_LIMIT, LimitedExpressAdapter, MCP_BODY_LIMIT, refuseOversizedBodies } from './http/limits';
 import { KeyMeter } from './auth/key-meter';
+import { GatewayModule } from './gateway.module';
+import { QUEUES } from './pipeline/pipeline.module';
 import { requestLogging } from './http/request-logging';
 import { securityHeaders } from './http/security-headers';
 import { DASHBOARD_DIR, DASHBOARD_STATIC } from './dashboard/dashboard';
@@ -39,72 +29,21 @@ export interface Gateway {
   close(): Promise<void>;
 }
 
-/** Opens the connections, builds the Nest app and starts listening on `config.http.port`. */
+/**
+ * Builds the Nest app (every connection and store is a provider of GatewayModule, opened as the
+ * modules start) and starts listening on `config.http.port`. SIGTERM and SIGINT close it: Nest
+ * ends the modules in order, and the process exits 0 (1 when closing failed).
+ */
 export async function startGateway(config: AppConfig, logger: Logger): Promise<Gateway> {
-  const database = new Database(config.database, logger);
-  const redis = createRedis(config.redis);
-  redis?.on('error', (err: Error) => logger.warn({ err: err.message }, 'redis connection error'));
-  await Promise.all([database.start(), redis && connectRedis(redis)]);
-
-  const prefix = config.redis.keyPrefix;
-  const engine = buildEngine(config, redis);
-  const cache = redis ? new RedisResultCache(redis, prefix) : new MemoryResultCache();
-  const store = new ResultStore(() => database.dataSource, cache, config.checks.cacheTtlSeconds);
-  const lists = new ListStore(() => database.dataSource);
-  const knowledge = new DomainKnowledge(() => database.dataSource);
-  const metrics = new Metrics('gateway');
-  let pipeline: CheckPipeline;
-  let queues: BullMqPipeline['queues'] = [];
-  let sweeps: { stop(): void } | null = null;
-  if (redis) {
-    // Distributed: the dns, smtp and scoring workers do the checks; this process only waits.
-    const bull = new BullMqPipeline(bullOptions(config));
-    // Redis may be down at start: readiness says so, and the listener attaches when it comes back.
-    const ready = await Promise.race([bull.start().then(() => true), new Promise<false>((resolve) => setTimeout(() => resolve(false), 3_000).unref())]);
-    if (!ready) logger.warn('queue events not ready yet');
-    pipeline = bull;
-    queues = bull.queues;
-  } else {
-    const outbound = createOutbound(config);
-    const handlers = stageHandlers(engine, store, lists, cache, knowledge, listOptions(config), outbound, metrics.countCheck);
-    pipeline = new InProcessPipeline(handlers, (err, job) => logger.error({ err, job }, 'job failed'));
-    // One process holds every job in memory: lists that were running when it stopped start again.
-    sweeps = startSweeps(lists, pipeline.jobs, {
-      jobsLost: true,
-      onError: (err) => logger.warn({ err }, 'could not sweep the running lists; trying again at the next sweep'),
-    });
-  }
-  superviseGate(engine.gate, metrics, logger);
-  const limiter = redis ? new RedisRateLimiter(redis, prefix) : new MemoryRateLimiter();
-  const keys = new ApiKeys(() => database.dataSource, redis ? new RedisKeyChanges(redis, prefix) : null);
-  await keys.listen();
-  const ledger = new CreditLedger(() => database.dataSource, (accountId, balance) => keys.noteBalance(accountId, balance));
-  const meter = new KeyMeter(keys, limiter, config);
-  const infra = {
-    metrics,
-    queues,
-    keys,
-    meter,
-    ledger,
-    lists,
-    feedback: new FeedbackStore(() => database.dataSource),
-    widgetSettings: new WidgetSettingsStore(() => database.dataSource),
-    knowledge,
-    quota: redis ? new RedisDailyQuota(redis, prefix) : new MemoryDailyQuota(),
-    database,
-    redis,
-    limiter,
-    cache,
-    pipeline,
-    store,
-    engine,
-    logger,
-  };
-
-  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config, infra), new LimitedExpressAdapter(), {
+  const app = await NestFactory.create<NestExpressApplication>(GatewayModule.forRoot({ config, logger }), new LimitedExpressAdapter(), {
     logger: new PinoNestLogger(logger),
     bodyParser: false,
+    // A module that cannot start (the embedded database) is main()'s error to report, not an abort.
+    abortOnError: false,
   });
+  const metrics = app.get(Metrics);
+  const meter = app.get(KeyMeter);
+  const queues = app.get<Queue[]>(QUEUES);
   app.disable('x-powered-by');
   // Behind a load balancer the client is the address it forwards, not the balancer's.
   if (config.http.trustProxy > 0) app.set('trust proxy', config.http.trustProxy);
@@ -147,6 +86,9 @@ export async function startGateway(config: AppConfig, logger: Logger): Promise<G
   app.setGlobalPrefix('v1', { exclude: ['health/live', 'health/ready', 'metrics', 'docs', 'docs-json', 'docs/assets/docs-init.js', 'mcp'] });
   publishApiDocument(app);
 
+  // Signals are handled before the process says it is ready: a supervisor may stop it at once.
+  app.enableShutdownHooks(['SIGTERM', 'SIGINT'], { useProcessExit: true });
+
   await app.init();
   // Nest's own 404 handler covers only the /v1 prefix; this answers everything else alike.
   app.use((req: Request, res: Response) => {
@@ -156,15 +98,5 @@ export async function startGateway(config: AppConfig, logger: Logger): Promise<G
   const address = app.getHttpServer().address();
   const port = typeof address === 'object' && address ? address.port : config.http.port;
 
-  let closing: Promise<void> | null = null;
-  const close = () =>
-    (closing ??= (async () => {
-      await app.close();
-      sweeps?.stop();
-      await pipeline.close();
-      keys.close();
-      await database.stop();
-      redis?.disconnect();
-    })());
-  return { app, url: `http://127.0.0.1:${port}`, close };
+  return { app, url: `http://127.0.0.1:${port}`, close: () => app.close() };
 }

@@ -1,6 +1,6 @@
 import { feedHandler, ListStore, startSweeps, webhookHandler } from '@mailguard/lists';
 import { createOutbound } from '@mailguard/net';
-import { buildEngine } from '@mailguard/pipeline';
+import { buildEngine } from '@mailguard/core';
 import { runWorker } from '@mailguard/worker';
 
 /**

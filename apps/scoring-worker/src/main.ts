@@ -1,7 +1,8 @@
 import { RedisResultCache } from '@mailguard/cache';
 import { DomainKnowledge } from '@mailguard/feedback';
 import { concludeGroupHandler, ListStore } from '@mailguard/lists';
-import { buildEngine, concludeHandler, listOptions, ResultStore } from '@mailguard/pipeline';
+import { buildEngine } from '@mailguard/core';
+import { concludeHandler, listOptions, ResultStore } from '@mailguard/pipeline';
 import { runWorker } from '@mailguard/worker';
 
 /** Stage 3: catch-all confidence and the verdict; results are stored in Postgres (list rows settled) and cached. */

@@ -1,4 +1,5 @@
-import { buildEngine, buildGate, probeHandler, superviseGate } from '@mailguard/pipeline';
+import { buildEngine, buildGate, superviseGate } from '@mailguard/core';
+import { probeHandler } from '@mailguard/pipeline';
 import { runWorker } from '@mailguard/worker';
 
 /** Stage 2: the prober fleet. The per-MX session cap and cool-downs are shared through Redis. */

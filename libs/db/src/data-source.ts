@@ -1,4 +1,5 @@
 import { DataSource, MigrationExecutor } from 'typeorm';
+import type { PostgresDataSourceOptions } from 'typeorm/driver/postgres/PostgresDataSourceOptions';
 import { ENTITIES } from './entities';
 import { MIGRATIONS } from './migrations';
 
@@ -18,8 +19,9 @@ interface PgClient {
   query(text: string): Promise<unknown>;
 }
 
-export function createDataSource(options: DataSourceOptions): DataSource {
-  return new DataSource({
+/** The one way this service talks to Postgres: its entities and migrations, never `synchronize`. */
+export function dataSourceOptions(options: DataSourceOptions): PostgresDataSourceOptions {
+  return {
     type: 'postgres',
     url: options.url,
     poolSize: options.poolSize,
@@ -29,7 +31,11 @@ export function createDataSource(options: DataSourceOptions): DataSource {
     synchronize: false,
     logging: false,
     extra: { connectionTimeoutMillis: 5_000, ...(options.sharedSession ? { onConnect: (client: PgClient) => client.query('DISCARD ALL') } : {}) },
-  });
+  };
+}
+
+export function createDataSource(options: DataSourceOptions): DataSource {
+  return new DataSource(dataSourceOptions(options));
 }
 
 /** The part of a `pg` client used here: a query config with a name is prepared once per connection. */

@@ -28,8 +28,7 @@ const closing: Array<() => Promise<unknown>> = [];
 
 beforeAll(async () => {
   server = await createTestDatabase();
-  database = new Database({ url: server.url, embeddedDataDir: '' }, logger);
-  await database.start();
+  database = await Database.open({ url: server.url, embeddedDataDir: '' }, logger);
   redis = createRedis({ url: TEST_REDIS_URL, keyPrefix: prefix })!;
   expect(await connectRedis(redis)).toBe(true);
   queue = new Queue('health', { connection: { url: TEST_REDIS_URL }, prefix });
@@ -90,8 +89,7 @@ it('leaves out what a process does not use: no database; Redis and queues in-pro
 });
 
 it('answers with the database error while Postgres does not answer, before any Redis error', async () => {
-  const down = new Database({ url: 'postgres://postgres@127.0.0.1:1/none', embeddedDataDir: '' }, logger);
-  await down.start();
+  const down = await Database.open({ url: 'postgres://postgres@127.0.0.1:1/none', embeddedDataDir: '' }, logger);
   closing.push(() => down.stop());
   const deadRedis = createRedis({ url: 'redis://127.0.0.1:1', keyPrefix: prefix })!;
   deadRedis.on('error', () => undefined);

@@ -3,6 +3,7 @@ export { ClockWatchdog, type ClockWatchdogOptions } from './clock-watchdog';
 export { InProcessPipeline } from './in-process';
 export {
   assertHandlers,
+  CHECK_PIPELINE,
   FINAL_JOB,
   JOB_QUEUES,
   JOB_RETRY,

@@ -52,8 +52,7 @@ export async function runWorker(name: WorkerName, kind: WorkerKind): Promise<voi
   const redis = createRedis(config.redis) as Redis;
   redis.on('error', (err: Error) => logger.warn({ err: err.message }, 'redis connection error'));
   await connectRedis(redis);
-  const database = kind.needsDatabase ? new Database(config.database, logger) : null;
-  await database?.start();
+  const database = kind.needsDatabase ? await Database.open(config.database, logger) : null;
 
   const metrics = new Metrics(name);
 

@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsOptional, IsString, Length, MaxLength } from 'class-validator';
-import type { SignupResponse } from './accounts.controller';
+import type { SignupResponse } from './accounts.service';
 
 /** #15 */
 export class SignupDto {

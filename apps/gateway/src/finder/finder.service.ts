@@ -1,14 +1,14 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '@mailguard/config';
+import { ENGINE } from '@mailguard/core';
 import { CreditLedger, FINDER_PRICE, finderKeepsCharge } from '@mailguard/credits';
 import type { VerificationEngine } from '@mailguard/engine';
 import { AppError } from '@mailguard/errors';
 import { DomainKnowledge } from '@mailguard/feedback';
 import { domainInsight, findAddress, parseDomainParam, parseFinderQuery, type DomainInsight, type FinderAnswer, type FinderDeps, type FinderQuery } from '@mailguard/finder';
 import { newId } from '@mailguard/keys';
-import type { ResultStore } from '@mailguard/pipeline';
-import type { CheckPipeline } from '@mailguard/queue';
-import { ENGINE, PIPELINE, RESULT_STORE } from '../infra.module';
+import { ResultStore } from '@mailguard/pipeline';
+import { CHECK_PIPELINE, type CheckPipeline } from '@mailguard/queue';
 
 /** The finder (#9) and domain insight (#10), for REST and the MCP tools alike. */
 @Injectable()
@@ -16,8 +16,8 @@ export class FinderService {
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(ENGINE) private readonly engine: VerificationEngine,
-    @Inject(PIPELINE) private readonly pipeline: CheckPipeline,
-    @Inject(RESULT_STORE) private readonly store: ResultStore,
+    @Inject(CHECK_PIPELINE) private readonly pipeline: CheckPipeline,
+    private readonly store: ResultStore,
     private readonly ledger: CreditLedger,
     private readonly knowledge: DomainKnowledge,
   ) {}

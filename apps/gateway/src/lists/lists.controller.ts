@@ -11,9 +11,8 @@ import {
   ApiTags,
 } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
-import { CreditLedger } from '@mailguard/credits';
 import { AppError } from '@mailguard/errors';
-import { csvLine, ListStore, resultFields, resultHeader, type ListView } from '@mailguard/lists';
+import type { ListView } from '@mailguard/lists';
 import { Scopes, setCreditsRemaining, type AuthedRequest } from '../auth/access';
 import { ApiErrors, ApiQueryParams } from '../docs/api-docs';
 import { parsePage } from '../http/paging';
@@ -32,11 +31,7 @@ import { receiveUpload } from './upload';
 @ApiTags('validation')
 @Controller('lists')
 export class ListsController {
-  constructor(
-    private readonly service: ListsService,
-    private readonly lists: ListStore,
-    private readonly ledger: CreditLedger,
-  ) {}
+  constructor(private readonly service: ListsService) {}
 
   /** #4: the upload is streamed to a temporary file, then read as the service says. */
   @Post()
@@ -66,8 +61,7 @@ export class ListsController {
   @ApiErrors(400)
   async list(@Req() req: AuthedRequest, @Query('page') pageParam?: string, @Query('limit') limitParam?: string) {
     const { page, limit } = parsePage(pageParam, limitParam);
-    const { data, total } = await this.lists.page(req.auth.account.id, page, limit);
-    return { data, page, limit, total };
+    return this.service.page(req.auth.account.id, page, limit);
   }
 
   @Get(':id')
@@ -106,20 +100,10 @@ export class ListsController {
       res.json(await this.service.resultsPage(id, filter, page, limit));
       return;
     }
-    const { columns, delimiter } = list.row;
-    const line = (values: string[]) => csvLine(values, delimiter);
     res.status(200);
     res.setHeader('Content-Type', 'text/csv; charset=utf-8');
     res.setHeader('Content-Disposition', `attachment; filename="${id}.csv"`);
-    res.write(line([...columns, ...resultHeader(columns)]));
-    for (let after = 0; !res.destroyed; ) {
-      const rows = await this.lists.results(id, { status: filter, afterRow: after, limit: 1_000 });
-      if (rows.length === 0) break;
-      const chunk = rows.map((row) => line([...columns.map((_, index) => row.fields[index] ?? ''), ...resultFields(row.result)])).join('');
-      // Respect back-pressure: a slow client does not make the gateway buffer the whole list.
-      if (!res.write(chunk)) await new Promise((resolve) => res.once('drain', resolve).once('close', resolve));
-      after = rows[rows.length - 1].row;
-    }
+    await this.service.writeCsv(list, filter, res);
     res.end();
   }
 
@@ -132,13 +116,11 @@ export class ListsController {
   @ApiNoContentResponse({ description: 'The finished list is deleted: later reads of it are 404' })
   @ApiErrors(404)
   async remove(@Param('id') id: string, @Req() req: AuthedRequest, @Res({ passthrough: true }) res: Response): Promise<ListView | undefined> {
-    await this.service.owned(req.auth.account.id, id);
-    const cancelled = await this.lists.cancel(id, req.auth.account.id);
+    const cancelled = await this.service.remove(req.auth.account.id, id);
     if (cancelled) {
-      setCreditsRemaining(res, (await this.ledger.balance(req.auth.account.id)).balance);
-      return cancelled.view;
+      setCreditsRemaining(res, cancelled.balance);
+      return cancelled.cancelled;
     }
-    if (!(await this.lists.remove(id, req.auth.account.id))) throw new AppError('not_found', `No list ${id}`);
     res.status(204);
     return undefined;
   }

@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { resultKey, type ResultCache } from '@mailguard/cache';
 import { APP_CONFIG, type AppConfig } from '@mailguard/config';
+import { ENGINE, RESULT_CACHE } from '@mailguard/core';
 import { checksCost, checksRefund, CreditLedger } from '@mailguard/credits';
 import type { UsageKind } from '@mailguard/db';
 import type { VerificationEngine, VerificationResult } from '@mailguard/engine';
@@ -8,9 +9,8 @@ import { AppError } from '@mailguard/errors';
 import { newId } from '@mailguard/keys';
 import { FeedbackStore, type Outcome } from '@mailguard/feedback';
 import { Metrics } from '@mailguard/metrics';
-import type { ResultStore } from '@mailguard/pipeline';
-import type { CheckPipeline, CheckRequest } from '@mailguard/queue';
-import { ENGINE, PIPELINE, RESULT_CACHE, RESULT_STORE } from '../infra.module';
+import { ResultStore } from '@mailguard/pipeline';
+import { CHECK_PIPELINE, type CheckPipeline, type CheckRequest } from '@mailguard/queue';
 
 export interface CheckOutcome {
   results: VerificationResult[];
@@ -28,9 +28,9 @@ const BATCH_CONCURRENCY = 20;
 export class VerificationService {
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-    @Inject(PIPELINE) private readonly pipeline: CheckPipeline,
+    @Inject(CHECK_PIPELINE) private readonly pipeline: CheckPipeline,
     @Inject(RESULT_CACHE) private readonly cache: ResultCache,
-    @Inject(RESULT_STORE) private readonly store: ResultStore,
+    private readonly store: ResultStore,
     @Inject(ENGINE) private readonly engine: VerificationEngine,
     private readonly ledger: CreditLedger,
     private readonly metrics: Metrics,

@@ -7,7 +7,7 @@ import { ApiKeys, type Authenticated } from '@mailguard/keys';
 import type { DailyQuota, RateLimiter } from '@mailguard/ratelimit';
 import { normalizeOrigin, signGuardToken, WidgetSettingsStore, type WidgetSettings } from '@mailguard/widget';
 import { KeyMeter } from '../auth/key-meter';
-import { DAILY_QUOTA, RATE_LIMITER } from '../infra.module';
+import { DAILY_QUOTA, RATE_LIMITER } from '../auth/tokens';
 import { VerificationService } from '../validation/verification.service';
 
 /** A widget key is paid per check, but one visitor cannot spend an account's credits at speed. */

@@ -1,0 +1,14 @@
+import { Module } from '@nestjs/common';
+import { EngineModule, StoresModule } from '@mailguard/core';
+import { PipelineModule } from '../pipeline/pipeline.module';
+import { FinderController } from './finder.controller';
+import { FinderService } from './finder.service';
+
+/** The email finder (#9) and domain insight (#10), for REST and the MCP tools. */
+@Module({
+  imports: [StoresModule, EngineModule, PipelineModule],
+  controllers: [FinderController],
+  providers: [FinderService],
+  exports: [FinderService],
+})
+export class FinderModule {}
