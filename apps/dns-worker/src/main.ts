@@ -1,10 +1,15 @@
+import type { Redis } from 'ioredis';
+import { APP_CONFIG, type AppConfig } from '@mailguard/config';
 import { buildEngine, inspectHandler } from '@mailguard/pipeline';
-import { runWorker } from '@mailguard/worker';
+import { REDIS, runWorker } from '@mailguard/worker';
 
 /** Stage 1 of every check: syntax, domain, MX, SPF/DKIM/DMARC, domain age, lists, Gravatar. */
 void runWorker('dns-worker', {
   queue: 'dns',
   concurrency: 50,
   needsDatabase: false,
-  handlers: ({ config, redis }) => ({ 'dns.inspect': inspectHandler(buildEngine(config, redis)) }),
+  handlers: {
+    inject: [APP_CONFIG, REDIS],
+    useFactory: (config: AppConfig, redis: Redis) => ({ 'dns.inspect': inspectHandler(buildEngine(config, redis)) }),
+  },
 });

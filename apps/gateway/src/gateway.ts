@@ -14,14 +14,12 @@ import { AppError } from '@mailguard/errors';
 import { ApiKeys, RedisKeyChanges } from '@mailguard/keys';
 import { PinoNestLogger, type Logger } from '@mailguard/logger';
 import { WidgetSettingsStore } from '@mailguard/widget';
-import { ListStore, startSweeps } from '@mailguard/lists';
-import { createOutbound } from '@mailguard/net';
-import { bullOptions, buildEngine, listOptions, ResultStore, stageHandlers, superviseGate } from '@mailguard/pipeline';
-import { BullMqPipeline, InProcessPipeline, type CheckPipeline } from '@mailguard/queue';
+import { ListStore } from '@mailguard/lists';
+import { buildEngine, ResultStore, superviseGate } from '@mailguard/pipeline';
 import { MemoryDailyQuota, MemoryRateLimiter, RedisDailyQuota, RedisRateLimiter } from '@mailguard/ratelimit';
 import { connectRedis, createRedis } from '@mailguard/redis';
 import { AppModule } from './app.module';
-import { BULL_BOARD_PATH, bullBoard } from './http/bull-board';
+import { BULL_BOARD_ROUTE } from './http/queue-board';
 import { answerNoRoute, ErrorFilter } from './http/error.filter';
 import { InputPolicyPipe } from './http/input-policy.pipe';
 import { isMcpRequest, JSON_BODY_LIMIT, LimitedExpressAdapter, MCP_BODY_LIMIT, refuseOversizedBodies } from './http/limits';
@@ -50,25 +48,6 @@ export async function startGateway(config: AppConfig, logger: Logger): Promise<G
   const store = new ResultStore(() => database.dataSource, cache, config.checks.cacheTtlSeconds);
   const lists = new ListStore(() => database.dataSource);
   const knowledge = new DomainKnowledge(() => database.dataSource);
-  let pipeline: CheckPipeline;
-  let queues: BullMqPipeline['queues'] = [];
-  let sweeps: { stop(): void } | null = null;
-  if (redis) {
-    // Distributed: the dns, smtp and scoring workers do the checks; this process only waits.
-    const bull = new BullMqPipeline(bullOptions(config));
-    // Redis may be down at start: readiness says so, and the listener attaches when it comes back.
-    const ready = await Promise.race([bull.start().then(() => true), new Promise<false>((resolve) => setTimeout(() => resolve(false), 3_000).unref())]);
-    if (!ready) logger.warn('queue events not ready yet');
-    pipeline = bull;
-    queues = bull.queues;
-  } else {
-    pipeline = new InProcessPipeline(stageHandlers(engine, store, lists, cache, knowledge, listOptions(config), createOutbound(config)), (err, job) => logger.error({ err, job }, 'job failed'));
-    // One process holds every job in memory: lists that were running when it stopped start again.
-    sweeps = startSweeps(lists, pipeline.jobs, {
-      jobsLost: true,
-      onError: (err) => logger.warn({ err }, 'could not sweep the running lists; trying again at the next sweep'),
-    });
-  }
   const metrics = new Metrics('gateway');
   superviseGate(engine.gate, metrics, logger);
   const limiter = redis ? new RedisRateLimiter(redis, prefix) : new MemoryRateLimiter();
@@ -78,7 +57,6 @@ export async function startGateway(config: AppConfig, logger: Logger): Promise<G
   const meter = new KeyMeter(keys, limiter, config);
   const infra = {
     metrics,
-    queues,
     keys,
     meter,
     ledger,
@@ -91,7 +69,6 @@ export async function startGateway(config: AppConfig, logger: Logger): Promise<G
     redis,
     limiter,
     cache,
-    pipeline,
     store,
     engine,
     logger,
@@ -118,8 +95,6 @@ export async function startGateway(config: AppConfig, logger: Logger): Promise<G
     });
     next();
   });
-  // The board exists only with queues to show, mounted before helmet: its UI brings its own scripts (REDIS_URL) and a credential to guard it (ADMIN_TOKEN).
-  if (config.admin.token && queues.length > 0) app.use(BULL_BOARD_PATH, ...bullBoard(queues, config.admin.token));
   // The docs page loads Swagger UI's own script and styles from this origin only.
   app.use(securityHeaders({ contentSecurityPolicy: { directives: { 'script-src': ["'self'"], 'style-src': ["'self'", "'unsafe-inline'"] } } }));
   app.use('/v1/widget', widgetCors);
@@ -139,7 +114,9 @@ export async function startGateway(config: AppConfig, logger: Logger): Promise<G
         new AppError('bad_request', errors.flatMap((error) => Object.values(error.constraints ?? { [error.property]: `${error.property} is invalid` })).join('; ')),
     }),
   );
-  app.setGlobalPrefix('v1', { exclude: ['health/live', 'health/ready', 'metrics', 'docs', 'docs-json', 'docs/assets/docs-init.js', 'mcp'] });
+  app.setGlobalPrefix('v1', {
+    exclude: ['health/live', 'health/ready', 'metrics', 'docs', 'docs-json', 'docs/assets/docs-init.js', 'mcp', BULL_BOARD_ROUTE],
+  });
 
   await app.init();
   // Nest's own 404 handler covers only the /v1 prefix; this answers everything else alike.
@@ -153,9 +130,8 @@ export async function startGateway(config: AppConfig, logger: Logger): Promise<G
   let closing: Promise<void> | null = null;
   const close = () =>
     (closing ??= (async () => {
+      // Closes the pipeline and the queues too (their modules' shutdown hooks).
       await app.close();
-      sweeps?.stop();
-      await pipeline.close();
       keys.close();
       await database.stop();
       redis?.disconnect();

@@ -1,5 +1,4 @@
 import { Global, Module, type DynamicModule } from '@nestjs/common';
-import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { ResultCache } from '@mailguard/cache';
 import { CreditLedger } from '@mailguard/credits';
@@ -11,18 +10,18 @@ import { Metrics } from '@mailguard/metrics';
 import type { VerificationEngine } from '@mailguard/engine';
 import type { Logger } from '@mailguard/logger';
 import type { ResultStore } from '@mailguard/pipeline';
-import type { CheckPipeline } from '@mailguard/queue';
 import type { DailyQuota, RateLimiter } from '@mailguard/ratelimit';
 import { WidgetSettingsStore } from '@mailguard/widget';
 import { KeyMeter } from './auth/key-meter';
 
+/** The job transport's tokens (QueueModule), under the names the gateway's modules know them by. */
+export { CHECK_PIPELINE as PIPELINE, QUEUES } from '@mailguard/queue';
+
 export const REDIS = Symbol('REDIS');
 export const RATE_LIMITER = Symbol('RATE_LIMITER');
 export const RESULT_CACHE = Symbol('RESULT_CACHE');
-export const PIPELINE = Symbol('PIPELINE');
 export const RESULT_STORE = Symbol('RESULT_STORE');
 export const ENGINE = Symbol('ENGINE');
-export const QUEUES = Symbol('QUEUES');
 export const DAILY_QUOTA = Symbol('DAILY_QUOTA');
 export const LOGGER = Symbol('LOGGER');
 
@@ -32,13 +31,10 @@ export interface Infrastructure {
   redis: Redis | null;
   limiter: RateLimiter;
   cache: ResultCache;
-  pipeline: CheckPipeline;
   store: ResultStore;
   /** For answers that need no network (the provisional answer at a deadline). */
   engine: VerificationEngine;
   metrics: Metrics;
-  /** The BullMQ queues (distributed mode), for the queue board and the metrics; empty in-process. */
-  queues: Queue[];
   keys: ApiKeys;
   meter: KeyMeter;
   ledger: CreditLedger;
@@ -62,11 +58,9 @@ export class InfraModule {
       { provide: REDIS, useValue: infra.redis },
       { provide: RATE_LIMITER, useValue: infra.limiter },
       { provide: RESULT_CACHE, useValue: infra.cache },
-      { provide: PIPELINE, useValue: infra.pipeline },
       { provide: RESULT_STORE, useValue: infra.store },
       { provide: ENGINE, useValue: infra.engine },
       { provide: Metrics, useValue: infra.metrics },
-      { provide: QUEUES, useValue: infra.queues },
       { provide: ApiKeys, useValue: infra.keys },
       { provide: KeyMeter, useValue: infra.meter },
       { provide: CreditLedger, useValue: infra.ledger },

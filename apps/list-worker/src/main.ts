@@ -1,7 +1,10 @@
-import { feedHandler, ListStore, startSweeps, webhookHandler } from '@mailguard/lists';
+import type { Redis } from 'ioredis';
+import { APP_CONFIG, type AppConfig } from '@mailguard/config';
+import { Database } from '@mailguard/db';
+import { feedHandler, ListStore, listSweeps, webhookHandler } from '@mailguard/lists';
 import { createOutbound } from '@mailguard/net';
 import { buildEngine } from '@mailguard/pipeline';
-import { runWorker } from '@mailguard/worker';
+import { REDIS, runWorker } from '@mailguard/worker';
 
 /**
  * Bulk lists: feeds each list's rows to the SMTP and scoring queues in groups by domain, comes back
@@ -11,15 +14,16 @@ void runWorker('list-worker', {
   queue: 'lists',
   concurrency: 10,
   needsDatabase: true,
-  handlers: ({ config, redis, database }) => {
-    const lists = new ListStore(() => database!.dataSource);
-    return { 'list.feed': feedHandler(buildEngine(config, redis), lists), 'webhook.deliver': webhookHandler(lists, createOutbound(config)) };
+  handlers: {
+    inject: [APP_CONFIG, REDIS, ListStore],
+    useFactory: (config: AppConfig, redis: Redis, lists: ListStore) => ({
+      'list.feed': feedHandler(buildEngine(config, redis), lists),
+      'webhook.deliver': webhookHandler(lists, createOutbound(config)),
+    }),
   },
-  started: async ({ database, logger }, jobs) => {
+  providers: [
+    { provide: ListStore, inject: [Database], useFactory: (database: Database) => new ListStore(() => database.dataSource) },
     // Running lists are fed at start (a gateway may have died between upload and queueing) and every minute.
-    startSweeps(new ListStore(() => database!.dataSource), jobs, {
-      jobsLost: false,
-      onError: (err) => logger.warn({ err }, 'could not sweep the running lists; trying again at the next sweep'),
-    });
-  },
+    ...listSweeps({ jobsLost: false }),
+  ],
 });

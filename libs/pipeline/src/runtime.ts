@@ -3,7 +3,6 @@ import { RedisJsonStore } from '@mailguard/cache';
 import type { AppConfig } from '@mailguard/config';
 import { createEngine, type DomainFacts, type VerificationEngine } from '@mailguard/engine';
 import type { ListOptions } from '@mailguard/lists';
-import type { BullOptions } from '@mailguard/queue';
 import type { Logger } from '@mailguard/logger';
 import type { Metrics } from '@mailguard/metrics';
 import { RedisSessionGate } from '@mailguard/ratelimit';
@@ -36,9 +35,4 @@ export function listOptions(config: AppConfig): ListOptions {
     webhookRetryMs: config.checks.webhookRetrySeconds * 1000,
     cacheTtlSeconds: config.checks.cacheTtlSeconds,
   };
-}
-
-export function bullOptions(config: AppConfig): BullOptions {
-  if (!config.redis.url) throw new Error('the distributed pipeline needs REDIS_URL');
-  return { connection: { url: config.redis.url }, prefix: `${config.redis.keyPrefix}bull` };
 }

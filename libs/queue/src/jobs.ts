@@ -138,6 +138,9 @@ export function assertHandlers(handlers: Partial<JobHandlers>, names: JobName[])
   }
 }
 
+/** Injection token of the `CheckPipeline` port. */
+export const CHECK_PIPELINE = Symbol('CHECK_PIPELINE');
+
 /** Where the gateway sends checks: this process (embedded default) or the workers over BullMQ. */
 export interface CheckPipeline {
   /** The result, or null when the deadline passed first. */

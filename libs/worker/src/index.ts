@@ -1,1 +1,4 @@
-export { runWorker, type WorkerContext, type WorkerKind } from './run-worker';
+export { runWorker } from './run-worker';
+export { QUEUE_HANDLERS, StageProcessor, stageProcessor, WORKER_QUEUE } from './stage.processor';
+export { LOGGER, REDIS, WorkerCoreModule } from './worker-core.module';
+export { WorkerModule, type WorkerKind } from './worker.module';
