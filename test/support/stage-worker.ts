@@ -35,7 +35,7 @@ export async function startStageWorker(queue: QueueName, handlers: Partial<JobHa
     ],
   })
   class TestWorkerModule {}
-  const app: INestApplicationContext = await NestFactory.createApplicationContext(TestWorkerModule, { logger: false });
+  const app: INestApplicationContext = await NestFactory.createApplicationContext(TestWorkerModule, { logger: false, abortOnError: false });
   await app.init();
   const worker = app.get<StageProcessor>(processor).worker;
   return {
