@@ -3,7 +3,7 @@ import { join, resolve, sep } from 'node:path';
 import { WORKER_PORT_VARIABLES } from '@mailguard/config';
 
 /** The build, whether this file runs from the sources (Jest) or from dist/ itself (benchmarks). */
-const DIST = __dirname.includes(`${sep}dist${sep}`) ? resolve(__dirname, '../..') : resolve(__dirname, '../../dist');
+export const DIST = __dirname.includes(`${sep}dist${sep}`) ? resolve(__dirname, '../..') : resolve(__dirname, '../../dist');
 const MAIN = join(DIST, 'apps/gateway/src/main.js');
 const WORKER_MAIN = (kind: WorkerKindName) => join(DIST, `apps/${kind}/src/main.js`);
 

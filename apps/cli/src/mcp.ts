@@ -2,7 +2,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { isJSONRPCRequest, isJSONRPCResultResponse, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { AppConfig } from '@mailguard/config';
-import { createEngine } from '@mailguard/engine';
+import { createEngine, type ProbeRequest } from '@mailguard/engine';
 import { domainInsight, findAddress, parseDomainParam, parseFinderQuery } from '@mailguard/finder';
 import { createToolServer, describeAppError } from '@mailguard/mcp';
 import { learnDomain } from '@mailguard/scoring';
@@ -31,6 +31,8 @@ export async function serveLocal(config: AppConfig): Promise<void> {
   const engine = createEngine(config);
   engine.gate.observe({ expired: (host) => log(`warning: an MX slot lease for ${host} expired (a session never gave its slot back)`) });
   const nothingLearned = learnDomain([]);
+  // No queue in this process: probes run here, greylisting waited for as `verify` does.
+  const finder = { engine, probe: (request: ProbeRequest) => engine.probeHere(request) };
   const server = createToolServer({
     describeError: (error) => describeAppError(error) ?? (log(`tool call failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`), { error: 'Internal error; retry after a short delay', code: 'internal' }),
     handlers: {
@@ -38,9 +40,9 @@ export async function serveLocal(config: AppConfig): Promise<void> {
       verify_emails: async ({ emails }) => ({ value: { results: await runConcurrently(emails, BATCH_CONCURRENCY, (email) => engine.verify(email)) } }),
       find_email: async (query) => {
         const { name, domain } = parseFinderQuery(query);
-        return { value: await findAddress(engine, name, domain, nothingLearned) };
+        return { value: await findAddress(finder, name, domain, nothingLearned) };
       },
-      domain_insight: async ({ domain }) => ({ value: await domainInsight(engine, parseDomainParam(domain), nothingLearned) }),
+      domain_insight: async ({ domain }) => ({ value: await domainInsight(finder, parseDomainParam(domain), nothingLearned) }),
     },
   });
   await server.connect(new StdioServerTransport());

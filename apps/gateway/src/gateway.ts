@@ -4,26 +4,17 @@ import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import type { Request, Response } from 'express';
 import { absolutePath as swaggerUiPath } from 'swagger-ui-dist';
-import { MemoryResultCache, RedisResultCache } from '@mailguard/cache';
-import { Metrics } from '@mailguard/metrics';
 import type { AppConfig } from '@mailguard/config';
-import { CreditLedger } from '@mailguard/credits';
-import { DomainKnowledge, FeedbackStore } from '@mailguard/feedback';
-import { Database } from '@mailguard/db';
 import { AppError } from '@mailguard/errors';
-import { ApiKeys, RedisKeyChanges } from '@mailguard/keys';
 import { PinoNestLogger, type Logger } from '@mailguard/logger';
-import { WidgetSettingsStore } from '@mailguard/widget';
-import { ListStore } from '@mailguard/lists';
-import { buildEngine, ResultStore, superviseGate } from '@mailguard/pipeline';
-import { MemoryDailyQuota, MemoryRateLimiter, RedisDailyQuota, RedisRateLimiter } from '@mailguard/ratelimit';
-import { connectRedis, createRedis } from '@mailguard/redis';
-import { AppModule } from './app.module';
-import { BULL_BOARD_ROUTE } from './http/queue-board';
+import { Metrics } from '@mailguard/metrics';
+import { publishApiDocument } from './docs/document';
 import { answerNoRoute, ErrorFilter } from './http/error.filter';
 import { InputPolicyPipe } from './http/input-policy.pipe';
+import { BULL_BOARD_ROUTE } from './http/queue-board';
 import { isMcpRequest, JSON_BODY_LIMIT, LimitedExpressAdapter, MCP_BODY_LIMIT, refuseOversizedBodies } from './http/limits';
 import { KeyMeter } from './auth/key-meter';
+import { GatewayModule } from './gateway.module';
 import { requestLogging } from './http/request-logging';
 import { securityHeaders } from './http/security-headers';
 import { widgetCors } from './widget/widget-cors';
@@ -35,49 +26,20 @@ export interface Gateway {
   close(): Promise<void>;
 }
 
-/** Opens the connections, builds the Nest app and starts listening on `config.http.port`. */
+/**
+ * Builds the Nest app (every connection and store is a provider of GatewayModule, opened as the
+ * modules start) and starts listening on `config.http.port`. SIGTERM and SIGINT close it: Nest
+ * ends the modules in order, and the process exits 0 (1 when closing failed).
+ */
 export async function startGateway(config: AppConfig, logger: Logger): Promise<Gateway> {
-  const database = new Database(config.database, logger);
-  const redis = createRedis(config.redis);
-  redis?.on('error', (err: Error) => logger.warn({ err: err.message }, 'redis connection error'));
-  await Promise.all([database.start(), redis && connectRedis(redis)]);
-
-  const prefix = config.redis.keyPrefix;
-  const engine = buildEngine(config, redis);
-  const cache = redis ? new RedisResultCache(redis, prefix) : new MemoryResultCache();
-  const store = new ResultStore(() => database.dataSource, cache, config.checks.cacheTtlSeconds);
-  const lists = new ListStore(() => database.dataSource);
-  const knowledge = new DomainKnowledge(() => database.dataSource);
-  const metrics = new Metrics('gateway');
-  superviseGate(engine.gate, metrics, logger);
-  const limiter = redis ? new RedisRateLimiter(redis, prefix) : new MemoryRateLimiter();
-  const keys = new ApiKeys(() => database.dataSource, redis ? new RedisKeyChanges(redis, prefix) : null);
-  await keys.listen();
-  const ledger = new CreditLedger(() => database.dataSource, (accountId, balance) => keys.noteBalance(accountId, balance));
-  const meter = new KeyMeter(keys, limiter, config);
-  const infra = {
-    metrics,
-    keys,
-    meter,
-    ledger,
-    lists,
-    feedback: new FeedbackStore(() => database.dataSource),
-    widgetSettings: new WidgetSettingsStore(() => database.dataSource),
-    knowledge,
-    quota: redis ? new RedisDailyQuota(redis, prefix) : new MemoryDailyQuota(),
-    database,
-    redis,
-    limiter,
-    cache,
-    store,
-    engine,
-    logger,
-  };
-
-  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config, infra), new LimitedExpressAdapter(), {
+  const app = await NestFactory.create<NestExpressApplication>(GatewayModule.forRoot({ config, logger }), new LimitedExpressAdapter(), {
     logger: new PinoNestLogger(logger),
     bodyParser: false,
+    // A module that cannot start (the embedded database) is main()'s error to report, not an abort.
+    abortOnError: false,
   });
+  const metrics = app.get(Metrics);
+  const meter = app.get(KeyMeter);
   app.disable('x-powered-by');
   // Behind a load balancer the client is the address it forwards, not the balancer's.
   if (config.http.trustProxy > 0) app.set('trust proxy', config.http.trustProxy);
@@ -117,6 +79,10 @@ export async function startGateway(config: AppConfig, logger: Logger): Promise<G
   app.setGlobalPrefix('v1', {
     exclude: ['health/live', 'health/ready', 'metrics', 'docs', 'docs-json', 'docs/assets/docs-init.js', 'mcp', BULL_BOARD_ROUTE],
   });
+  publishApiDocument(app);
+
+  // Signals are handled before the process says it is ready: a supervisor may stop it at once.
+  app.enableShutdownHooks(['SIGTERM', 'SIGINT'], { useProcessExit: true });
 
   await app.init();
   // Nest's own 404 handler covers only the /v1 prefix; this answers everything else alike.
@@ -127,14 +93,5 @@ export async function startGateway(config: AppConfig, logger: Logger): Promise<G
   const address = app.getHttpServer().address();
   const port = typeof address === 'object' && address ? address.port : config.http.port;
 
-  let closing: Promise<void> | null = null;
-  const close = () =>
-    (closing ??= (async () => {
-      // Closes the pipeline and the queues too (their modules' shutdown hooks).
-      await app.close();
-      keys.close();
-      await database.stop();
-      redis?.disconnect();
-    })());
-  return { app, url: `http://127.0.0.1:${port}`, close };
+  return { app, url: `http://127.0.0.1:${port}`, close: () => app.close() };
 }

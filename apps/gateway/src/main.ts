@@ -17,19 +17,6 @@ async function main(): Promise<void> {
   const logger = createLogger(config.log, 'gateway');
   surviveUnhandled(logger);
   const gateway = await startGateway(config, logger);
-  // Signals are handled before the process says it is ready: a supervisor may stop it at once.
-  const shutdown = (signal: string) => {
-    logger.info({ signal }, 'shutting down');
-    gateway.close().then(
-      () => process.exit(0),
-      (error: unknown) => {
-        logger.error({ err: error }, 'shutdown failed');
-        process.exit(1);
-      },
-    );
-  };
-  process.once('SIGTERM', () => shutdown('SIGTERM'));
-  process.once('SIGINT', () => shutdown('SIGINT'));
   logger.info({ url: gateway.url, database: config.database.url ? 'postgres' : 'embedded', redis: config.redis.url ? 'redis' : 'in-process' }, 'gateway listening');
   process.stdout.write(`MailGuard gateway listening on ${gateway.url} (health: ${gateway.url}/health/ready, API: ${gateway.url}/v1)\n`);
 }

@@ -1,10 +1,8 @@
-import type { Redis } from 'ioredis';
-import { APP_CONFIG, type AppConfig } from '@mailguard/config';
-import { Database } from '@mailguard/db';
+import { ENGINE, EngineModule, OUTBOUND, StoresModule } from '@mailguard/core';
+import type { VerificationEngine } from '@mailguard/engine';
 import { feedHandler, ListStore, listSweeps, webhookHandler } from '@mailguard/lists';
-import { createOutbound } from '@mailguard/net';
-import { buildEngine } from '@mailguard/pipeline';
-import { REDIS, runWorker } from '@mailguard/worker';
+import type { Outbound } from '@mailguard/net';
+import { runWorker } from '@mailguard/worker';
 
 /**
  * Bulk lists: feeds each list's rows to the SMTP and scoring queues in groups by domain, comes back
@@ -13,17 +11,14 @@ import { REDIS, runWorker } from '@mailguard/worker';
 void runWorker('list-worker', {
   queue: 'lists',
   concurrency: 10,
-  needsDatabase: true,
+  imports: [EngineModule, StoresModule],
   handlers: {
-    inject: [APP_CONFIG, REDIS, ListStore],
-    useFactory: (config: AppConfig, redis: Redis, lists: ListStore) => ({
-      'list.feed': feedHandler(buildEngine(config, redis), lists),
-      'webhook.deliver': webhookHandler(lists, createOutbound(config)),
+    inject: [ENGINE, ListStore, OUTBOUND],
+    useFactory: (engine: VerificationEngine, lists: ListStore, outbound: Outbound) => ({
+      'list.feed': feedHandler(engine, lists),
+      'webhook.deliver': webhookHandler(lists, outbound),
     }),
   },
-  providers: [
-    { provide: ListStore, inject: [Database], useFactory: (database: Database) => new ListStore(() => database.dataSource) },
-    // Running lists are fed at start (a gateway may have died between upload and queueing) and every minute.
-    ...listSweeps({ jobsLost: false }),
-  ],
+  // Running lists are fed at start (a gateway may have died between upload and queueing) and every minute.
+  providers: listSweeps({ jobsLost: false }),
 });

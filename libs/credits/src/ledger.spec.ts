@@ -73,3 +73,81 @@ describe('CreditLedger.chargeOne', () => {
     expect((await ledger.balance(id)).balance).toBe(7);
   });
 });
+
+async function credits(accountId: string) {
+  const [row] = await database.query<{ balance: number; held: number; ledger: Array<{ kind: string; delta: number; ref: string | null }> | null }>(
+    `SELECT balance, held,
+       (SELECT json_agg(json_build_object('kind', kind, 'delta', delta, 'ref', ref) ORDER BY id)
+        FROM credit_transactions WHERE account_id = $1 AND reason <> 'test credits') AS ledger
+     FROM accounts WHERE id = $1`,
+    [accountId],
+  );
+  return { balance: row.balance, held: row.held, ledger: row.ledger ?? [] };
+}
+
+describe('CreditLedger list holds', () => {
+  it('holds from the balance into held with one row, and never more than the balance when holds race', async () => {
+    const id = await account(100);
+    const ledgers = sources.map((source) => new CreditLedger(() => source));
+    const held = await Promise.all(
+      ledgers.map((ledger, n) => sources[n].transaction((manager) => ledger.hold(id, 60, `hold: list ${n}`, `lst_${id}_${n}`, manager))),
+    );
+    expect(held.filter(Boolean)).toHaveLength(1);
+    const won = held.indexOf(true);
+    expect(await credits(id)).toEqual({ balance: 40, held: 60, ledger: [{ kind: 'hold', delta: -60, ref: `lst_${id}_${won}` }] });
+  });
+
+  it('releases a hold in the caller transaction: what was not charged comes back as one refund row', async () => {
+    const id = await account(10);
+    const ledger = new CreditLedger(() => sources[0]);
+    await sources[0].transaction((manager) => ledger.hold(id, 8, 'hold: list', `lst_${id}`, manager));
+    await sources[0].transaction((manager) => ledger.releaseHold(id, 8, 3, 'refund: list', `lst_${id}`, manager));
+    expect(await credits(id)).toEqual({
+      balance: 5,
+      held: 0,
+      ledger: [
+        { kind: 'hold', delta: -8, ref: `lst_${id}` },
+        { kind: 'refund', delta: 3, ref: `lst_${id}` },
+      ],
+    });
+  });
+
+  it('writes no row when everything held was charged, and moves nothing when the transaction rolls back', async () => {
+    const id = await account(10);
+    const ledger = new CreditLedger(() => sources[0]);
+    await sources[0].transaction((manager) => ledger.hold(id, 4, 'hold: list', `lst_${id}`, manager));
+    const rolledBack = sources[0].transaction(async (manager) => {
+      await ledger.releaseHold(id, 4, 2, 'refund: list', `lst_${id}`, manager);
+      throw new Error('the list could not be ended');
+    });
+    await expect(rolledBack).rejects.toThrow('the list could not be ended');
+    expect(await credits(id)).toMatchObject({ balance: 6, held: 4 });
+    await sources[0].transaction((manager) => ledger.releaseHold(id, 4, 0, 'refund: list', `lst_${id}`, manager));
+    expect(await credits(id)).toEqual({ balance: 6, held: 0, ledger: [{ kind: 'hold', delta: -4, ref: `lst_${id}` }] });
+  });
+
+  it('refuses a second refund of the same list and moves nothing with it', async () => {
+    const id = await account(10);
+    const ledger = new CreditLedger(() => sources[0]);
+    await sources[0].transaction((manager) => ledger.hold(id, 4, 'hold: list', `lst_${id}`, manager));
+    await sources[0].transaction((manager) => ledger.releaseHold(id, 4, 1, 'refund: list', `lst_${id}`, manager));
+    const again = sources[0].transaction((manager) => ledger.releaseHold(id, 0, 1, 'refund: list', `lst_${id}`, manager));
+    await expect(again).rejects.toMatchObject({ code: '23505' });
+    expect(await credits(id)).toMatchObject({ balance: 7, held: 0 });
+  });
+});
+
+describe('CreditLedger.grantSignup', () => {
+  it('grants the base, and the work bonus as its own row, in the caller transaction', async () => {
+    const ledger = new CreditLedger(() => sources[0]);
+    const plain = await account(0);
+    const work = await account(0);
+    expect(await sources[0].transaction((manager) => ledger.grantSignup(plain, false, manager))).toBe(1_000);
+    expect(await sources[0].transaction((manager) => ledger.grantSignup(work, true, manager))).toBe(2_500);
+    expect((await credits(plain)).ledger).toEqual([{ kind: 'grant', delta: 1_000, ref: null }]);
+    expect((await credits(work)).ledger).toEqual([
+      { kind: 'grant', delta: 1_000, ref: null },
+      { kind: 'grant', delta: 1_500, ref: null },
+    ]);
+  });
+});

@@ -1,5 +1,6 @@
 import type { DataSource, EntityManager } from 'typeorm';
-import { CreditTransactionEntity, queryPrepared, type TransactionKind, type UsageKind } from '@mailguard/db';
+import { AccountEntity, CreditTransactionEntity, queryPrepared, type TransactionKind, type UsageKind } from '@mailguard/db';
+import { CHECK_PRICE, signupGrants } from './pricing';
 
 export interface Balance {
   balance: number;
@@ -32,25 +33,26 @@ const MAX_BATCH = 200;
 const STATEMENTS_PER_ACCOUNT = 2;
 
 /**
- * Charges a batch of single checks in one statement. The account row is locked first (FOR UPDATE
- * reads the latest committed balance), the first `taken = least(balance, batch size)` checks are
- * served in order, each with its ledger row (balance_after counting down) and its usage row.
+ * Charges a batch of single checks, $3 credits each, in one statement. The account row is locked
+ * first (FOR UPDATE reads the latest committed balance), the first `taken` checks the balance pays
+ * for are served in order, each with its ledger row (balance_after counting down) and its usage row.
  */
 const CHARGE_BATCH = `
   WITH items AS (
     SELECT * FROM jsonb_to_recordset($2::jsonb)
       AS item(n int, reason text, ref text, usage_id text, email text, kind text, status text, usage_reason text, result jsonb)),
   locked AS (SELECT balance FROM accounts WHERE id = $1 FOR UPDATE),
-  granted AS (SELECT balance AS before, least(balance, jsonb_array_length($2::jsonb)) AS taken FROM locked),
+  granted AS (SELECT balance AS before, least(balance / $3::int, jsonb_array_length($2::jsonb)) AS taken FROM locked),
   moved AS (
-    UPDATE accounts SET balance = accounts.balance - granted.taken FROM granted
+    UPDATE accounts SET balance = accounts.balance - granted.taken * $3::int FROM granted
     WHERE accounts.id = $1 AND granted.taken > 0 RETURNING accounts.balance),
-  served AS (SELECT items.*, granted.before - items.n AS balance_after FROM items, granted WHERE items.n <= granted.taken),
+  served AS (
+    SELECT items.*, granted.before - items.n * $3::int AS balance_after FROM items, granted WHERE items.n <= granted.taken),
   used AS (
     INSERT INTO verifications (id, account_id, email, kind, status, reason, credits, result)
-    SELECT usage_id, $1, email, kind, status, usage_reason, 1, result FROM served)
+    SELECT usage_id, $1, email, kind, status, usage_reason, $3::int, result FROM served)
   INSERT INTO credit_transactions (account_id, delta, kind, reason, ref, balance_after)
-  SELECT $1, -1, 'charge', reason, ref, balance_after FROM served ORDER BY n
+  SELECT $1, -$3::int, 'charge', reason, ref, balance_after FROM served ORDER BY n
   RETURNING ref, balance_after`;
 
 /** The `verifications` row of a check (its usage record). */
@@ -64,10 +66,13 @@ export interface UsageRecord {
 }
 
 /**
- * The credit ledger: every movement is one SQL statement that changes the balance and appends the
- * ledger row together (a CTE), so a row exists exactly when the balance moved. Charges are
+ * The credit ledger, the only writer of balances: every movement is one SQL statement that changes
+ * the balance and appends the ledger row together (a CTE, raw SQL because the two must be one
+ * atomic statement), so a row exists exactly when the balance moved. Charges and holds are
  * conditional (`balance >= amount`), so concurrent requests can never overdraw; a charge or refund
- * carries a `ref` that a unique index allows once, so a retried check is never charged twice.
+ * carries a `ref` that a unique index allows once, so a retried check is never charged twice. What
+ * each movement amounts to is the pricing policy's (./pricing.ts). Movements that belong to a
+ * larger change (an account created, a list queued or ended) take that transaction's manager.
  */
 export class CreditLedger {
   /** Single-check charges waiting for their account's statement (see chargeOne). */
@@ -85,7 +90,7 @@ export class CreditLedger {
     return rows[0].balance_after;
   }
 
-  /** Adds credits (sign-up grants). Runs in the caller's transaction when one is given. */
+  /** Adds credits. Runs in the caller's transaction when one is given. */
   async grant(accountId: string, amount: number, reason: string, runner: Runner = this.dataSource()): Promise<number> {
     const rows: Array<{ balance_after: number }> = await runner.query(
       `WITH moved AS (UPDATE accounts SET balance = balance + $2 WHERE id = $1 RETURNING balance)
@@ -94,6 +99,16 @@ export class CreditLedger {
       [accountId, amount, reason],
     );
     return this.moved(accountId, rows) as number;
+  }
+
+  /**
+   * A new account's credits (pricing: the base grant, and the work-address bonus when earned), in
+   * the transaction that creates the account. Returns the balance after.
+   */
+  async grantSignup(accountId: string, workAddress: boolean, runner: Runner): Promise<number> {
+    let balance = 0;
+    for (const { amount, reason } of signupGrants(workAddress)) balance = await this.grant(accountId, amount, reason, runner);
+    return balance;
   }
 
   /** Takes `amount` when the balance allows it; null (and nothing taken) when it does not. */
@@ -108,7 +123,7 @@ export class CreditLedger {
   }
 
   /**
-   * Takes one credit for an answer already in hand (a cached result) and stores the check for the
+   * Takes the price of one check for an answer already in hand (a cached result) and stores the check for the
    * account's usage with it. Concurrent calls for the same account share a statement: each
    * statement holds the account's row lock until it commits, so one statement per check would
    * queue on that lock; one per batch serves the batch in about the time of one. Each check still
@@ -142,7 +157,11 @@ export class CreditLedger {
     try {
       // One JSON parameter: stringified natively, where text arrays would be escaped in JavaScript.
       const items = batch.map(({ reason, ref, usage }, index) => ({ n: index + 1, reason, ref, usage_id: usage.id, email: usage.email, kind: usage.kind, status: usage.status, usage_reason: usage.reason, result: usage.result }));
-      const rows = await queryPrepared<{ ref: string; balance_after: number }>(this.dataSource(), 'mailguard_charge_batch', CHARGE_BATCH, [accountId, JSON.stringify(items)]);
+      const rows = await queryPrepared<{ ref: string; balance_after: number }>(this.dataSource(), 'mailguard_charge_batch', CHARGE_BATCH, [
+        accountId,
+        JSON.stringify(items),
+        CHECK_PRICE,
+      ]);
       const after = new Map(rows.map((row) => [row.ref, row.balance_after]));
       if (rows.length > 0) this.onBalance(accountId, Math.min(...after.values()));
       for (const item of batch) item.resolve(after.get(item.ref) ?? null);
@@ -167,6 +186,21 @@ export class CreditLedger {
     return this.moved(accountId, rows) !== null;
   }
 
+  /**
+   * Ends a list's hold (the list completed or was cancelled): `held` leaves the account's held
+   * credits, and `refund` of it — what was not charged — comes back to the balance as one refund
+   * row (ref: the list, so never twice). Runs in the transaction that ends the list.
+   */
+  async releaseHold(accountId: string, held: number, refund: number, reason: string, ref: string, runner: Runner): Promise<void> {
+    const rows: Array<{ balance_after: number }> = await runner.query(
+      `WITH moved AS (UPDATE accounts SET held = held - $2, balance = balance + $3 WHERE id = $1 RETURNING balance)
+       INSERT INTO credit_transactions (account_id, delta, kind, reason, ref, balance_after)
+       SELECT $1, $3, 'refund', $4, $5, balance FROM moved WHERE $3 > 0 RETURNING balance_after`,
+      [accountId, held, refund, reason, ref],
+    );
+    this.moved(accountId, rows);
+  }
+
   /** Gives back (part of) a charge; the ref makes a second refund of the same charge a no-op. */
   async refund(accountId: string, amount: number, reason: string, ref: string): Promise<number> {
     const rows: Array<{ balance_after: number }> = await this.dataSource().query(
@@ -182,9 +216,10 @@ export class CreditLedger {
   }
 
   async balance(accountId: string): Promise<Balance> {
-    const rows: Array<{ balance: number; held: number }> = await this.dataSource().query('SELECT balance, held FROM accounts WHERE id = $1', [accountId]);
-    if (rows[0]) this.onBalance(accountId, rows[0].balance);
-    return rows[0] ?? { balance: 0, held: 0 };
+    const account = await this.dataSource().getRepository(AccountEntity).findOne({ select: { balance: true, held: true }, where: { id: accountId } });
+    if (!account) return { balance: 0, held: 0 };
+    this.onBalance(accountId, account.balance);
+    return { balance: account.balance, held: account.held };
   }
 
   async transactions(accountId: string, page: number, limit: number): Promise<TransactionPage> {

@@ -1,5 +1,5 @@
 import { DataSource, MigrationExecutor } from 'typeorm';
-import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
+import type { PostgresDataSourceOptions } from 'typeorm/driver/postgres/PostgresDataSourceOptions';
 import { ENTITIES } from './entities';
 import { MIGRATIONS } from './migrations';
 
@@ -19,8 +19,9 @@ interface PgClient {
   query(text: string): Promise<unknown>;
 }
 
-export function createDataSource(options: DataSourceOptions): DataSource {
-  return new DataSource({
+/** The one way this service talks to Postgres: its entities and migrations, never `synchronize`. */
+export function dataSourceOptions(options: DataSourceOptions): PostgresDataSourceOptions {
+  return {
     type: 'postgres',
     url: options.url,
     poolSize: options.poolSize,
@@ -30,21 +31,33 @@ export function createDataSource(options: DataSourceOptions): DataSource {
     synchronize: false,
     logging: false,
     extra: { connectionTimeoutMillis: 5_000, ...(options.sharedSession ? { onConnect: (client: PgClient) => client.query('DISCARD ALL') } : {}) },
-  });
+  };
 }
 
-interface PgPool {
+export function createDataSource(options: DataSourceOptions): DataSource {
+  return new DataSource(dataSourceOptions(options));
+}
+
+/** The part of a `pg` client used here: a query config with a name is prepared once per connection. */
+interface PgConnection {
   query(config: { name: string; text: string; values: unknown[] }): Promise<{ rows: unknown[] }>;
 }
 
 /**
- * A named prepared statement on the connection pool TypeORM manages: Postgres plans it once per
- * connection instead of at every call. For the few statements of the hot path only.
+ * A named prepared statement on a pooled connection: Postgres plans it once per connection instead
+ * of at every call. For the few statements of the hot path only. `QueryRunner.connect()` is
+ * TypeORM's public way to the connection it took from its pool (TypeORM's own `query` cannot name
+ * a statement), and releasing the runner gives it back, or drops it when it failed.
  */
 export async function queryPrepared<T>(dataSource: DataSource, name: string, text: string, values: unknown[]): Promise<T[]> {
-  const pool = (dataSource.driver as PostgresDriver).master as PgPool;
-  const { rows } = await pool.query({ name, text, values });
-  return rows as T[];
+  const runner = dataSource.createQueryRunner();
+  try {
+    const connection = (await runner.connect()) as PgConnection;
+    const { rows } = await connection.query({ name, text, values });
+    return rows as T[];
+  } finally {
+    await runner.release();
+  }
 }
 
 /** Arbitrary but fixed: serialises migration runs of several processes starting together. */

@@ -1,13 +1,16 @@
-import { once } from 'node:events';
+import { EventEmitter, once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { connect, createServer, type AddressInfo, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Writable } from 'node:stream';
 import type { Pool } from 'pg';
+import { pino } from 'pino';
 import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
 import { createLogger } from '@mailguard/logger';
 import { createTestDatabase, type TestDatabase } from '../../../test/support/services';
-import { Database } from './database';
-import { queryPrepared } from './data-source';
+import { connectionFor, Database, DatabaseUnavailableError } from './database';
+import { createDataSource, queryPrepared } from './data-source';
 
 /**
  * A pooled connection may end at any time (the pool's idle timeout, a network error); the next one
@@ -23,8 +26,7 @@ describe.each(['embedded', 'postgres'] as const)('Database (%s): prepared statem
   beforeAll(async () => {
     if (mode === 'postgres') server = await createTestDatabase();
     else dataDir = mkdtempSync(join(tmpdir(), 'mailguard-pglite-'));
-    database = new Database({ url: server?.url ?? null, embeddedDataDir: dataDir ?? '' }, createLogger({ level: 'silent' }, 'test'));
-    await database.start();
+    database = await Database.open({ url: server?.url ?? null, embeddedDataDir: dataDir ?? '' }, createLogger({ level: 'silent' }, 'test'));
   });
 
   afterAll(async () => {
@@ -62,5 +64,73 @@ describe.each(['embedded', 'postgres'] as const)('Database (%s): prepared statem
     );
     expect(row.name).not.toBe('left-over');
     expect(row).toEqual({ name: expect.any(String), locks: '0' });
+  });
+});
+
+/** A TCP port nothing listens on, until `forward` opens it onto the test server. */
+async function freePort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((done) => probe.listen(0, '127.0.0.1', done));
+  const { port } = probe.address() as AddressInfo;
+  await new Promise((done) => probe.close(done));
+  return port;
+}
+
+/** Postgres "coming back" on `port`: every connection is piped to the real server. */
+async function forward(port: number, target: URL): Promise<{ close(): Promise<void> }> {
+  const sockets = new Set<Socket>();
+  const proxy = createServer((client) => {
+    const upstream = connect(Number(target.port || 5432), target.hostname);
+    for (const socket of [client, upstream]) {
+      sockets.add(socket);
+      socket.on('error', () => undefined).once('close', () => sockets.delete(socket));
+    }
+    client.pipe(upstream).pipe(client);
+  });
+  await new Promise<void>((done) => proxy.listen(port, '127.0.0.1', done));
+  return {
+    close: async () => {
+      for (const socket of sockets) socket.destroy();
+      await new Promise((done) => proxy.close(done));
+    },
+  };
+}
+
+describe('Database: a real server down at start', () => {
+  jest.setTimeout(60_000);
+
+  it('keeps its one data source and initializes it in the background once the server answers', async () => {
+    const server = await createTestDatabase();
+    const port = await freePort();
+    const log = new EventEmitter();
+    const logger = pino({ level: 'info' }, new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        for (const line of chunk.toString().split('\n').filter(Boolean)) log.emit('line', (JSON.parse(line) as { msg: string }).msg);
+        done();
+      },
+    }));
+    const url = new URL(server.url);
+    url.hostname = '127.0.0.1';
+    url.port = String(port);
+    const source = createDataSource(connectionFor({ url: url.toString(), embeddedDataDir: '' }, null));
+    const database = new Database(source, logger);
+    let proxy: { close(): Promise<void> } | null = null;
+    try {
+      await database.start();
+      expect(() => database.dataSource).toThrow(DatabaseUnavailableError);
+      await expect(database.ping()).rejects.toBeInstanceOf(DatabaseUnavailableError);
+
+      const connected = new Promise<void>((done) => log.on('line', (msg: string) => msg === 'database connected, migrations applied' && done()));
+      proxy = await forward(port, new URL(server.url));
+      await connected;
+      await database.ping();
+      expect(database.dataSource).toBe(source);
+      expect(await source.query('SELECT count(*)::int AS n FROM migrations')).toEqual([{ n: expect.any(Number) }]);
+    } finally {
+      await database.stop();
+      expect(source.isInitialized).toBe(false);
+      await proxy?.close();
+      await server.drop();
+    }
   });
 });

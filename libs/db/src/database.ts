@@ -2,7 +2,7 @@ import type { DataSource } from 'typeorm';
 import type { DatabaseConfig } from '@mailguard/config';
 import { AppError } from '@mailguard/errors';
 import type { Logger } from '@mailguard/logger';
-import { createDataSource, runMigrations } from './data-source';
+import { createDataSource, runMigrations, type DataSourceOptions } from './data-source';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from './embedded-postgres';
 
 /** Thrown when a caller needs Postgres and it is not answering; the HTTP layer maps it to 503. */
@@ -16,50 +16,66 @@ export class DatabaseUnavailableError extends AppError {
 const RETRY_MIN_MS = 500;
 const RETRY_MAX_MS = 10_000;
 
+/** Starts PGlite in the configured data directory when no DATABASE_URL is set; null otherwise. */
+export async function openEmbedded(config: DatabaseConfig, logger: Logger): Promise<EmbeddedPostgres | null> {
+  if (config.url) return null;
+  // Failing to open ./data is fatal: embedded mode has nothing to wait for.
+  const embedded = await startEmbeddedPostgres(config.embeddedDataDir);
+  logger.info({ dataDir: config.embeddedDataDir }, 'embedded Postgres (PGlite) started');
+  return embedded;
+}
+
+/** Where the data source connects: the embedded server (one shared session) or DATABASE_URL. */
+export function connectionFor(config: DatabaseConfig, embedded: EmbeddedPostgres | null): DataSourceOptions {
+  if (embedded) return { url: embedded.url, poolSize: 1, sharedSession: true };
+  if (!config.url) throw new Error('DATABASE_URL is unset and no embedded server was started');
+  return { url: config.url, poolSize: 20 };
+}
+
 /**
- * Owns the process's Postgres connection. A real server that is down at start-up does not stop
- * the process: it keeps retrying in the background and readiness says 503 meanwhile.
+ * Owns the process's Postgres connection: one data source, initialized here (never by whoever
+ * built it) with the migrations applied. A real server that is down at start-up does not stop
+ * the process: the same data source is initialized again in the background (TypeORM allows it
+ * after a failed attempt) and readiness says 503 meanwhile. Stopping also stops the embedded server.
  */
 export class Database {
-  private embedded: EmbeddedPostgres | null = null;
-  private source: DataSource | null = null;
+  private ready = false;
   private connecting: Promise<void> | null = null;
   private retryTimer: NodeJS.Timeout | null = null;
   private stopped = false;
 
   constructor(
-    private readonly config: DatabaseConfig,
+    private readonly source: DataSource,
     private readonly logger: Logger,
+    private embedded: EmbeddedPostgres | null = null,
   ) {}
 
+  /** Outside Nest (tests, tools): the embedded server when needed, the data source, the first attempt. */
+  static async open(config: DatabaseConfig, logger: Logger): Promise<Database> {
+    const embedded = await openEmbedded(config, logger);
+    const database = new Database(createDataSource(connectionFor(config, embedded)), logger, embedded);
+    await database.start();
+    return database;
+  }
+
   get mode(): 'embedded' | 'postgres' {
-    return this.config.url ? 'postgres' : 'embedded';
+    return this.embedded ? 'embedded' : 'postgres';
   }
 
   /** Resolves once the first connection attempt has finished, successful or not. */
-  async start(): Promise<void> {
-    if (!this.config.url) {
-      // Embedded mode has nothing to wait for: failing to open ./data is fatal.
-      this.embedded = await startEmbeddedPostgres(this.config.embeddedDataDir);
-      this.logger.info({ dataDir: this.config.embeddedDataDir }, 'embedded Postgres (PGlite) started');
-    }
-    await this.connect(RETRY_MIN_MS);
+  start(): Promise<void> {
+    return this.connect(RETRY_MIN_MS);
   }
 
   private connect(nextDelay: number): Promise<void> {
     this.connecting ??= (async () => {
-      const source = createDataSource({
-        url: this.embedded?.url ?? (this.config.url as string),
-        poolSize: this.embedded ? 1 : 20,
-        sharedSession: this.embedded !== null,
-      });
       try {
-        await source.initialize();
-        await runMigrations(source);
-        this.source = source;
+        await this.source.initialize();
+        await runMigrations(this.source);
+        this.ready = true;
         this.logger.info({ mode: this.mode }, 'database connected, migrations applied');
       } catch (error) {
-        if (source.isInitialized) await source.destroy().catch(() => undefined);
+        if (this.source.isInitialized) await this.source.destroy().catch(() => undefined);
         if (this.embedded) throw error;
         this.logger.warn({ err: error, retryInMs: nextDelay }, 'database unavailable, will retry');
         if (!this.stopped) {
@@ -75,7 +91,7 @@ export class Database {
 
   /** The connected data source, or DatabaseUnavailableError. */
   get dataSource(): DataSource {
-    if (!this.source) throw new DatabaseUnavailableError();
+    if (!this.ready) throw new DatabaseUnavailableError();
     return this.source;
   }
 
@@ -88,12 +104,13 @@ export class Database {
     }
   }
 
+  /** Closes the pool before the embedded server it talks to. */
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.retryTimer) clearTimeout(this.retryTimer);
     await this.connecting?.catch(() => undefined);
-    if (this.source?.isInitialized) await this.source.destroy();
-    this.source = null;
+    this.ready = false;
+    if (this.source.isInitialized) await this.source.destroy();
     await this.embedded?.stop();
     this.embedded = null;
   }

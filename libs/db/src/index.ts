@@ -1,4 +1,4 @@
-export { Database, DatabaseUnavailableError, isDatabaseConnectionError } from './database';
-export { createDataSource, queryPrepared, runMigrations } from './data-source';
+export { connectionFor, Database, DatabaseUnavailableError, isDatabaseConnectionError, openEmbedded } from './database';
+export { createDataSource, dataSourceOptions, queryPrepared, runMigrations, type DataSourceOptions } from './data-source';
 export { startEmbeddedPostgres, type EmbeddedPostgres } from './embedded-postgres';
 export * from './entities';

@@ -317,10 +317,10 @@ describe('socket hygiene', () => {
   });
 });
 
-describe('probeGroup: many addresses at one domain in one session (bulk lists)', () => {
+describe('probe: many addresses at one domain in one session (bulk lists)', () => {
   async function group(emails: string[]) {
     const inspections = await Promise.all(emails.map((email) => engine.inspect(email, { deadlineAt: Date.now() + 10_000 })));
-    const outcomes = await engine.probeGroup(inspections, { deadlineAt: Date.now() + 10_000 });
+    const outcomes = await engine.probe({ inspections, deadlineAt: Date.now() + 10_000 });
     return inspections.map((inspection, index) => engine.conclude(inspection, outcomes[index]));
   }
 
@@ -342,7 +342,7 @@ describe('probeGroup: many addresses at one domain in one session (bulk lists)',
     const emails = ['zz.first@acme.test', 'john.doe@acme.test', 'zz.third@acme.test', 'zz.fourth@acme.test', 'zz.fifth@acme.test'];
     const inspections = await Promise.all(emails.map((email) => engine.inspect(email, { deadlineAt: Date.now() + 10_000 })));
     const before = lab.stats('mx1.acme.test').commands.length;
-    const outcomes = await engine.probeGroup(inspections, { deadlineAt: Date.now() + 10_000 }, { stopAtAccepted: 3 });
+    const outcomes = await engine.probe({ inspections, deadlineAt: Date.now() + 10_000, stopAtAccepted: 3 });
     const asked = lab.stats('mx1.acme.test').commands.slice(before).filter((command) => command.startsWith('RCPT TO:<zz.'));
     expect(asked).toEqual(['RCPT TO:<zz.first@acme.test>', 'RCPT TO:<zz.third@acme.test>']);
     expect(outcomes.map((outcome) => outcome.probe.failure)).toEqual([null, null, null, 'skipped', 'skipped']);

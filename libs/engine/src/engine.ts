@@ -5,9 +5,10 @@ import { isDisposableDomain, isFreeDomain, isRoleLocalPart, parseAddress, sugges
 import { DomainAgeLookup, hasGravatar, outboundGet, type DomainAge, type HttpGet } from '@mailguard/lookups';
 import { createOutbound } from '@mailguard/net';
 import { catchAllConfidence, type DomainModel } from '@mailguard/scoring';
-import { asksToRetryLater, detectProvider, directConnector, MemorySessionGate, probeMailbox, probeMailboxes, providerAcceptsAll, socksConnector, type Connector, type ProbeResult, type SessionGate } from '@mailguard/smtp';
+import { detectProvider, directConnector, MemorySessionGate, probeMailboxes, providerAcceptsAll, socksConnector, type Connector, type ProbeResult, type SessionGate } from '@mailguard/smtp';
 import { decideVerdict, type MailboxAnswer, type UnknownCause } from '@mailguard/verdict';
 import { MemoryTtlStore, type DomainCacheStore } from './domain-cache';
+import { greylistRetry, type GreylistRetry } from './greylist';
 import type { VerificationResult } from './result';
 
 export interface EngineOptions {
@@ -189,6 +190,19 @@ export interface StageOptions {
   deadlineAt: number;
 }
 
+/** One probe: addresses at one domain (inspected, with mail hosts to ask), asked in one session where possible. */
+export interface ProbeRequest extends StageOptions {
+  inspections: Inspection[];
+  /** The finder's way (see ProbeOptions in libs/smtp): few recipients per transaction, none after a yes. */
+  stopAtAccepted?: number;
+}
+
+/**
+ * Where a probe runs and how its outcomes come back (the finder and domain insight): the smtp
+ * queue, or this process when there is none. Null: the deadline came first.
+ */
+export type Prober = (request: ProbeRequest) => Promise<ProbeOutcome[] | null>;
+
 /** An AbortSignal that fires at `deadlineAt`, and its cleanup. */
 function deadlineSignal(deadlineAt: number, now: number): { signal: AbortSignal; clear(): void } {
   const controller = new AbortController();
@@ -291,72 +305,54 @@ export class VerificationEngine {
   }
 
   /**
-   * Stage 2: the SMTP probe. With `retryGreylisting`, a greylisted probe waits GREYLIST_RETRY_SECONDS
-   * and tries again when that fits before the deadline (the distributed pipeline schedules a
-   * delayed job instead). What the probe learns about catch-all goes into the shared domain cache.
+   * Stage 2: the SMTP probe of addresses at one domain (a single check is a group of one): one
+   * session asks for all of them, with the made-up address once for the group while the domain's
+   * catch-all is not known, each session under the per-MX lease. What it learns about catch-all goes
+   * into the shared domain cache. Greylisting is not waited for here: see `greylistRetry`.
    */
-  async probe(inspection: Inspection, { deadlineAt, retryGreylisting = true }: StageOptions & { retryGreylisting?: boolean }): Promise<ProbeOutcome> {
-    const facts = inspection.facts as DomainFacts;
-    const started = this.deps.now().getTime();
-    const deadline = deadlineSignal(deadlineAt, started);
-    const run = (decoy: string | null) =>
-      probeMailbox({
-        hosts: facts.mail.hosts,
-        address: inspection.smtpAddress as string,
-        needsSmtpUtf8: inspection.needsSmtpUtf8,
-        catchAllLocalPart: decoy,
-        ...this.session(deadlineAt, deadline.signal),
-      });
-    try {
-      const known = async () => (await this.deps.domainCache.get(inspection.asciiDomain as string))?.catchAll ?? facts.catchAll;
-      let result = await run((await known()) === null ? this.deps.decoyLocalPart() : null);
-      const retry = this.options.greylistRetryMs;
-      if (retryGreylisting && !result.definite && asksToRetryLater(result.failure) && retry !== null && this.deps.now().getTime() + retry < deadlineAt) {
-        if (await sleep(retry, deadline.signal)) result = await run((await known()) === null ? this.deps.decoyLocalPart() : null);
-      }
-      if (result.catchAll !== null && (await known()) === null) {
-        await this.deps.domainCache.set(inspection.asciiDomain as string, { ...facts, catchAll: result.catchAll }, this.options.domainCacheTtlMs);
-      }
-      return { probe: result, durationMs: this.deps.now().getTime() - started };
-    } finally {
-      deadline.clear();
-    }
-  }
-
-  /**
-   * Stage 2 for many addresses at one domain (bulk lists, the finder): one SMTP session asks for all
-   * of them, with the made-up address once for the group. `retryGreylisting` (the finder, which must
-   * answer within the deadline): the addresses a server asked us to come back for are asked again
-   * after GREYLIST_RETRY_SECONDS when that fits, as a single check does; lists leave it unset and
-   * retry those as delayed jobs. `stopAtAccepted`: see GroupProbeOptions.
-   */
-  async probeGroup(inspections: Inspection[], { deadlineAt }: StageOptions, { stopAtAccepted, retryGreylisting = false }: { stopAtAccepted?: number; retryGreylisting?: boolean } = {}): Promise<ProbeOutcome[]> {
+  async probe({ inspections, deadlineAt, stopAtAccepted }: ProbeRequest): Promise<ProbeOutcome[]> {
     const facts = inspections[0].facts as DomainFacts;
     const domain = inspections[0].asciiDomain as string;
     const started = this.deps.now().getTime();
     const deadline = deadlineSignal(deadlineAt, started);
     try {
       const known = (await this.deps.domainCache.get(domain))?.catchAll ?? facts.catchAll;
-      const ask = (indices: number[]) =>
-        probeMailboxes({
-          hosts: facts.mail.hosts,
-          addresses: indices.map((index) => inspections[index].smtpAddress as string),
-          needsSmtpUtf8: indices.some((index) => inspections[index].needsSmtpUtf8),
-          catchAllLocalPart: known === null ? this.deps.decoyLocalPart() : null,
-          stopAtAccepted,
-          ...this.session(deadlineAt, deadline.signal),
-        });
-      const group = await ask(inspections.map((_, index) => index));
-      const again = group.results.flatMap((result, index) => (!result.definite && asksToRetryLater(result.failure) ? [index] : []));
-      const retry = this.options.greylistRetryMs;
-      if (retryGreylisting && again.length > 0 && retry !== null && this.deps.now().getTime() + retry < deadlineAt && (await sleep(retry, deadline.signal))) {
-        const second = await ask(again);
-        again.forEach((index, position) => (group.results[index] = second.results[position]));
-      }
+      const group = await probeMailboxes({
+        hosts: facts.mail.hosts,
+        addresses: inspections.map((inspection) => inspection.smtpAddress as string),
+        needsSmtpUtf8: inspections.some((inspection) => inspection.needsSmtpUtf8),
+        catchAllLocalPart: known === null ? this.deps.decoyLocalPart() : null,
+        stopAtAccepted,
+        ...this.session(deadlineAt, deadline.signal),
+      });
       const learned = group.results.find((result) => result.catchAll !== null)?.catchAll ?? null;
       if (known === null && learned !== null) await this.deps.domainCache.set(domain, { ...facts, catchAll: learned }, this.options.domainCacheTtlMs);
       const durationMs = this.deps.now().getTime() - started;
       return group.results.map((probe) => ({ probe, durationMs }));
+    } finally {
+      deadline.clear();
+    }
+  }
+
+  /** The greylisting policy (`greylistRetry`) with this engine's GREYLIST_RETRY_SECONDS and clock. */
+  greylistRetry(outcomes: ProbeOutcome[], state: { attempt: number; deadlineAt: number | null }): GreylistRetry | null {
+    return greylistRetry(outcomes, { ...state, now: this.deps.now().getTime(), retryMs: this.options.greylistRetryMs });
+  }
+
+  /**
+   * A probe with its greylisting retries waited for in this process, for `verify` (the CLI, which
+   * has no queue); the pipeline's smtp job schedules a delayed job instead, by the same policy.
+   */
+  async probeHere(request: ProbeRequest): Promise<ProbeOutcome[]> {
+    const outcomes = await this.probe(request);
+    const deadline = deadlineSignal(request.deadlineAt, this.deps.now().getTime());
+    try {
+      for (let attempt = 0; ; attempt++) {
+        const retry = this.greylistRetry(outcomes, { attempt, deadlineAt: request.deadlineAt });
+        if (!retry || !(await sleep(retry.delayMs, deadline.signal))) return outcomes;
+        const again = await this.probe({ ...request, inspections: retry.indices.map((index) => request.inspections[index]) });
+        retry.indices.forEach((index, position) => (outcomes[index] = again[position]));
+      }
     } finally {
       deadline.clear();
     }
@@ -452,7 +448,7 @@ export class VerificationEngine {
   async verify(input: string, options: { deadlineMs?: number } = {}): Promise<VerificationResult> {
     const deadlineAt = this.deps.now().getTime() + (options.deadlineMs ?? this.options.deadlineMs);
     const inspection = await this.inspect(input, { deadlineAt });
-    const outcome = inspection.needsProbe ? await this.probe(inspection, { deadlineAt }) : null;
+    const [outcome] = inspection.needsProbe ? await this.probeHere({ inspections: [inspection], deadlineAt }) : [null];
     return this.conclude(inspection, outcome);
   }
 }

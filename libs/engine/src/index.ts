@@ -1,3 +1,15 @@
 export { MemoryTtlStore, type DomainCacheStore } from './domain-cache';
-export { createEngine, VerificationEngine, type DomainFacts, type EngineDeps, type EngineOptions, type Inspection, type ProbeOutcome, type StageOptions } from './engine';
+export {
+  createEngine,
+  VerificationEngine,
+  type DomainFacts,
+  type EngineDeps,
+  type EngineOptions,
+  type Inspection,
+  type Prober,
+  type ProbeOutcome,
+  type ProbeRequest,
+  type StageOptions,
+} from './engine';
+export { greylistRetry, MAX_GREYLIST_RETRIES, type GreylistRetry, type GreylistState } from './greylist';
 export type { VerificationResult } from './result';

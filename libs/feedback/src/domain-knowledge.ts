@@ -1,5 +1,6 @@
 import { domainToASCII } from 'node:url';
 import type { DataSource } from 'typeorm';
+import { DomainEvidenceEntity, type EvidenceSource } from '@mailguard/db';
 import type { Inspection, ProbeOutcome, VerificationEngine, VerificationResult } from '@mailguard/engine';
 import { learnDomain, type DomainModel, type Evidence } from '@mailguard/scoring';
 
@@ -22,10 +23,11 @@ export class DomainKnowledge {
   async evidence(name: string): Promise<Evidence[]> {
     const domain = aLabel(name);
     const [known, reports] = await Promise.all([
-      this.dataSource().query('SELECT local_part, source, pattern FROM domain_evidence WHERE domain = $1 ORDER BY created_at DESC LIMIT $2', [domain, MAX_EVIDENCE]) as Promise<
-        Array<{ local_part: string; source: 'verified' | 'avatar' | 'finder'; pattern: string | null }>
-      >,
-      // Each address counts once, with its latest report, whoever sent it.
+      this.dataSource()
+        .getRepository(DomainEvidenceEntity)
+        .find({ select: { localPart: true, source: true, pattern: true }, where: { domain }, order: { createdAt: 'DESC' }, take: MAX_EVIDENCE }),
+      // Each address counts once, with its latest report, whoever sent it. Raw: the newest of each
+      // address (DISTINCT ON), then the newest addresses, reads plainer in SQL than in the builder.
       this.dataSource().query(
         `SELECT local_part, outcome FROM (
            SELECT DISTINCT ON (local_part) local_part, outcome, created_at FROM feedback WHERE domain = $1 ORDER BY local_part, created_at DESC
@@ -34,7 +36,7 @@ export class DomainKnowledge {
       ) as Promise<Array<{ local_part: string; outcome: 'delivered' | 'bounced' }>>,
     ]);
     return [
-      ...known.reverse().map((row): Evidence => ({ localPart: row.local_part, outcome: 'exists', source: row.source, pattern: row.pattern })),
+      ...known.reverse().map((row): Evidence => ({ localPart: row.localPart, outcome: 'exists', source: row.source, pattern: row.pattern })),
       ...reports.reverse().map((row): Evidence => ({ localPart: row.local_part, outcome: row.outcome === 'delivered' ? 'exists' : 'bounced', source: 'feedback', pattern: null })),
     ];
   }
@@ -64,26 +66,31 @@ export class DomainKnowledge {
    * neither teaches anything (which also keeps the table to company domains).
    */
   async learn(results: VerificationResult[]): Promise<void> {
-    const known = results.flatMap((result) => {
+    const known = results.flatMap((result): Array<{ result: VerificationResult; source: EvidenceSource }> => {
       if (result.isFree) return [];
       if (result.reason === 'accepted_email') return [{ result, source: 'verified' }];
       if (result.reason === 'catch_all' && result.hasGravatar && !result.isRole) return [{ result, source: 'avatar' }];
       return [];
     });
     if (known.length === 0) return;
-    await this.dataSource().query(`INSERT INTO domain_evidence (domain, local_part, source) SELECT * FROM unnest($1::text[], $2::text[], $3::text[]) ON CONFLICT DO NOTHING`, [
-      known.map(({ result }) => aLabel(result.domain)),
-      known.map(({ result }) => result.checks.syntax.localPart.toLowerCase()),
-      known.map(({ source }) => source),
-    ]);
+    // One row per address: one already known keeps its row.
+    await this.dataSource()
+      .createQueryBuilder()
+      .insert()
+      .into(DomainEvidenceEntity)
+      .values(known.map(({ result, source }) => ({ domain: aLabel(result.domain), localPart: result.checks.syntax.localPart.toLowerCase(), source })))
+      .orIgnore()
+      .execute();
   }
 
   /** A finder hit at a strict domain: the pattern is known, not inferred. */
   async found(domain: string, localPart: string, pattern: string): Promise<void> {
-    await this.dataSource().query(
-      `INSERT INTO domain_evidence (domain, local_part, source, pattern) VALUES ($1, $2, 'finder', $3)
-       ON CONFLICT (domain, local_part) DO UPDATE SET source = 'finder', pattern = excluded.pattern`,
-      [aLabel(domain), localPart.toLowerCase(), pattern],
-    );
+    await this.dataSource()
+      .createQueryBuilder()
+      .insert()
+      .into(DomainEvidenceEntity)
+      .values({ domain: aLabel(domain), localPart: localPart.toLowerCase(), source: 'finder', pattern })
+      .orUpdate(['source', 'pattern'], ['domain', 'local_part'])
+      .execute();
   }
 }

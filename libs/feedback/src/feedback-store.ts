@@ -1,6 +1,7 @@
 import type { DataSource } from 'typeorm';
+import { FeedbackEntity, type FeedbackOutcome } from '@mailguard/db';
 
-export type Outcome = 'delivered' | 'bounced';
+export type Outcome = FeedbackOutcome;
 
 export interface FeedbackEntry {
   accountId: string;
@@ -18,13 +19,6 @@ export class FeedbackStore {
   constructor(private readonly dataSource: () => DataSource) {}
 
   async record(entry: FeedbackEntry): Promise<void> {
-    await this.dataSource().query('INSERT INTO feedback (account_id, email, key, domain, local_part, outcome) VALUES ($1, $2, $3, $4, $5, $6)', [
-      entry.accountId,
-      entry.email,
-      entry.key,
-      entry.domain,
-      entry.localPart,
-      entry.outcome,
-    ]);
+    await this.dataSource().getRepository(FeedbackEntity).insert(entry);
   }
 }

@@ -1,5 +1,5 @@
-import type { VerificationEngine } from '@mailguard/engine';
 import type { DomainModel } from '@mailguard/scoring';
+import type { FinderDeps } from './finder';
 
 /** `GET /v1/email-finder/domain/:domain` (API.md #10), with the number of addresses the pattern rests on. */
 export interface DomainInsight {
@@ -15,18 +15,19 @@ export interface DomainInsight {
 }
 
 /**
- * What is known about a domain: its MX and provider from DNS, catch-all from one SMTP session
+ * What is known about a domain: its MX and provider from DNS, catch-all from one SMTP probe
  * (the postmaster, which RFC 5321 requires, and the made-up address the prober adds to tell
  * catch-all), and the address pattern learned from its verified addresses, finder hits and feedback.
  */
-export async function domainInsight(engine: VerificationEngine, domain: string, model: DomainModel): Promise<DomainInsight> {
+export async function domainInsight({ engine, probe }: FinderDeps, domain: string, model: DomainModel): Promise<DomainInsight> {
   // Within the check deadline, as every answer of the API (CHECK_DEADLINE_MS).
   const deadlineAt = Date.now() + engine.options.deadlineMs;
   const inspection = await engine.inspect(`postmaster@${domain}`, { deadlineAt });
   const facts = inspection.facts;
   // A server is asked only while its catch-all is not known (the domain's facts are cached): insight is free, but not to the MX.
   const known = facts?.catchAll ?? null;
-  const [outcome] = inspection.needsProbe && known === null ? await engine.probeGroup([inspection], { deadlineAt }) : [null];
+  const outcomes = inspection.needsProbe && known === null ? await probe({ inspections: [inspection], deadlineAt }) : null;
+  const outcome = outcomes?.[0] ?? null;
   return {
     domain: inspection.domain || domain,
     catchAll: known ?? outcome?.probe.catchAll ?? null,

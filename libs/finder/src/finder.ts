@@ -1,4 +1,4 @@
-import type { VerificationEngine, VerificationResult } from '@mailguard/engine';
+import type { Prober, VerificationEngine, VerificationResult } from '@mailguard/engine';
 import type { DomainModel } from '@mailguard/scoring';
 import type { PersonName } from './names';
 import { candidates } from './patterns';
@@ -18,23 +18,34 @@ const CATCH_ALL_CEILING = 70;
 const CANDIDATES_PER_TRANSACTION = 3;
 
 /**
- * A person's professional address (API.md #9). The candidates are asked in one SMTP session
- * (`probeGroup`: three RCPT per transaction, the domain's learned pattern first, the made-up
+ * What the finder and domain insight run on: the engine for what needs no SMTP session (DNS, the
+ * verdict), and `probe` for what does: the smtp queue, so that with REDIS_URL only smtp-workers
+ * connect to mail servers (the gateway's CheckPipeline.probe), or this process without one (the CLI).
+ */
+export interface FinderDeps {
+  engine: VerificationEngine;
+  probe: Prober;
+}
+
+/**
+ * A person's professional address (API.md #9). The candidates are asked in one SMTP probe
+ * (one session where the server allows: three RCPT per transaction, the domain's learned pattern first, the made-up
  * address once, no more transactions after a yes): at a strict domain the first accepted
  * candidate wins with high confidence; at a catch-all domain no server can tell, so the likeliest
  * pattern wins — the domain's own once it has taught one, else the most used — with its share as
  * the confidence (capped).
  */
-export async function findAddress(engine: VerificationEngine, name: PersonName, domain: string, model: DomainModel | null = null): Promise<FinderAnswer> {
+export async function findAddress({ engine, probe }: FinderDeps, name: PersonName, domain: string, model: DomainModel | null = null): Promise<FinderAnswer> {
   const list = candidates(name, model);
   // Within the check deadline, as every answer of the API (CHECK_DEADLINE_MS): one session asks every candidate.
   const deadlineAt = Date.now() + engine.options.deadlineMs;
   const inspections = await Promise.all(list.map((candidate) => engine.inspect(`${candidate.localPart}@${domain}`, { deadlineAt })));
   if (!inspections[0].needsProbe) return NOTHING;
   // The likeliest three per transaction, and no more once the server accepts one: few RCPTs per person.
-  // A server that greylists is asked again when that fits in the deadline: "come back later" is not "nobody".
-  const outcomes = await engine.probeGroup(inspections, { deadlineAt }, { stopAtAccepted: CANDIDATES_PER_TRANSACTION, retryGreylisting: true });
-  const results = inspections.map((inspection, index) => engine.conclude(inspection, outcomes[index], model));
+  // A server that greylists is asked again when that fits in the deadline (the one greylisting policy
+  // of the smtp job): "come back later" is not "nobody". No outcomes by the deadline: nobody found.
+  const outcomes = await probe({ inspections, deadlineAt, stopAtAccepted: CANDIDATES_PER_TRANSACTION });
+  const results = inspections.map((inspection, index) => engine.conclude(inspection, outcomes?.[index] ?? null, model));
   const catchAll = results.some((result) => result.smtp.catchAll);
   if (catchAll) {
     const total = list.reduce((sum, candidate) => sum + candidate.weight, 0);

@@ -144,7 +144,12 @@ export class ApiKeys {
     if (key.lastUsedAt && Date.now() - key.lastUsedAt.getTime() <= LAST_USED_EVERY_MS) return;
     key.lastUsedAt = new Date();
     await this.dataSource()
-      .query("UPDATE api_keys SET last_used_at = now() WHERE id = $1 AND (last_used_at IS NULL OR last_used_at < now() - interval '1 minute')", [key.id])
+      .createQueryBuilder()
+      .update(ApiKeyEntity)
+      .set({ lastUsedAt: () => 'now()' })
+      // Conditional, so that gateways touching the same key together write it once a minute.
+      .where("id = :id AND (last_used_at IS NULL OR last_used_at < now() - interval '1 minute')", { id: key.id })
+      .execute()
       .catch(() => undefined);
   }
 }

@@ -2,13 +2,11 @@ import type { DomainKnowledge } from '@mailguard/feedback';
 import { resultKey, type ResultCache } from '@mailguard/cache';
 import type { Inspection, VerificationEngine } from '@mailguard/engine';
 import type { Outbound } from '@mailguard/net';
-import type { GroupPayload, JobHandler, StageContext } from '@mailguard/queue';
-import { asksToRetryLater } from '@mailguard/smtp';
+import { jobIdFor, probeJob, type GroupScoringPayload, type JobHandler, type StageContext } from '@mailguard/queue';
 import type { ListStore, StoredList } from './list-store';
 import { deliverWebhook, WEBHOOK_ATTEMPTS } from './webhook';
 
 export interface ListOptions {
-  greylistRetryMs: number;
   webhookRetryMs: number;
   cacheTtlSeconds: number;
 }
@@ -21,32 +19,24 @@ const FEED_CONCURRENCY = 5;
 /** While a list runs, its feed comes back this often to redo rows whose jobs were lost. */
 const SWEEP_MS = 60_000;
 const INSPECT_BUDGET_MS = 60_000;
-const PROBE_BUDGET_MS = 120_000;
-export const MAX_LIST_GREYLIST_RETRIES = 3;
 
 /**
- * A group's job ids name the feed round that sent it: within a round re-adding a stage is a no-op,
- * while a later round's re-dispatch of the same rows runs again (BullMQ ignores an id it still
- * keeps, even as a failed job).
+ * The root of a group's job ids names the feed round that sent it: within a round re-adding a stage
+ * is a no-op, while a later round's re-dispatch of the same rows runs again (BullMQ ignores an id it
+ * still keeps, even as a failed job).
  */
-const groupId = (payload: { listId: string; round: string; rows: number[] }, stage: string, attempt: number) =>
-  `${payload.listId}.${payload.round}.${payload.rows[0]}.${stage}.${attempt}`;
+const groupKey = (listId: string, round: string, rows: number[]) => `${listId}.${round}.${rows[0]}`;
 
-/** Inspections travel without the domain's facts, which their group carries once. */
-function strip(inspection: Inspection): Inspection {
-  return { ...inspection, facts: null };
-}
-
-function restore(payload: GroupPayload): Inspection[] {
+function restore(payload: GroupScoringPayload): Inspection[] {
   return payload.inspections.map((inspection) => ({ ...inspection, facts: payload.facts }));
 }
 
 /** Tells the customer, when they asked to be told, that the list is over. */
 export async function announce(list: StoredList, queue: StageContext, options: ListOptions): Promise<void> {
-  if (!list.row.webhook_url) return;
+  if (!list.row.webhookUrl) return;
   await queue.enqueue(
     'webhook.deliver',
-    { listId: list.row.id, url: list.row.webhook_url, body: JSON.stringify(list.view) },
+    { listId: list.row.id, url: list.row.webhookUrl, body: JSON.stringify(list.view) },
     { jobId: `${list.row.id}.webhook`, retry: { attempts: WEBHOOK_ATTEMPTS, backoffMs: options.webhookRetryMs } },
   );
 }
@@ -77,8 +67,9 @@ export function startSweeps(store: ListStore, queue: StageContext, options: { jo
 
 /**
  * The list worker: reads the list's unsettled rows by domain, inspects each group (DNS once per
- * domain through the domain cache) and sends it on: to the SMTP queue as one group, or straight to
- * scoring when there is no mail host to ask.
+ * domain through the domain cache) and sends it on: to the SMTP queue as one probe (the smtp job of
+ * every check, greylisting retried as delayed jobs by the one policy), or straight to scoring when
+ * there is no mail host to ask.
  */
 export function feedHandler(engine: VerificationEngine, store: ListStore): JobHandler<'list.feed'> {
   return async ({ listId }, queue) => {
@@ -106,12 +97,15 @@ export function feedHandler(engine: VerificationEngine, store: ListStore): JobHa
             const probe = inspections.flatMap((inspection, index) => (inspection.needsProbe ? [index] : []));
             const direct = inspections.flatMap((inspection, index) => (inspection.needsProbe ? [] : [index]));
             if (probe.length > 0) {
-              const payload = { listId, round, rows: probe.map((index) => group[index].row), facts: inspections[probe[0]].facts, inspections: probe.map((index) => strip(inspections[index])), attempt: 0 };
-              await queue.enqueue('smtp.probeGroup', payload, { jobId: groupId(payload, 'probe', 0) });
+              const rows = probe.map((index) => group[index].row);
+              const key = groupKey(listId, round, rows);
+              const job = probeJob(key, probe.map((index) => inspections[index]), { deadlineAt: null }, { to: 'list', listId, round, rows });
+              await queue.enqueue('smtp.probe', job, { jobId: jobIdFor(key, 'smtp.probe') });
             }
             if (direct.length > 0) {
-              const payload = { listId, round, rows: direct.map((index) => group[index].row), facts: null, inspections: direct.map((index) => inspections[index]), attempt: 0, outcomes: direct.map(() => null) };
-              await queue.enqueue('scoring.concludeGroup', payload, { jobId: groupId(payload, 'conclude', 0) });
+              const rows = direct.map((index) => group[index].row);
+              const payload = { listId, round, rows, facts: null, inspections: direct.map((index) => inspections[index]), outcomes: direct.map(() => null) };
+              await queue.enqueue('scoring.concludeGroup', payload, { jobId: jobIdFor(groupKey(listId, round, rows), 'scoring.concludeGroup') });
             }
             await store.markDispatched(listId, group.map((row) => row.row));
             dispatched += group.length;
@@ -120,28 +114,6 @@ export function feedHandler(engine: VerificationEngine, store: ListStore): JobHa
       );
     }
     return { dispatched };
-  };
-}
-
-/**
- * The prober fleet's part: one session for the group. Greylisted addresses wait in the queue as a
- * delayed job (GREYLIST_RETRY_SECONDS, up to 3 times) and are then settled as unknown.
- */
-export function probeGroupHandler(engine: VerificationEngine, options: ListOptions): JobHandler<'smtp.probeGroup'> {
-  return async (payload, queue) => {
-    const outcomes = await engine.probeGroup(restore(payload), { deadlineAt: Date.now() + PROBE_BUDGET_MS });
-    const greylisted = outcomes.flatMap((outcome, index) => (!outcome.probe.definite && asksToRetryLater(outcome.probe.failure) ? [index] : []));
-    const retry = payload.attempt < MAX_LIST_GREYLIST_RETRIES ? greylisted : [];
-    const done = outcomes.flatMap((_, index) => (retry.includes(index) ? [] : [index]));
-    if (retry.length > 0) {
-      const again = { ...payload, rows: retry.map((index) => payload.rows[index]), inspections: retry.map((index) => payload.inspections[index]), attempt: payload.attempt + 1 };
-      await queue.enqueue('smtp.probeGroup', again, { jobId: groupId(again, 'probe', again.attempt), delayMs: options.greylistRetryMs });
-    }
-    if (done.length > 0) {
-      const settled = { ...payload, rows: done.map((index) => payload.rows[index]), inspections: done.map((index) => payload.inspections[index]), outcomes: done.map((index) => outcomes[index]) };
-      await queue.enqueue('scoring.concludeGroup', settled, { jobId: groupId(settled, 'conclude', payload.attempt) });
-    }
-    return { probed: outcomes.length };
   };
 }
 

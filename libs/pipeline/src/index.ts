@@ -1,3 +1,3 @@
 export { ResultStore } from './result-store';
-export { buildEngine, buildGate, listOptions, superviseGate } from './runtime';
-export { concludeHandler, inspectHandler, MAX_GREYLIST_RETRIES, probeHandler, stageHandlers, type StageOptions } from './stages';
+export { listOptions } from './runtime';
+export { concludeHandler, inspectHandler, probeHandler, stageHandlers } from './stages';

@@ -1,5 +1,6 @@
 import type { DataSource } from 'typeorm';
 import { resultKey, type ResultCache } from '@mailguard/cache';
+import { checkCost } from '@mailguard/credits';
 import { VerificationEntity } from '@mailguard/db';
 import type { VerificationResult } from '@mailguard/engine';
 import type { CheckRequest } from '@mailguard/queue';
@@ -29,8 +30,8 @@ export class ResultStore {
         kind: request.kind,
         status: result.status,
         reason: result.reason,
-        // What the check finally costs: unknown results are refunded.
-        credits: result.reachable === 'unknown' ? 0 : 1,
+        // What the check finally costs, refunds deducted.
+        credits: checkCost(result),
         result,
       })
       .orIgnore()

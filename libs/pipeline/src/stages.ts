@@ -1,42 +1,75 @@
 import type { DomainKnowledge } from '@mailguard/feedback';
 import type { ResultCache } from '@mailguard/cache';
-import type { VerificationEngine } from '@mailguard/engine';
-import { concludeGroupHandler, feedHandler, probeGroupHandler, webhookHandler, type ListOptions, type ListStore } from '@mailguard/lists';
+import type { ProbeOutcome, VerificationEngine } from '@mailguard/engine';
+import { concludeGroupHandler, feedHandler, webhookHandler, type ListOptions, type ListStore } from '@mailguard/lists';
 import type { Outbound } from '@mailguard/net';
-import { jobIdFor, type JobHandler, type JobHandlers } from '@mailguard/queue';
-import { asksToRetryLater } from '@mailguard/smtp';
+import { jobIdFor, probeJob, type JobHandler, type JobHandlers, type SmtpPayload, type StageContext } from '@mailguard/queue';
 import type { ResultStore } from './result-store';
 
-export const MAX_GREYLIST_RETRIES = 3;
-
-export interface StageOptions {
-  /** Delay before asking a greylisting server again; null: never. */
-  greylistRetryMs: number | null;
-}
+/** A list row's probe has no answer deadline; each attempt's sessions get this long. */
+const LIST_PROBE_BUDGET_MS = 120_000;
 
 /** Stage 1 (dns-worker): syntax, DNS and lists; then on to SMTP, or straight to scoring. */
 export function inspectHandler(engine: VerificationEngine): JobHandler<'dns.inspect'> {
   return async (request, queue) => {
     const inspection = await engine.inspect(request.email, { deadlineAt: request.deadlineAt });
     // Addresses that fail syntax or have no mail host never reach the SMTP queue.
-    if (inspection.needsProbe) await queue.enqueue('smtp.probe', { request, inspection, attempt: 0 }, { jobId: jobIdFor(request.requestId, 'smtp.probe') });
-    else await queue.enqueue('scoring.conclude', { request, inspection, outcome: null }, { jobId: jobIdFor(request.requestId, 'scoring.conclude') });
+    if (inspection.needsProbe) {
+      const job = probeJob(request.requestId, [inspection], request, { to: 'check', request });
+      await queue.enqueue('smtp.probe', job, { jobId: jobIdFor(request.requestId, 'smtp.probe') });
+    } else {
+      await queue.enqueue('scoring.conclude', { request, inspection, outcome: null }, { jobId: jobIdFor(request.requestId, 'scoring.conclude') });
+    }
     return inspection;
   };
 }
 
-/** Stage 2 (smtp-worker): the probe; greylisting waits in the queue as a delayed job, never in a sleeping worker. */
-export function probeHandler(engine: VerificationEngine, options: StageOptions): JobHandler<'smtp.probe'> {
-  return async ({ request, inspection, attempt }, queue) => {
-    const outcome = await engine.probe(inspection, { deadlineAt: request.deadlineAt, retryGreylisting: false });
-    const retry = options.greylistRetryMs;
-    const greylisted = !outcome.probe.definite && asksToRetryLater(outcome.probe.failure);
-    if (greylisted && retry !== null && attempt < MAX_GREYLIST_RETRIES && Date.now() + retry < request.deadlineAt) {
-      await queue.enqueue('smtp.probe', { request, inspection, attempt: attempt + 1 }, { jobId: jobIdFor(request.requestId, 'smtp.probe', attempt + 1), delayMs: retry });
-    } else {
-      await queue.enqueue('scoring.conclude', { request, inspection, outcome }, { jobId: jobIdFor(request.requestId, 'scoring.conclude') });
+/** Sends the outcomes of the addresses at `settled` (positions in the job) where the job says. */
+async function deliver(job: SmtpPayload, settled: number[], outcomes: Array<ProbeOutcome | null>, queue: StageContext): Promise<void> {
+  const { then } = job;
+  if (settled.length === 0 || then.to === 'caller') return;
+  if (then.to === 'check') {
+    const [index] = settled;
+    const inspection = { ...job.inspections[index], facts: job.facts };
+    await queue.enqueue('scoring.conclude', { request: then.request, inspection, outcome: outcomes[index] }, { jobId: jobIdFor(then.request.requestId, 'scoring.conclude') });
+    return;
+  }
+  const group = {
+    listId: then.listId,
+    round: then.round,
+    rows: settled.map((index) => then.rows[index]),
+    facts: job.facts,
+    inspections: settled.map((index) => job.inspections[index]),
+    outcomes: settled.map((index) => outcomes[index]),
+  };
+  await queue.enqueue('scoring.concludeGroup', group, { jobId: jobIdFor(job.key, 'scoring.concludeGroup', job.attempt) });
+}
+
+/**
+ * Stage 2 (smtp-worker): the one SMTP job, for single checks, batches, lists, the finder and domain
+ * insight. It asks the addresses no earlier attempt settled, in one session; those the greylisting
+ * policy (`greylistRetry`) sends back wait in the queue as a delayed job, never in a sleeping worker;
+ * the others go on where the job says (scoring, or the waiting caller once all are in).
+ * `observe`: each fresh outcome, for the worker's metrics.
+ */
+export function probeHandler(engine: VerificationEngine, observe: (outcome: ProbeOutcome, job: SmtpPayload) => void = () => undefined): JobHandler<'smtp.probe'> {
+  return async (job, queue) => {
+    const asked = job.outcomes.flatMap((outcome, index) => (outcome === null ? [index] : []));
+    const inspections = asked.map((index) => ({ ...job.inspections[index], facts: job.facts }));
+    const deadlineAt = job.deadlineAt ?? Date.now() + LIST_PROBE_BUDGET_MS;
+    const fresh = await engine.probe({ inspections, deadlineAt, stopAtAccepted: job.stopAtAccepted });
+    for (const outcome of fresh) observe(outcome, job);
+    const outcomes = [...job.outcomes];
+    asked.forEach((index, position) => (outcomes[index] = fresh[position]));
+    const retry = engine.greylistRetry(fresh, { attempt: job.attempt, deadlineAt: job.deadlineAt });
+    const again = new Set(retry?.indices.map((position) => asked[position]));
+    if (retry) {
+      const next = { ...job, attempt: job.attempt + 1, outcomes: outcomes.map((outcome, index) => (again.has(index) ? null : outcome)) };
+      await queue.enqueue('smtp.probe', next, { jobId: jobIdFor(job.key, 'smtp.probe', next.attempt), delayMs: retry.delayMs });
     }
-    return outcome;
+    await deliver(job, asked.filter((index) => !again.has(index)), outcomes, queue);
+    const answered = !retry && job.then.to === 'caller';
+    return { probed: asked.length, outcomes: answered ? (outcomes as ProbeOutcome[]) : null };
   };
 }
 
@@ -54,10 +87,9 @@ export function concludeHandler(engine: VerificationEngine, store: ResultStore, 
 export function stageHandlers(engine: VerificationEngine, store: ResultStore, lists: ListStore, cache: ResultCache, knowledge: DomainKnowledge, options: ListOptions, outbound: Outbound): JobHandlers {
   return {
     'dns.inspect': inspectHandler(engine),
-    'smtp.probe': probeHandler(engine, options),
+    'smtp.probe': probeHandler(engine),
     'scoring.conclude': concludeHandler(engine, store, knowledge),
     'list.feed': feedHandler(engine, lists),
-    'smtp.probeGroup': probeGroupHandler(engine, options),
     'scoring.concludeGroup': concludeGroupHandler(engine, lists, cache, knowledge, options),
     'webhook.deliver': webhookHandler(lists, outbound),
   };

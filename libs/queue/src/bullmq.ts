@@ -1,12 +1,15 @@
 import { UnrecoverableError, type ConnectionOptions, type Job, type Queue, type QueueEvents } from 'bullmq';
 import type { AppConfig } from '@mailguard/config';
-import type { VerificationResult } from '@mailguard/engine';
+import type { ProbeOutcome, ProbeRequest, VerificationResult } from '@mailguard/engine';
 import {
   assertHandlers,
   FINAL_JOB,
   JOB_QUEUES,
   JOB_RETRY,
   jobIdFor,
+  probeAnswer,
+  probeJob,
+  probeJobIds,
   type CheckPipeline,
   type CheckRequest,
   type EnqueueOptions,
@@ -17,6 +20,7 @@ import {
   type RetryPolicy,
   type StageContext,
 } from './jobs';
+import { JobWaiters } from './waiters';
 
 export interface BullOptions {
   connection: ConnectionOptions;
@@ -79,26 +83,31 @@ export class JobProducer implements StageContext {
   }
 }
 
+/** The queues whose jobs' results callers wait for: the check's final job, the finder's and insight's probes. */
+export const AWAITED_QUEUES: QueueName[] = [JOB_QUEUES[FINAL_JOB], JOB_QUEUES['smtp.probe']];
+
 /**
  * The gateway's side of the distributed pipeline: adds the first job of a check and waits for the
- * final one's completion event (QueueEvents), up to the check's deadline.
+ * final one's completion event (QueueEvents), up to the check's deadline; the finder's and domain
+ * insight's probes likewise wait for their smtp job.
  */
 export class BullMqPipeline implements CheckPipeline {
-  private readonly waiters = new Map<string, (result: VerificationResult) => void>();
+  private readonly waiters = new JobWaiters();
 
   constructor(
     private readonly producer: JobProducer,
-    /** Events of the final job's queue. */
-    private readonly events: QueueEvents,
+    /** Completion events of the AWAITED_QUEUES. */
+    private readonly events: QueueEvents[],
   ) {
-    this.events.on('completed', ({ jobId, returnvalue }) => {
-      const waiter = this.waiters.get(jobId);
-      if (!waiter) return;
-      this.waiters.delete(jobId);
-      waiter((typeof returnvalue === 'string' ? JSON.parse(returnvalue) : returnvalue) as VerificationResult);
-    });
-    // A connection error is reported by readiness; the listener keeps the process from crashing.
-    this.events.on('error', () => undefined);
+    for (const queueEvents of events) {
+      queueEvents.on('completed', ({ jobId, returnvalue }) => {
+        // Every job of the queue completes here: only those waited for are read.
+        if (!this.waiters.has(jobId)) return;
+        this.waiters.completed(jobId, typeof returnvalue === 'string' ? JSON.parse(returnvalue) : returnvalue);
+      });
+      // A connection error is reported by readiness; the listener keeps the process from crashing.
+      queueEvents.on('error', () => undefined);
+    }
   }
 
   get jobs(): StageContext {
@@ -106,38 +115,33 @@ export class BullMqPipeline implements CheckPipeline {
   }
 
   async start(): Promise<void> {
-    await this.events.waitUntilReady();
+    await Promise.all(this.events.map((events) => events.waitUntilReady()));
   }
 
   verify(request: CheckRequest): Promise<VerificationResult | null> {
-    const finalId = jobIdFor(request.requestId, FINAL_JOB);
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(
-        () => {
-          this.waiters.delete(finalId);
-          resolve(null);
-        },
-        Math.max(0, request.deadlineAt - Date.now()),
-      );
-      this.waiters.set(finalId, (result) => {
-        clearTimeout(timer);
-        resolve(result);
-      });
-      const first = { jobId: jobIdFor(request.requestId, 'dns.inspect') };
-      this.producer.enqueue('dns.inspect', request, first).catch((error: unknown) => {
-        clearTimeout(timer);
-        this.waiters.delete(finalId);
-        reject(error);
-      });
-    });
+    return this.waiters.wait(
+      [jobIdFor(request.requestId, FINAL_JOB)],
+      request.deadlineAt,
+      (result) => result as VerificationResult,
+      () => this.producer.enqueue('dns.inspect', request, { jobId: jobIdFor(request.requestId, 'dns.inspect') }),
+    );
+  }
+
+  probe(key: string, request: ProbeRequest): Promise<ProbeOutcome[] | null> {
+    const [first] = probeJobIds(key);
+    const job = probeJob(key, request.inspections, request, { to: 'caller' });
+    return this.waiters.wait(probeJobIds(key), request.deadlineAt, probeAnswer, () =>
+      this.producer.enqueue('smtp.probe', job, { jobId: first }),
+    );
   }
 
   async ping(): Promise<void> {
     await this.producer.queue('dns').getJobCounts('wait');
   }
 
+  /** The events' connections; the queues are closed by the module that made them. */
   async close(): Promise<void> {
-    await settleWithin(this.events.close());
+    await settleWithin(Promise.all(this.events.map((events) => events.close())));
   }
 }
 

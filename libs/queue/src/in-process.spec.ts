@@ -1,5 +1,5 @@
 import { InProcessPipeline } from './in-process';
-import { JOB_QUEUES, type GroupPayload, type JobHandlers, type JobName, type WebhookPayload } from './jobs';
+import { JOB_QUEUES, type JobHandlers, type JobName, type SmtpPayload, type WebhookPayload } from './jobs';
 
 /**
  * The machine's clock jumping (issue 14): NTP stepping it, a VM resumed. Jest's fake timers model
@@ -24,7 +24,7 @@ function pipelineWith(overrides: Partial<JobHandlers>): { pipeline: InProcessPip
   return { pipeline: new InProcessPipeline(handlers, () => undefined), runs };
 }
 
-const group: GroupPayload = { listId: 'lst_1', rows: [1], facts: null, inspections: [], attempt: 1, round: 'r1' };
+const group = { key: 'lst_1.r1.1', deadlineAt: null, inspections: [], attempt: 1, outcomes: [], then: { to: 'list', listId: 'lst_1', round: 'r1', rows: [1] } } as unknown as SmtpPayload;
 const webhook: WebhookPayload = { listId: 'lst_1', url: 'http://hooks.test/', body: '{}' };
 
 beforeEach(() => jest.useFakeTimers({ now: new Date('2026-03-29T00:59:00Z') }));
@@ -36,12 +36,12 @@ describe.each([
 ])('the wall clock jumping an hour %s', (_direction, jump) => {
   it('neither strands nor hastens a greylisting retry: it runs once its delay has passed', async () => {
     const { pipeline, runs } = pipelineWith({});
-    await pipeline.jobs.enqueue('smtp.probeGroup', group, { jobId: 'lst_1.1.probe.1', delayMs: GREYLIST_RETRY_MS });
+    await pipeline.jobs.enqueue('smtp.probe', group, { jobId: 'lst_1.r1.1.smtp.probe.1', delayMs: GREYLIST_RETRY_MS });
     jest.setSystemTime(Date.now() + jump);
     await jest.advanceTimersByTimeAsync(GREYLIST_RETRY_MS - 1);
     expect(runs).toEqual([]);
     await jest.advanceTimersByTimeAsync(1);
-    expect(runs).toEqual(['smtp.probeGroup']);
+    expect(runs).toEqual(['smtp.probe']);
     await pipeline.close();
   });
 

@@ -1,31 +1,55 @@
-import type { VerificationResult } from '@mailguard/engine';
-import { assertHandlers, FINAL_JOB, JOB_QUEUES, JOB_RETRY, type CheckPipeline, type CheckRequest, type JobHandlers, type JobName, type JobPayload, type RetryPolicy, type StageContext } from './jobs';
+import type { ProbeOutcome, ProbeRequest, VerificationResult } from '@mailguard/engine';
+import {
+  assertHandlers,
+  FINAL_JOB,
+  JOB_QUEUES,
+  JOB_RETRY,
+  jobIdFor,
+  probeAnswer,
+  probeJob,
+  probeJobIds,
+  QUEUE_NAMES,
+  type CheckPipeline,
+  type CheckRequest,
+  type JobHandlers,
+  type JobName,
+  type JobPayload,
+  type QueueName,
+  type RetryPolicy,
+  type StageContext,
+} from './jobs';
+import { JobWaiters } from './waiters';
 
 /**
  * Runs every stage in this process, through the same handlers the workers run. Used when REDIS_URL
  * is unset (one process, nothing installed). Jobs live in memory: a list that was running when
  * the process stopped is taken up again at start (`list.feed` from the rows in Postgres).
+ * `queues`: the queues this process serves (the CLI serves only `smtp`, for the finder).
  */
 export class InProcessPipeline implements CheckPipeline {
-  private readonly waiters = new Map<string, (result: VerificationResult) => void>();
+  private readonly waiters = new JobWaiters();
   private readonly timers = new Set<NodeJS.Timeout>();
   /** Ids of transient jobs waiting or running. */
   private readonly transient = new Set<string>();
   private closed = false;
 
   constructor(
-    private readonly handlers: JobHandlers,
+    private readonly handlers: Partial<JobHandlers>,
     private readonly onError: (error: unknown, job: JobName) => void,
+    queues: QueueName[] = QUEUE_NAMES,
   ) {
-    assertHandlers(handlers, Object.keys(JOB_QUEUES) as JobName[]);
+    assertHandlers(
+      handlers,
+      (Object.keys(JOB_QUEUES) as JobName[]).filter((name) => queues.includes(JOB_QUEUES[name])),
+    );
   }
 
   readonly jobs: StageContext = {
     enqueue: async (name, payload, { jobId, delayMs, retry, transient }) => {
-      if (!transient) return this.later(delayMs ?? 0, () => this.run(name, payload, retry ?? JOB_RETRY, 1));
+      if (!transient) return this.later(delayMs ?? 0, () => this.run(name, payload, jobId, retry ?? JOB_RETRY, 1));
       if (this.transient.has(jobId)) return;
       this.transient.add(jobId);
-      this.later(delayMs ?? 0, () => this.run(name, payload, retry ?? JOB_RETRY, 1, () => this.transient.delete(jobId)));
+      this.later(delayMs ?? 0, () => this.run(name, payload, jobId, retry ?? JOB_RETRY, 1, () => this.transient.delete(jobId)));
     },
   };
 
@@ -40,36 +64,32 @@ export class InProcessPipeline implements CheckPipeline {
   }
 
   /** A failed job is tried again with backoff, as BullMQ would; after the last attempt it is reported. */
-  private async run<N extends JobName>(name: N, payload: JobPayload<N>, retry: RetryPolicy, attempt: number, ended = () => undefined as unknown): Promise<void> {
-    const handler = this.handlers[name] as (payload: JobPayload<N>, context: StageContext) => Promise<unknown>;
+  private async run<N extends JobName>(name: N, payload: JobPayload<N>, jobId: string, retry: RetryPolicy, attempt: number, ended = () => undefined as unknown): Promise<void> {
+    const handler = this.handlers[name] as ((payload: JobPayload<N>, context: StageContext) => Promise<unknown>) | undefined;
     try {
+      if (!handler) throw new Error(`no handler for job ${name} in this process`);
       const result = await handler(payload, this.jobs);
       ended();
-      if (name === FINAL_JOB) this.settle((payload as JobPayload<typeof FINAL_JOB>).request.requestId, result as VerificationResult);
+      this.waiters.completed(jobId, result);
     } catch (error) {
       this.onError(error, name);
-      if (attempt < retry.attempts) this.later(retry.backoffMs * 2 ** (attempt - 1), () => this.run(name, payload, retry, attempt + 1, ended));
+      if (attempt < retry.attempts) this.later(retry.backoffMs * 2 ** (attempt - 1), () => this.run(name, payload, jobId, retry, attempt + 1, ended));
       else ended();
     }
   }
 
-  private settle(requestId: string, result: VerificationResult): void {
-    this.waiters.get(requestId)?.(result);
-    this.waiters.delete(requestId);
+  verify(request: CheckRequest): Promise<VerificationResult | null> {
+    return this.waiters.wait(
+      [jobIdFor(request.requestId, FINAL_JOB)],
+      request.deadlineAt,
+      (result) => result as VerificationResult,
+      () => this.jobs.enqueue('dns.inspect', request, { jobId: jobIdFor(request.requestId, 'dns.inspect') }),
+    );
   }
 
-  verify(request: CheckRequest): Promise<VerificationResult | null> {
-    return new Promise((resolve) => {
-      const timer = setTimeout(() => {
-        this.waiters.delete(request.requestId);
-        resolve(null);
-      }, Math.max(0, request.deadlineAt - Date.now()));
-      this.waiters.set(request.requestId, (result) => {
-        clearTimeout(timer);
-        resolve(result);
-      });
-      void this.run('dns.inspect', request, JOB_RETRY, 1);
-    });
+  probe(key: string, request: ProbeRequest): Promise<ProbeOutcome[] | null> {
+    const [first] = probeJobIds(key);
+    return this.waiters.wait(probeJobIds(key), request.deadlineAt, probeAnswer, () => this.jobs.enqueue('smtp.probe', probeJob(key, request.inspections, request, { to: 'caller' }), { jobId: first }));
   }
 
   async ping(): Promise<void> {}

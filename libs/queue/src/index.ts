@@ -1,4 +1,5 @@
 export {
+  AWAITED_QUEUES,
   BullMqPipeline,
   bullOptions,
   jobDispatcher,
@@ -18,13 +19,14 @@ export {
   JOB_QUEUES,
   JOB_RETRY,
   jobIdFor,
+  probeJob,
   QUEUE_NAMES,
   type CheckPipeline,
   type CheckRequest,
   type EnqueueOptions,
-  type GroupPayload,
   type GroupScoringPayload,
   type ListPayload,
+  type ProbeNext,
   type RetryPolicy,
   type WebhookPayload,
   type JobHandler,
@@ -36,5 +38,6 @@ export {
   type QueueName,
   type ScoringPayload,
   type SmtpPayload,
+  type SmtpResult,
   type StageContext,
 } from './jobs';

@@ -1,5 +1,5 @@
 import type { UsageKind } from '@mailguard/db';
-import type { DomainFacts, Inspection, ProbeOutcome, VerificationResult } from '@mailguard/engine';
+import { MAX_GREYLIST_RETRIES, type DomainFacts, type Inspection, type ProbeOutcome, type ProbeRequest, type VerificationResult } from '@mailguard/engine';
 
 /** One address to check, as it travels through the pipeline. */
 export interface CheckRequest {
@@ -13,11 +13,41 @@ export interface CheckRequest {
   kind: UsageKind | null;
 }
 
+/** Where a probe's outcomes go once its addresses are settled (answered, or out of greylisting retries). */
+export type ProbeNext =
+  /** A single check: on to `scoring.conclude`. */
+  | { to: 'check'; request: CheckRequest }
+  /** Rows of a list: on to `scoring.concludeGroup`, as soon as each is settled. */
+  | { to: 'list'; listId: string; round: string; rows: number[] }
+  /** The finder and domain insight: the job's result, which the caller waits for (CheckPipeline.probe). */
+  | { to: 'caller' };
+
+/**
+ * The one SMTP job: addresses at one domain asked in one session (a single check is a group of
+ * one). Inspections travel without their domain facts, which the job carries once. A greylisted
+ * address is asked again in a delayed job of the same key (the next `attempt`), carrying what the
+ * earlier attempts settled.
+ */
 export interface SmtpPayload {
-  request: CheckRequest;
-  inspection: Inspection;
+  /** Root of the probe's job ids: the check's request id, the list group's, the finder's request id. */
+  key: string;
+  /** Epoch ms by which the answer is due; null for list rows, which nobody waits for. */
+  deadlineAt: number | null;
+  facts: DomainFacts;
+  inspections: Inspection[];
+  stopAtAccepted?: number;
   /** Greylisting retries so far (each a delayed job). */
   attempt: number;
+  /** One per address: what earlier attempts settled; null where this attempt asks. */
+  outcomes: Array<ProbeOutcome | null>;
+  then: ProbeNext;
+}
+
+export interface SmtpResult {
+  /** Addresses this attempt asked. */
+  probed: number;
+  /** Every address's outcome once all are settled, for a caller (`then.to === 'caller'`); else null. */
+  outcomes: ProbeOutcome[] | null;
 }
 
 export interface ScoringPayload {
@@ -31,22 +61,14 @@ export interface ListPayload {
   listId: string;
 }
 
-/**
- * Rows of a list at one domain, checked together: one SMTP session for the group. Inspections
- * travel without their domain facts, which the group carries once.
- */
-export interface GroupPayload {
+/** Rows of a list at one domain, settled together. Inspections travel without the domain facts, which the group carries once. */
+export interface GroupScoringPayload {
   listId: string;
   /** The feed round that sent the group: a later round's re-dispatch gets job ids of its own. */
   round: string;
   rows: number[];
   facts: DomainFacts | null;
   inspections: Inspection[];
-  /** Greylisting retries so far (each a delayed job). */
-  attempt: number;
-}
-
-export interface GroupScoringPayload extends GroupPayload {
   /** One per row; null where SMTP was not asked. */
   outcomes: Array<ProbeOutcome | null>;
 }
@@ -63,14 +85,14 @@ export interface WebhookPayload {
  * Every job of the service, declared once: its queue, its payload and its result. Drivers, workers
  * and handlers are typed from this map, so a payload can never drift from its handler.
  * The flow per address: dns.inspect → smtp.probe (only when there is a mail host to ask;
- * greylisting re-queues it with a delay) → scoring.conclude.
+ * greylisting re-queues it with a delay) → scoring.conclude. Lists: list.feed → smtp.probe (a group
+ * per domain) → scoring.concludeGroup. The finder and domain insight: smtp.probe, awaited.
  */
 export interface JobMap {
   'dns.inspect': { queue: 'dns'; payload: CheckRequest; result: Inspection };
-  'smtp.probe': { queue: 'smtp'; payload: SmtpPayload; result: ProbeOutcome };
+  'smtp.probe': { queue: 'smtp'; payload: SmtpPayload; result: SmtpResult };
   'scoring.conclude': { queue: 'scoring'; payload: ScoringPayload; result: VerificationResult };
   'list.feed': { queue: 'lists'; payload: ListPayload; result: { dispatched: number } };
-  'smtp.probeGroup': { queue: 'smtp'; payload: GroupPayload; result: { probed: number } };
   'scoring.concludeGroup': { queue: 'scoring'; payload: GroupScoringPayload; result: { settled: number } };
   'webhook.deliver': { queue: 'lists'; payload: WebhookPayload; result: { status: number } };
 }
@@ -85,7 +107,6 @@ export const JOB_QUEUES: { [N in JobName]: JobMap[N]['queue'] } = {
   'smtp.probe': 'smtp',
   'scoring.conclude': 'scoring',
   'list.feed': 'lists',
-  'smtp.probeGroup': 'smtp',
   'scoring.concludeGroup': 'scoring',
   'webhook.deliver': 'lists',
 };
@@ -114,6 +135,30 @@ export function jobIdFor(requestId: string, name: JobName, attempt = 0): string 
   return `${requestId}.${name}.${attempt}`;
 }
 
+/** Every job id a probe may complete under: its first attempt and each greylisting retry. */
+export function probeJobIds(key: string): string[] {
+  return Array.from({ length: MAX_GREYLIST_RETRIES + 1 }, (_, attempt) => jobIdFor(key, 'smtp.probe', attempt));
+}
+
+/** A caller's answer from a probe job's result: every outcome, once a job has them all. */
+export function probeAnswer(result: unknown): ProbeOutcome[] | null {
+  return (result as SmtpResult).outcomes;
+}
+
+/** The first attempt of a probe: inspections without their facts, which the job carries once. */
+export function probeJob(key: string, inspections: Inspection[], options: { deadlineAt: number | null; stopAtAccepted?: number }, then: ProbeNext): SmtpPayload {
+  return {
+    key,
+    deadlineAt: options.deadlineAt,
+    facts: inspections[0].facts as DomainFacts,
+    inspections: inspections.map((inspection) => ({ ...inspection, facts: null })),
+    ...(options.stopAtAccepted ? { stopAtAccepted: options.stopAtAccepted } : {}),
+    attempt: 0,
+    outcomes: inspections.map(() => null),
+    then,
+  };
+}
+
 export interface EnqueueOptions {
   jobId: string;
   delayMs?: number;
@@ -138,13 +183,20 @@ export function assertHandlers(handlers: Partial<JobHandlers>, names: JobName[])
   }
 }
 
-/** Injection token of the `CheckPipeline` port. */
+/** Injection token of the process's `CheckPipeline` (BullMQ, or every stage in process). */
 export const CHECK_PIPELINE = Symbol('CHECK_PIPELINE');
 
 /** Where the gateway sends checks: this process (embedded default) or the workers over BullMQ. */
+
 export interface CheckPipeline {
   /** The result, or null when the deadline passed first. */
   verify(request: CheckRequest): Promise<VerificationResult | null>;
+  /**
+   * Sends a probe to the smtp queue (the finder, domain insight: the gateway never opens an SMTP
+   * session of its own) and waits for its outcomes, greylisting retries included, up to the
+   * request's deadline; null when it passed first. `key`: unique per request, the root of the job ids.
+   */
+  probe(key: string, request: ProbeRequest): Promise<ProbeOutcome[] | null>;
   /** Where other jobs start (a list's feed). */
   readonly jobs: StageContext;
   /** Readiness: the transport answers. */

@@ -10,9 +10,9 @@ import {
 } from '@nestjs/common';
 import { QueueEvents, type Queue } from 'bullmq';
 import { APP_CONFIG, type AppConfig } from '@mailguard/config';
-import { BullMqPipeline, bullOptions, settleWithin, JobProducer } from './bullmq';
+import { AWAITED_QUEUES, BullMqPipeline, bullOptions, JobProducer, settleWithin } from './bullmq';
 import { InProcessPipeline } from './in-process';
-import { CHECK_PIPELINE, FINAL_JOB, JOB_QUEUES, QUEUE_NAMES, type CheckPipeline, type JobHandlers } from './jobs';
+import { CHECK_PIPELINE, QUEUE_NAMES, type CheckPipeline, type JobHandlers } from './jobs';
 
 /** The BullMQ queues of the process, for the queue board, the metrics and the clock watchdog; empty in-process. */
 export const QUEUES = Symbol('QUEUES');
@@ -83,7 +83,7 @@ export class QueueModule {
       inject: [JobProducer, APP_CONFIG],
       useFactory: async (producer: JobProducer, settings: AppConfig) => {
         // Distributed: the workers do the checks; this process adds the first job and waits for the last.
-        const events = new QueueEvents(JOB_QUEUES[FINAL_JOB], bullOptions(settings));
+        const events = AWAITED_QUEUES.map((queue) => new QueueEvents(queue, bullOptions(settings)));
         const bull = new BullMqPipeline(producer, events);
         // Redis may be down at start: readiness says so, and the listener attaches when it comes back.
         const ready = await settleWithin(bull.start().then(() => true));

@@ -2,8 +2,13 @@ import { createServer, type Server, type Socket } from 'node:net';
 import { startLab, type Lab } from '../../../test/lab';
 import type { Scenario, ServerSpec } from '../../../test/lab/scenario';
 import { directConnector } from './client';
-import { probeMailbox, probeMailboxes, type ProbeOptions } from './probe';
+import { probeMailboxes, type ProbeOptions, type ProbeResult } from './probe';
 import { MemorySessionGate } from './session-gate';
+
+/** A single check is a group of one. */
+async function probeOne(options: ProbeOptions): Promise<ProbeResult> {
+  return (await probeMailboxes(options)).results[0];
+}
 
 /**
  * Every way an SMTP session can end gives its per-MX slot back, exactly once, through the real
@@ -49,7 +54,7 @@ function options(host: string, extra: Partial<ProbeOptions> = {}): ProbeOptions 
   const domain = host.replace(/^mx\./, '');
   return {
     hosts: [{ exchange: host, addresses: [lab.ipOf(host)] }],
-    address: `user1@${domain}`,
+    addresses: [`user1@${domain}`],
     needsSmtpUtf8: false,
     catchAllLocalPart: 'mgvdecoy0000',
     heloName: 'leases.mailguard.test',
@@ -89,13 +94,13 @@ describe('a probe gives every slot back when its session ends', () => {
     ['after a blocked refusal over TLS', 'mx.blocked.test', 'sender_blocked'],
     ['after a refusal in the banner', 'mx.busy.test', 'sender_blocked'],
   ])('%s', async (_, host, expected) => {
-    const result = await probeMailbox(options(host));
+    const result = await probeOne(options(host));
     expect(result.replyClass ?? result.failure).toBe(expected);
     await slotsGiveBack();
   });
 
   it('when the made-up address is asked in its own session (one recipient per session)', async () => {
-    const result = await probeMailbox(options('mx.picky.test'));
+    const result = await probeOne(options('mx.picky.test'));
     expect(result).toMatchObject({ definite: true, replyClass: 'accepted', catchAll: false, sessions: 2 });
     await slotsGiveBack();
   });
@@ -104,7 +109,7 @@ describe('a probe gives every slot back when its session ends', () => {
     const waits: number[] = [];
     gate.observe({ waited: (_host, ms) => waits.push(ms) });
     for (let i = 0; i < 6; i++) {
-      const result = await probeMailbox(options('mx.tls.test', { address: `user${i}@tls.test`, catchAllLocalPart: null }));
+      const result = await probeOne(options('mx.tls.test', { addresses: [`user${i}@tls.test`], catchAllLocalPart: null }));
       expect(result.replyClass).toBe('accepted');
     }
     expect(waits).toHaveLength(6);
@@ -112,20 +117,20 @@ describe('a probe gives every slot back when its session ends', () => {
   });
 
   it('when the per-command timeout ends a silent session', async () => {
-    const result = await probeMailbox(options('mx.tarpit.test', { timeoutMs: 200 }));
+    const result = await probeOne(options('mx.tarpit.test', { timeoutMs: 200 }));
     expect(result.failure).toBe('timeout');
     await slotsGiveBack();
   });
 
   it('when the check deadline aborts the session mid-dialogue', async () => {
     // The banner would take a minute and the command timeout is 30 s: only the abort ends it.
-    const result = await probeMailbox(options('mx.tarpit.test', { timeoutMs: 30_000, signal: AbortSignal.timeout(300) }));
+    const result = await probeOne(options('mx.tarpit.test', { timeoutMs: 30_000, signal: AbortSignal.timeout(300) }));
     expect(result.failure).toBe('timeout');
     await slotsGiveBack();
   });
 
   it('when the connection is refused', async () => {
-    const result = await probeMailbox(options('mx.down.test'));
+    const result = await probeOne(options('mx.down.test'));
     expect(result.failure).toBe('no_connection');
     await slotsGiveBack();
   });
@@ -173,7 +178,7 @@ describe('servers that misbehave at the end', () => {
 
   it('a server that never answers QUIT nor closes does not keep the slot', async () => {
     const port = (server.address() as { port: number }).port;
-    const result = await probeMailbox({ ...options('mx.plain.test'), hosts: [{ exchange: 'deaf.test', addresses: ['127.0.0.1'] }], address: 'user1@deaf.test', port });
+    const result = await probeOne({ ...options('mx.plain.test'), hosts: [{ exchange: 'deaf.test', addresses: ['127.0.0.1'] }], addresses: ['user1@deaf.test'], port });
     expect(result.replyClass).toBe('accepted');
     await slotsGiveBack();
   });

@@ -1,8 +1,13 @@
 import { startLab, type Lab } from '../../../test/lab';
 import type { Scenario, ServerSpec } from '../../../test/lab/scenario';
 import { directConnector } from './client';
-import { probeMailbox, probeMailboxes, type ProbeHost, type ProbeOptions } from './probe';
+import { probeMailboxes, type ProbeHost, type ProbeOptions, type ProbeResult } from './probe';
 import { MemorySessionGate } from './session-gate';
+
+/** A single check is a group of one. */
+async function probeOne(options: ProbeOptions): Promise<ProbeResult> {
+  return (await probeMailboxes(options)).results[0];
+}
 
 /**
  * What the prober does with each kind of refusal, through the lab's real sockets: a server that
@@ -52,7 +57,7 @@ function host(name: string): ProbeHost {
 function options(address: string, hosts: string[]): ProbeOptions {
   return {
     hosts: hosts.map(host),
-    address,
+    addresses: [address],
     needsSmtpUtf8: false,
     catchAllLocalPart: 'mgvdecoy0000',
     heloName: 'replies.mailguard.test',
@@ -68,12 +73,12 @@ function options(address: string, hosts: string[]): ProbeOptions {
 
 describe('each reply class drives the prober', () => {
   it('a rate limit at RCPT backs off the host: the next probe does not connect', async () => {
-    const first = await probeMailbox(options('user1@slow.test', ['mx.slow.test']));
+    const first = await probeOne(options('user1@slow.test', ['mx.slow.test']));
     expect(first).toMatchObject({ definite: false, replyClass: 'rate_limited', failure: 'rate_limited' });
     expect(gate.snapshot().coolDowns).toEqual([{ host: 'mx.slow.test', reason: 'busy' }]);
 
     const sessions = lab.stats('mx.slow.test').sessions;
-    const second = await probeMailbox(options('user1@slow.test', ['mx.slow.test']));
+    const second = await probeOne(options('user1@slow.test', ['mx.slow.test']));
     expect(second).toMatchObject({ definite: false, failure: 'rate_limited', sessions: 0 });
     expect(lab.stats('mx.slow.test').sessions).toBe(sessions);
   });
@@ -85,17 +90,17 @@ describe('each reply class drives the prober', () => {
   });
 
   it('a blocklist refusal at MAIL FROM cools the host down (blocked)', async () => {
-    const result = await probeMailbox(options('user1@mailblocked.test', ['mx.mailblocked.test']));
+    const result = await probeOne(options('user1@mailblocked.test', ['mx.mailblocked.test']));
     expect(result).toMatchObject({ definite: false, failure: 'sender_blocked' });
     expect(gate.snapshot().coolDowns).toEqual([{ host: 'mx.mailblocked.test', reason: 'blocked' }]);
   });
 
   it('relay denied at the first MX: the next MX answers, and the first host stays open for the domains it serves', async () => {
-    const split = await probeMailbox(options('user1@split.test', ['mx.norelay.test', 'mx.good.test']));
+    const split = await probeOne(options('user1@split.test', ['mx.norelay.test', 'mx.good.test']));
     expect(split).toMatchObject({ definite: true, replyClass: 'accepted', host: 'mx.good.test' });
     expect(gate.snapshot().coolDowns).toEqual([]);
 
-    const served = await probeMailbox(options('user1@norelay.test', ['mx.norelay.test']));
+    const served = await probeOne(options('user1@norelay.test', ['mx.norelay.test']));
     expect(served).toMatchObject({ definite: true, replyClass: 'accepted', host: 'mx.norelay.test' });
   });
 });

@@ -11,11 +11,17 @@ export interface ProbeHost {
 
 export interface ProbeOptions {
   hosts: ProbeHost[];
-  /** RCPT TO form of the address (A-label domain). */
-  address: string;
+  /** RCPT TO forms of addresses at one domain (A-label); a single check is a group of one. */
+  addresses: string[];
+  /** Some address needs SMTPUTF8. */
   needsSmtpUtf8: boolean;
   /** A made-up local part to test the domain for catch-all; null to skip (the answer is known). */
   catchAllLocalPart: string | null;
+  /**
+   * The finder's way: at most this many recipients per transaction, the likeliest first, and no
+   * more transactions once one is accepted; the rest come back `skipped`. Unset: everyone is asked.
+   */
+  stopAtAccepted?: number;
   heloName: string;
   mailFrom: string;
   port: number;
@@ -59,6 +65,7 @@ export interface ProbeResult {
   host: string | null;
   /** true/false when the made-up address was accepted/refused; null when untested or unclear. */
   catchAll: boolean | null;
+  /** Sessions and round trips of the probe that asked it (shared by its whole group). */
   sessions: number;
   roundTrips: number;
 }
@@ -111,7 +118,7 @@ class Attempt {
   /** MAIL FROM of every transaction of this probe. */
   readonly mail: string;
 
-  constructor(private readonly options: Omit<ProbeOptions, 'address'>) {
+  constructor(private readonly options: ProbeOptions) {
     this.mail = `MAIL FROM:<${options.mailFrom}>${options.needsSmtpUtf8 ? ' SMTPUTF8' : ''}`;
   }
 
@@ -221,73 +228,6 @@ class Attempt {
   }
 }
 
-/**
- * Check 4: asks the domain's MX hosts, in priority order, whether they take mail for the address,
- * and in the same session (PIPELINING: in the same round trip) whether they take a made-up address
- * too. The target is always asked first. Every MX is tried until one answers definitely.
- */
-export async function probeMailbox(options: ProbeOptions): Promise<ProbeResult> {
-  const attempt = new Attempt(options);
-  const { mail } = attempt;
-  const rcpt = `RCPT TO:<${options.address}>`;
-  const domain = options.address.slice(options.address.lastIndexOf('@') + 1);
-  const decoy = options.catchAllLocalPart ? `RCPT TO:<${options.catchAllLocalPart}@${domain}>` : null;
-
-  for (const host of options.hosts) {
-    for (const address of attempt.reachable(host)) {
-      let session: SmtpSession | null = null;
-      try {
-        const opened = await attempt.open(host.exchange, address);
-        session = opened.session;
-        const { plain } = opened;
-        if (!session) break;
-        const commands = session.pipelining && decoy ? [mail, rcpt, decoy] : [mail, rcpt];
-        const replies = session.pipelining ? await session.send(...commands) : [await session.command(mail)];
-        const mailReply = replies[0];
-        if (mailReply.code !== 250) {
-          attempt.end(session);
-          const mailClass = classifyReply(mailReply, 'mail');
-          await attempt.backOff(host.exchange, mailClass);
-          attempt.note(failureOf(mailClass), host.exchange, mailReply);
-          break;
-        }
-        const target = replies[1] ?? (await session.command(rcpt));
-        const targetClass = classifyReply(target);
-        // Anything else moves on to the next MX: relay denied here, say, may be accepted there.
-        if (!DEFINITE.includes(targetClass)) {
-          attempt.end(session);
-          await attempt.backOff(host.exchange, targetClass);
-          attempt.note(failureOf(targetClass), host.exchange, target);
-          break;
-        }
-        let decoyReply = replies[2];
-        if (!decoyReply && decoy && targetClass !== 'no_such_user') decoyReply = await session.command(decoy);
-        attempt.end(session);
-        let catchAll = targetClass === 'no_such_user' ? false : catchAllOf(decoyReply);
-        if (catchAll === 'separately' && decoy) catchAll = await probeSeparately(attempt, host.exchange, address, plain, mail, decoy);
-        return {
-          definite: true,
-          replyClass: targetClass,
-          failure: null,
-          reply: target,
-          host: host.exchange,
-          catchAll: catchAll === 'separately' ? null : catchAll,
-          sessions: attempt.sessions,
-          roundTrips: attempt.roundTrips,
-        };
-      } catch (error) {
-        if (session) attempt.end(session, 'close');
-        if (!(error instanceof SmtpError)) throw error;
-        if (error.kind === 'aborted') return summarise(attempt, 'timeout');
-        attempt.note(error.kind === 'connect' ? 'no_connection' : error.kind === 'tls' ? 'tls_failed' : 'timeout', host.exchange);
-        // A refused connection may succeed on the host's next address; anything else moves on.
-        if (error.kind !== 'connect') break;
-      }
-    }
-  }
-  return summarise(attempt, null);
-}
-
 /** The made-up recipient in a session of its own, for servers that refuse a second RCPT. */
 async function probeSeparately(attempt: Attempt, host: string, address: string, plain: boolean, mail: string, decoy: string): Promise<boolean | null> {
   let session: SmtpSession | null = null;
@@ -320,18 +260,6 @@ function summarise(attempt: Attempt, forced: ProbeFailure | null): ProbeResult {
   };
 }
 
-export interface GroupProbeOptions extends Omit<ProbeOptions, 'address' | 'needsSmtpUtf8'> {
-  /** RCPT TO forms of addresses at one domain (A-label). */
-  addresses: string[];
-  /** Some address needs SMTPUTF8. */
-  needsSmtpUtf8: boolean;
-  /**
-   * The finder's way: at most this many recipients per transaction, the likeliest first, and no
-   * more transactions once one is accepted; the rest come back `skipped`. Unset: everyone is asked.
-   */
-  stopAtAccepted?: number;
-}
-
 export interface GroupProbeResult {
   /** One per address, in order. */
   results: ProbeResult[];
@@ -352,29 +280,35 @@ async function transaction(session: SmtpSession, mail: string, rcpts: string[]):
 }
 
 /**
- * Check 4 for many addresses at one domain (bulk lists): one session asks for all of them, several
- * RCPT TO per transaction (RSET between transactions), and the made-up address once for the whole
- * group. A server that refuses more recipients (452 4.5.3) gets smaller transactions; addresses no
- * server answered definitely move on to the next MX, as in `probeMailbox`.
+ * Check 4: asks the domain's MX hosts, in priority order, whether they take mail for the addresses
+ * (a single check is a group of one), in one session: several RCPT TO per transaction (PIPELINING:
+ * in one round trip; RSET between transactions), the targets first and the made-up address after
+ * them, once for the whole group (again in the next transaction when its answer was unclear). A server that refuses more recipients (452 4.5.3) gets smaller
+ * transactions, and the made-up address a session of its own. Addresses no server answered
+ * definitely move on to the next MX: relay denied here, say, may be accepted there.
  */
-export async function probeMailboxes(options: GroupProbeOptions): Promise<GroupProbeResult> {
+export async function probeMailboxes(options: ProbeOptions): Promise<GroupProbeResult> {
   const attempt = new Attempt(options);
   const { mail } = attempt;
   const first = options.addresses[0] ?? '';
   const domain = first.slice(first.lastIndexOf('@') + 1);
   let decoy = options.catchAllLocalPart ? `RCPT TO:<${options.catchAllLocalPart}@${domain}>` : null;
   let catchAll: boolean | null = null;
+  /** Where to ask the made-up address alone, when a server refused it as a second recipient. */
+  let separately: { host: string; address: string; plain: boolean; decoy: string } | null = null;
   const answers: Array<{ replyClass: ReplyClass; reply: SmtpReply; host: string } | null> = options.addresses.map(() => null);
   const refusals = new Map<number, Array<{ failure: ProbeFailure; reply: SmtpReply | null; host: string }>>();
   let pending = options.addresses.map((_, index) => index);
   const skipped = new Set<number>();
+  let aborted = false;
 
   hosts: for (const host of options.hosts) {
     if (pending.length === 0) break;
     for (const address of attempt.reachable(host)) {
       let session: SmtpSession | null = null;
       try {
-        ({ session } = await attempt.open(host.exchange, address));
+        const opened = await attempt.open(host.exchange, address);
+        session = opened.session;
         if (!session) continue hosts;
         let limit = options.stopAtAccepted ?? RECIPIENTS_PER_TRANSACTION;
         let queue = pending;
@@ -405,8 +339,10 @@ export async function probeMailboxes(options: GroupProbeOptions): Promise<GroupP
           });
           if (decoy) {
             const told = catchAllOf(replies[batch.length + 1]);
-            if (told !== 'separately') catchAll = told;
-            decoy = null;
+            if (told === 'separately') separately = { host: host.exchange, address, plain: opened.plain, decoy };
+            else catchAll = told;
+            // An unclear answer (greylisting, say) is asked again with the next transaction.
+            if (told !== null) decoy = null;
           }
           // Blocked or slowed down, or refused every recipient for their number (no progress): this session is done.
           if (backOff || again.length === batch.length) {
@@ -431,13 +367,23 @@ export async function probeMailboxes(options: GroupProbeOptions): Promise<GroupP
       } catch (error) {
         if (session) attempt.end(session, 'close');
         if (!(error instanceof SmtpError)) throw error;
-        if (error.kind === 'aborted') break hosts;
+        if (error.kind === 'aborted') {
+          aborted = true;
+          break hosts;
+        }
         attempt.note(error.kind === 'connect' ? 'no_connection' : error.kind === 'tls' ? 'tls_failed' : 'timeout', host.exchange);
+        // A refused connection may succeed on the host's next address; anything else moves on.
         if (error.kind !== 'connect') continue hosts;
       }
     }
   }
+  // The made-up address matters only beside an address a server took (no such user says enough).
+  if (separately && !aborted && answers.some((answer) => answer && answer.replyClass !== 'no_such_user')) {
+    const { host, address, plain } = separately;
+    catchAll = await probeSeparately(attempt, host, address, plain, mail, separately.decoy);
+  }
 
+  const { sessions, roundTrips } = attempt;
   const results = options.addresses.map((_, index): ProbeResult => {
     const answer = answers[index];
     if (answer) {
@@ -448,14 +394,15 @@ export async function probeMailboxes(options: GroupProbeOptions): Promise<GroupP
         reply: answer.reply,
         host: answer.host,
         catchAll: answer.replyClass === 'no_such_user' ? false : catchAll,
-        sessions: 0,
-        roundTrips: 0,
+        sessions,
+        roundTrips,
       };
     }
-    if (skipped.has(index)) return { definite: false, replyClass: null, failure: 'skipped', reply: null, host: null, catchAll, sessions: 0, roundTrips: 0 };
+    if (skipped.has(index)) return { definite: false, replyClass: null, failure: 'skipped', reply: null, host: null, catchAll, sessions, roundTrips };
     const own = new Attempt(options);
     own.failures = [...attempt.failures, ...(refusals.get(index) ?? [])];
-    return { ...summarise(own, null), sessions: 0, roundTrips: 0 };
+    // Cut off by the deadline: what the servers had said so far is not why there is no answer.
+    return { ...summarise(own, aborted ? 'timeout' : null), sessions, roundTrips };
   });
-  return { results, sessions: attempt.sessions, roundTrips: attempt.roundTrips };
+  return { results, sessions, roundTrips };
 }

@@ -1,4 +1,5 @@
 import type { DataSource } from 'typeorm';
+import { WidgetSettingsEntity } from '@mailguard/db';
 import { AppError } from '@mailguard/errors';
 import { LANGS, MESSAGE_KINDS, type Lang, type MessageKind } from './languages';
 
@@ -76,29 +77,28 @@ export function parseDefaults(input: unknown): WidgetDefaults {
   };
 }
 
-interface Row {
-  allowed_origins: string[];
-  defaults: Partial<WidgetDefaults>;
-}
-
 /** Per-account widget settings (table `widget_settings`); an account without a row has the built-ins. */
 export class WidgetSettingsStore {
   constructor(private readonly dataSource: () => DataSource) {}
 
   async get(accountId: string): Promise<WidgetSettings> {
-    const [row] = (await this.dataSource().query('SELECT allowed_origins, defaults FROM widget_settings WHERE account_id = $1', [accountId])) as Row[];
-    return row ? { allowedOrigins: row.allowed_origins, defaults: { ...BUILT_IN_DEFAULTS, ...row.defaults } } : { allowedOrigins: [], defaults: BUILT_IN_DEFAULTS };
+    const row = await this.dataSource().getRepository(WidgetSettingsEntity).findOneBy({ accountId });
+    if (!row) return { allowedOrigins: [], defaults: BUILT_IN_DEFAULTS };
+    // Written only by put(), from parseDefaults: the fields of WidgetDefaults.
+    return { allowedOrigins: row.allowedOrigins, defaults: { ...BUILT_IN_DEFAULTS, ...(row.defaults as Partial<WidgetDefaults>) } };
   }
 
   /** What is given replaces what is stored; what is left out stays. */
   async put(accountId: string, change: Partial<WidgetSettings>): Promise<WidgetSettings> {
     const current = await this.get(accountId);
     const next: WidgetSettings = { allowedOrigins: change.allowedOrigins ?? current.allowedOrigins, defaults: change.defaults ?? current.defaults };
-    await this.dataSource().query(
-      `INSERT INTO widget_settings (account_id, allowed_origins, defaults) VALUES ($1, $2, $3)
-       ON CONFLICT (account_id) DO UPDATE SET allowed_origins = excluded.allowed_origins, defaults = excluded.defaults, updated_at = now()`,
-      [accountId, JSON.stringify(next.allowedOrigins), JSON.stringify(next.defaults)],
-    );
+    await this.dataSource()
+      .createQueryBuilder()
+      .insert()
+      .into(WidgetSettingsEntity)
+      .values({ accountId, allowedOrigins: next.allowedOrigins, defaults: { ...next.defaults } })
+      .orUpdate(['allowed_origins', 'defaults', 'updated_at'], ['account_id'])
+      .execute();
     return next;
   }
 }

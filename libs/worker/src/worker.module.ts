@@ -15,21 +15,20 @@ import { TerminusModule } from '@nestjs/terminus';
 import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { AppConfig, WorkerName } from '@mailguard/config';
+import { CoreModule, REDIS } from '@mailguard/core';
 import type { Logger as PinoLogger } from '@mailguard/logger';
 import { ClockWatchdog, QueueModule, type JobHandlers, type QueueName } from '@mailguard/queue';
 import { QUEUE_HANDLERS, stageProcessor, WORKER_QUEUE } from './stage.processor';
-import { REDIS, WorkerCoreModule } from './worker-core.module';
 import { STAGE_PROCESSOR, WorkerHealthIndicator, WorkerHttpController } from './worker-http';
 
 export interface WorkerKind {
   queue: QueueName;
   /** Jobs a process runs at once, unless WORKER_CONCURRENCY says otherwise. */
   concurrency: number;
-  needsDatabase: boolean;
-  /** The handlers of the queue's jobs, made from providers of the process. */
+  /** Modules the handlers need beyond CoreModule (EngineModule, StoresModule). */
+  imports: NonNullable<ModuleMetadata['imports']>;
+  /** The handlers of the queue's jobs, made from providers of those modules. */
   handlers: Omit<FactoryProvider<Partial<JobHandlers>>, 'provide'>;
-  /** Modules the handlers need beyond the process's connections. */
-  imports?: NonNullable<ModuleMetadata['imports']>;
   /** More of the worker's own (the list worker's sweeps). */
   providers?: Provider[];
 }
@@ -60,7 +59,7 @@ class WorkerClock implements OnApplicationBootstrap, BeforeApplicationShutdown {
 }
 
 /**
- * One worker process: its connections, the queues, the processor of its queue (concurrency from
+ * One worker process (the shared composition of libs/core): its connections, the queues, the processor of its queue (concurrency from
  * the configuration) and `/health/live` + `/metrics` on its port.
  */
 @Module({})
@@ -71,10 +70,10 @@ export class WorkerModule {
     return {
       module: WorkerModule,
       imports: [
-        WorkerCoreModule.forRoot({ config, logger, process: name, database: kind.needsDatabase }),
+        CoreModule.forRoot({ config, logger, process: name }),
         QueueModule.forWorkers(),
         TerminusModule.forRoot({ logger: false }),
-        ...(kind.imports ?? []),
+        ...kind.imports,
       ],
       controllers: [WorkerHttpController],
       providers: [

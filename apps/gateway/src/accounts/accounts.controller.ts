@@ -1,81 +1,22 @@
-import { Body, Controller, HttpCode, Inject, Ip, Post } from '@nestjs/common';
-import { IsOptional, IsString, Length, MaxLength } from 'class-validator';
-import { APP_CONFIG, type AppConfig } from '@mailguard/config';
-import { CreditLedger } from '@mailguard/credits';
-import { AccountEntity, ApiKeyEntity, Database } from '@mailguard/db';
-import { AppError, assertPlainText } from '@mailguard/errors';
-import { base62, generateKey, newId } from '@mailguard/keys';
-import type { RateLimiter } from '@mailguard/ratelimit';
+import { Body, Controller, HttpCode, Ip, Post } from '@nestjs/common';
+import { ApiCreatedResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Public } from '../auth/access';
-import { RATE_LIMITER } from '../infra.module';
-import { VerificationService } from '../validation/verification.service';
+import { ApiErrors } from '../docs/api-docs';
+import { SignupDto, SignupResponseDto } from './accounts.dto';
+import { AccountsService, type SignupResponse } from './accounts.service';
 
-export const SIGNUP_CREDITS = 1_000;
-export const WORK_EMAIL_CREDITS = 2_500;
-
-export class SignupDto {
-  @IsString({ message: 'email must be a string' })
-  @Length(3, 254, { message: 'email must be 3 to 254 characters' })
-  email!: string;
-
-  @IsOptional()
-  @IsString({ message: 'name must be a string' })
-  @MaxLength(100, { message: 'name must be at most 100 characters' })
-  name?: string;
-}
-
-export interface SignupResponse {
-  account: { id: string; email: string; credits: number };
-  apiKey: string;
-  webhookSecret: string;
-}
-
+@ApiTags('keys')
 @Controller('accounts')
 export class AccountsController {
-  constructor(
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
-    @Inject(RATE_LIMITER) private readonly limiter: RateLimiter,
-    private readonly verifications: VerificationService,
-    private readonly ledger: CreditLedger,
-    private readonly database: Database,
-  ) {}
+  constructor(private readonly accounts: AccountsService) {}
 
   @Post()
   @Public()
   @HttpCode(201)
-  async signup(@Body() body: SignupDto, @Ip() ip: string): Promise<SignupResponse> {
-    const limit = this.config.signup.limitPerIpHour;
-    const decision = await this.limiter.hit(`signup:${ip}`, limit, 3_600_000);
-    if (!decision.allowed) throw new AppError('rate_limited', `At most ${limit} sign-ups per hour from one address; retry later`);
-
-    const accounts = this.database.dataSource.getRepository(AccountEntity);
-    const email = body.email.trim();
-    // The address is an identity here, stored and looked up as it is: refused outright when no text can hold it.
-    assertPlainText('email', email);
-    if (await accounts.exists({ where: { emailKey: email.toLowerCase() } })) throw new AppError('conflict', 'An account with this email already exists');
-
-    // Our own engine judges the sign-up address: it must be able to receive mail, and not be throwaway.
-    const check = await this.verifications.checkUnbilled(email);
-    if (!check.syntax) throw new AppError('bad_request', 'email is not a valid address');
-    if (check.isDisposable) throw new AppError('bad_request', 'Disposable addresses cannot sign up');
-    if (check.status === 'invalid') throw new AppError('bad_request', `This address cannot receive mail (${check.reason})`);
-    // The bonus needs a server's own word that the mailbox takes mail: an MX that cannot be reached earns nothing (farmable).
-    const work = check.isValid && check.checks.smtp.checked && !check.isFree && !check.isDisposable;
-
-    const id = newId('acc');
-    const webhookSecret = `whsec_${base62(32)}`;
-    const { key, prefix, hash } = generateKey('secret');
-    const credits = await this.database.dataSource.transaction(async (manager) => {
-      await manager.insert(AccountEntity, { id, email: check.email, emailKey: check.email.toLowerCase(), name: body.name ?? null, balance: 0, held: 0, webhookSecret, signupIp: ip });
-      await manager.insert(ApiKeyEntity, { id: newId('key'), accountId: id, name: 'Default key', type: 'secret', scope: 'full', prefix, keyHash: hash, lastUsedAt: null, revokedAt: null });
-      let balance = await this.ledger.grant(id, SIGNUP_CREDITS, 'signup', manager);
-      if (work) balance = await this.ledger.grant(id, WORK_EMAIL_CREDITS - SIGNUP_CREDITS, 'signup bonus: work email', manager);
-      return balance;
-    }).catch((error: { code?: string }) => {
-      // Two sign-ups racing for one address: the unique index lets one through.
-      if (error.code === '23505') throw new AppError('conflict', 'An account with this email already exists');
-      throw error;
-    });
-    return { account: { id, email: check.email, credits }, apiKey: key, webhookSecret };
+  @ApiOperation({ summary: 'Sign up: an account, its first full key and its webhook secret (each shown once)' })
+  @ApiCreatedResponse({ type: SignupResponseDto })
+  @ApiErrors(400, 409, 429)
+  signup(@Body() body: SignupDto, @Ip() ip: string): Promise<SignupResponse> {
+    return this.accounts.signup(body.email.trim(), body.name, ip);
   }
 }

@@ -1,18 +1,30 @@
-import { SetMetadata } from '@nestjs/common';
+import { applyDecorators, SetMetadata } from '@nestjs/common';
+import { ApiExtension, ApiSecurity } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import type { KeyScope } from '@mailguard/db';
 import type { Authenticated } from '@mailguard/keys';
+import { API_KEY_SCHEME, ApiErrors, SCOPES_EXTENSION } from '../docs/api-docs';
 
 export const ACCESS = Symbol('ACCESS');
 
 /** Who may call a route: the scopes allowed (API.md §4), or `public` for routes without a key. */
 export type AccessRule = { public: true } | { public: false; scopes: KeyScope[] };
 
-/** The scopes a secret key needs for this route (API.md §2, §4). */
-export const Scopes = (...scopes: KeyScope[]) => SetMetadata(ACCESS, { public: false, scopes } satisfies AccessRule);
+/**
+ * The scopes a secret key needs for this route (API.md §2, §4): the rule the guard reads and, from
+ * the same call, the route's OpenAPI security, scopes and key errors, so the two cannot drift.
+ */
+export const Scopes = (...scopes: KeyScope[]) =>
+  applyDecorators(
+    SetMetadata(ACCESS, { public: false, scopes } satisfies AccessRule),
+    ApiSecurity(API_KEY_SCHEME),
+    ApiExtension(SCOPES_EXTENSION, scopes),
+    ApiErrors(401, 403, 429),
+  );
 
 /** No key needed (sign-up, widget script, widget verify). */
-export const Public = () => SetMetadata(ACCESS, { public: true } satisfies AccessRule);
+export const Public = () =>
+  applyDecorators(SetMetadata(ACCESS, { public: true } satisfies AccessRule), ApiExtension(SCOPES_EXTENSION, []));
 
 export type AuthedRequest = Request & { auth: Authenticated };
 

@@ -1,9 +1,11 @@
+import { Inject, Injectable } from '@nestjs/common';
 import type { Response } from 'express';
-import type { AppConfig } from '@mailguard/config';
+import { APP_CONFIG, type AppConfig } from '@mailguard/config';
 import { AppError } from '@mailguard/errors';
 import { ApiKeys, type Authenticated } from '@mailguard/keys';
 import type { RateDecision, RateLimiter } from '@mailguard/ratelimit';
 import { setCreditsRemaining } from './access';
+import { RATE_LIMITER } from './tokens';
 
 /**
  * Key guessing: failed look-ups per client IP in a rolling window. Past it, that IP's unknown keys get
@@ -27,11 +29,12 @@ export interface Metered {
  * `X-Credits-Remaining` and `RateLimit-*` (API.md §2, §3). Shared by the guard and by the 404
  * answers, so every response to a valid secret key carries the headers, whatever its status.
  */
+@Injectable()
 export class KeyMeter {
   constructor(
     private readonly keys: ApiKeys,
-    private readonly limiter: RateLimiter,
-    private readonly config: AppConfig,
+    @Inject(RATE_LIMITER) private readonly limiter: RateLimiter,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   /**

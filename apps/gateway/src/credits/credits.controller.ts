@@ -1,9 +1,13 @@
 import { Controller, Get, Query, Req } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { CreditLedger, usageBetween, type TransactionPage, type UsageRow } from '@mailguard/credits';
 import { Database } from '@mailguard/db';
 import { AppError } from '@mailguard/errors';
 import { Scopes, type AuthedRequest } from '../auth/access';
+import { ApiErrors, ApiQueryParams } from '../docs/api-docs';
 import { parsePage } from '../http/paging';
+import { PageQuery } from '../http/paging.dto';
+import { CreditsDto, TransactionPageDto, UsageDto, UsageQuery } from './credits.dto';
 
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
 const DAY_MS = 86_400_000;
@@ -18,6 +22,7 @@ function parseDate(name: string, value: string | undefined, fallback: Date): str
 }
 
 /** Every scope may read its own credits (API.md §2). */
+@ApiTags('credits')
 @Controller('credits')
 @Scopes('full', 'verify', 'lists', 'read-only')
 export class CreditsController {
@@ -27,12 +32,18 @@ export class CreditsController {
   ) {}
 
   @Get()
+  @ApiOperation({ summary: 'Credit balance' })
+  @ApiOkResponse({ type: CreditsDto })
   async balance(@Req() req: AuthedRequest): Promise<{ balance: number; held: number; currency: 'credits' }> {
     const { balance, held } = await this.ledger.balance(req.auth.account.id);
     return { balance, held, currency: 'credits' };
   }
 
   @Get('usage')
+  @ApiOperation({ summary: 'Checks and credits per UTC day and kind' })
+  @ApiQueryParams(UsageQuery)
+  @ApiOkResponse({ type: UsageDto })
+  @ApiErrors(400)
   async usage(@Req() req: AuthedRequest, @Query('from') from?: string, @Query('to') to?: string): Promise<{ data: UsageRow[]; from: string; to: string }> {
     const end = parseDate('to', to, new Date());
     const start = parseDate('from', from, new Date(Date.parse(`${end}T00:00:00Z`) - 29 * DAY_MS));
@@ -42,6 +53,10 @@ export class CreditsController {
   }
 
   @Get('transactions')
+  @ApiOperation({ summary: 'The credit ledger, newest first' })
+  @ApiQueryParams(PageQuery)
+  @ApiOkResponse({ type: TransactionPageDto })
+  @ApiErrors(400)
   transactions(@Req() req: AuthedRequest, @Query('page') page?: string, @Query('limit') limit?: string): Promise<TransactionPage> {
     const paging = parsePage(page, limit);
     return this.ledger.transactions(req.auth.account.id, paging.page, paging.limit);

@@ -1,15 +1,23 @@
 import { Controller, Get, Header } from '@nestjs/common';
+import { ApiExcludeController, type OpenAPIObject } from '@nestjs/swagger';
+import { AppError } from '@mailguard/errors';
 import { Public } from '../auth/access';
-import { openApiDocument } from './openapi';
 
 /** `/docs` (Swagger UI, its assets served from swagger-ui-dist) and `/docs-json`, outside `/v1`. */
 @Controller()
 @Public()
+@ApiExcludeController()
 export class DocsController {
-  private readonly document = openApiDocument();
+  private document: OpenAPIObject | null = null;
+
+  /** The document is made from the application's routes, so it is handed over once they are all known. */
+  publish(document: OpenAPIObject): void {
+    this.document = document;
+  }
 
   @Get('docs-json')
-  json(): Record<string, unknown> {
+  json(): OpenAPIObject {
+    if (!this.document) throw new AppError('unavailable', 'The API description is not built yet');
     return this.document;
   }
 
@@ -28,6 +36,7 @@ export class DocsController {
   @Get('docs/assets/docs-init.js')
   @Header('Content-Type', 'application/javascript; charset=utf-8')
   init(): string {
-    return "window.ui = SwaggerUIBundle({ url: '/docs-json', dom_id: '#ui' });";
+    // showExtensions: each operation's x-scopes (the key scopes allowed to call it) is shown.
+    return "window.ui = SwaggerUIBundle({ url: '/docs-json', dom_id: '#ui', showExtensions: true });";
   }
 }

@@ -1,9 +1,13 @@
 import { Controller, Get, Param, Query, Req, Res } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import type { DomainInsight, FinderAnswer } from '@mailguard/finder';
 import { Scopes, setCreditsRemaining, type AuthedRequest } from '../auth/access';
+import { ApiErrors, ApiQueryParams } from '../docs/api-docs';
+import { DomainInsightDto, FinderAnswerDto, FinderQueryDto } from './finder.dto';
 import { FinderService } from './finder.service';
 
+@ApiTags('finder')
 @Controller('email-finder')
 export class FinderController {
   constructor(private readonly finder: FinderService) {}
@@ -11,6 +15,10 @@ export class FinderController {
   /** #10: free. */
   @Get('domain/:domain')
   @Scopes('full', 'verify')
+  @ApiOperation({ summary: 'What is known about a domain: MX, provider, catch-all and its address pattern (free)' })
+  @ApiParam({ name: 'domain', description: 'A domain, or a URL of it' })
+  @ApiOkResponse({ type: DomainInsightDto })
+  @ApiErrors(400)
   domain(@Param('domain') param: string): Promise<DomainInsight> {
     return this.finder.domain(param);
   }
@@ -18,6 +26,10 @@ export class FinderController {
   /** #9: 1 credit when an address is returned, nothing otherwise. */
   @Get()
   @Scopes('full', 'verify')
+  @ApiOperation({ summary: "Find a person's professional address (1 credit when one is returned)" })
+  @ApiQueryParams(FinderQueryDto)
+  @ApiOkResponse({ type: FinderAnswerDto })
+  @ApiErrors(400, 402)
   async find(
     @Req() req: AuthedRequest,
     @Res({ passthrough: true }) res: Response,

@@ -1,19 +1,21 @@
 import { Controller, Get, Inject } from '@nestjs/common';
+import { ApiExcludeController } from '@nestjs/swagger';
 import type { Redis } from 'ioredis';
+import { REDIS } from '@mailguard/core';
 import { Database } from '@mailguard/db';
 import { pingRedis, RedisUnavailableError } from '@mailguard/redis';
 import { Public } from '../auth/access';
-import type { CheckPipeline } from '@mailguard/queue';
-import { PIPELINE, REDIS } from '../infra.module';
+import { CHECK_PIPELINE, type CheckPipeline } from '@mailguard/queue';
 
 /** Liveness says the process runs; readiness says it can serve (Postgres and Redis answer). */
+@ApiExcludeController()
 @Controller('health')
 @Public()
 export class HealthController {
   constructor(
     private readonly database: Database,
     @Inject(REDIS) private readonly redis: Redis | null,
-    @Inject(PIPELINE) private readonly pipeline: CheckPipeline,
+    @Inject(CHECK_PIPELINE) private readonly pipeline: CheckPipeline,
   ) {}
 
   @Get('live')

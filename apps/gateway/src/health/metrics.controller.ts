@@ -1,11 +1,13 @@
 import { Controller, Get, Inject, Res } from '@nestjs/common';
+import { ApiExcludeController } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { Metrics } from '@mailguard/metrics';
 import { Public } from '../auth/access';
-import { QUEUES } from '../infra.module';
+import { QUEUES } from '@mailguard/queue';
 import type { Queue } from 'bullmq';
 
 /** `GET /metrics`: Prometheus text, outside `/v1`. Queue depths are read at scrape time. */
+@ApiExcludeController()
 @Controller('metrics')
 @Public()
 export class MetricsController {

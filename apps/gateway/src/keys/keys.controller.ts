@@ -1,9 +1,10 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Req } from '@nestjs/common';
-import { IsIn, IsOptional, IsString, Length } from 'class-validator';
-import { ApiKeyEntity, Database, type KeyScope, type KeyType } from '@mailguard/db';
-import { AppError } from '@mailguard/errors';
-import { ApiKeys, generateKey, newId, SCOPES } from '@mailguard/keys';
+import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import type { ApiKeyEntity, KeyScope, KeyType } from '@mailguard/db';
 import { Scopes, type AuthedRequest } from '../auth/access';
+import { ApiErrors } from '../docs/api-docs';
+import { CreateKeyDto, KeyListDto, KeyRecordDto, NewKeyDto, UpdateKeyDto } from './keys.dto';
+import { KeysService } from './keys.service';
 
 export interface KeyRecord {
   id: string;
@@ -29,84 +30,47 @@ export function keyRecord(key: ApiKeyEntity): KeyRecord {
   };
 }
 
-const SCOPE_MESSAGE = `scope must be one of ${SCOPES.join(', ')}`;
-
-export class CreateKeyDto {
-  @IsString({ message: 'name must be a string' })
-  @Length(1, 100, { message: 'name must be 1 to 100 characters' })
-  name!: string;
-
-  @IsIn(SCOPES, { message: SCOPE_MESSAGE })
-  scope!: KeyScope;
-
-  @IsOptional()
-  @IsIn(['secret', 'widget'], { message: 'type must be secret or widget' })
-  type?: KeyType;
-}
-
-export class UpdateKeyDto {
-  @IsOptional()
-  @IsString({ message: 'name must be a string' })
-  @Length(1, 100, { message: 'name must be 1 to 100 characters' })
-  name?: string;
-
-  @IsOptional()
-  @IsIn(SCOPES, { message: SCOPE_MESSAGE })
-  scope?: KeyScope;
-}
-
+@ApiTags('keys')
 @Controller('keys')
 export class KeysController {
-  constructor(
-    private readonly database: Database,
-    private readonly keys: ApiKeys,
-  ) {}
-
-  private get repository() {
-    return this.database.dataSource.getRepository(ApiKeyEntity);
-  }
-
-  /** Another account's key, a malformed id and a missing key all read as 404. */
-  private async owned(req: AuthedRequest, id: string): Promise<ApiKeyEntity> {
-    const key = /^key_[A-Za-z0-9]{24}$/.test(id) ? await this.repository.findOne({ where: { id, accountId: req.auth.account.id } }) : null;
-    if (!key) throw new AppError('not_found', 'No such key');
-    return key;
-  }
+  constructor(private readonly keys: KeysService) {}
 
   @Get()
   @Scopes('full', 'read-only')
+  @ApiOperation({ summary: 'Keys of the account' })
+  @ApiOkResponse({ type: KeyListDto })
   async list(@Req() req: AuthedRequest): Promise<{ data: KeyRecord[] }> {
-    const keys = await this.repository.find({ where: { accountId: req.auth.account.id }, order: { createdAt: 'ASC' } });
-    return { data: keys.map(keyRecord) };
+    return { data: (await this.keys.list(req.auth.account.id)).map(keyRecord) };
   }
 
   @Post()
   @Scopes('full')
+  @ApiOperation({ summary: 'Create a key (shown in full once)' })
+  @ApiCreatedResponse({ type: NewKeyDto })
+  @ApiErrors(400)
   async create(@Body() body: CreateKeyDto, @Req() req: AuthedRequest): Promise<KeyRecord & { key: string }> {
-    const type = body.type ?? 'secret';
-    const { key, prefix, hash } = generateKey(type);
-    const entity = this.repository.create({ id: newId('key'), accountId: req.auth.account.id, name: body.name, type, scope: body.scope, prefix, keyHash: hash, lastUsedAt: null, revokedAt: null });
-    await this.repository.insert(entity);
-    const saved = await this.owned(req, entity.id);
-    return { ...keyRecord(saved), key };
+    const { entity, key } = await this.keys.create(req.auth.account.id, body.name, body.scope, body.type ?? 'secret');
+    return { ...keyRecord(entity), key };
   }
 
   @Patch(':id')
   @Scopes('full')
+  @ApiOperation({ summary: 'Rename a key or change its scope' })
+  @ApiParam({ name: 'id', description: 'Key id (key_…)' })
+  @ApiOkResponse({ type: KeyRecordDto })
+  @ApiErrors(400, 404)
   async update(@Param('id') id: string, @Body() body: UpdateKeyDto, @Req() req: AuthedRequest): Promise<KeyRecord> {
-    const key = await this.owned(req, id);
-    if (body.name === undefined && body.scope === undefined) throw new AppError('bad_request', 'Nothing to change: give name and/or scope');
-    await this.repository.update({ id: key.id }, { ...(body.name !== undefined ? { name: body.name } : {}), ...(body.scope !== undefined ? { scope: body.scope } : {}) });
-    await this.keys.changed(key.keyHash);
-    return keyRecord(await this.owned(req, id));
+    return keyRecord(await this.keys.update(req.auth.account.id, id, { name: body.name, scope: body.scope }));
   }
 
   @Delete(':id')
   @Scopes('full')
   @HttpCode(204)
+  @ApiOperation({ summary: 'Revoke a key' })
+  @ApiParam({ name: 'id', description: 'Key id (key_…)' })
+  @ApiNoContentResponse({ description: 'Revoked: the key answers 401 from then on' })
+  @ApiErrors(404)
   async revoke(@Param('id') id: string, @Req() req: AuthedRequest): Promise<void> {
-    const key = await this.owned(req, id);
-    if (!key.revokedAt) await this.repository.update({ id: key.id }, { revokedAt: new Date() });
-    await this.keys.changed(key.keyHash);
+    await this.keys.revoke(req.auth.account.id, id);
   }
 }

@@ -1,20 +1,55 @@
+import type { Writable } from 'node:stream';
 import { Inject, Injectable } from '@nestjs/common';
 import { resultKey } from '@mailguard/cache';
 import { APP_CONFIG, type AppConfig } from '@mailguard/config';
+import { ENGINE, OUTBOUND } from '@mailguard/core';
 import { CreditLedger } from '@mailguard/credits';
 import type { VerificationEngine } from '@mailguard/engine';
 import { AppError } from '@mailguard/errors';
 import { newId } from '@mailguard/keys';
-import { announce, checkWebhookTarget, feedList, ListStore, readCsv, type ListView, type ResultRow, type UploadRow } from '@mailguard/lists';
-import { createOutbound, type Outbound } from '@mailguard/net';
+import { announce, checkWebhookTarget, feedList, ListStore, readCsv, type ListView, type ResultRow, type StoredList, type UploadRow } from '@mailguard/lists';
+import type { Outbound } from '@mailguard/net';
 import { listOptions } from '@mailguard/pipeline';
-import type { CheckPipeline } from '@mailguard/queue';
-import { ENGINE, PIPELINE } from '../infra.module';
+import { CHECK_PIPELINE, type CheckPipeline } from '@mailguard/queue';
 
 const INSERT_BATCH = 1_000;
 /** A batch is stored once it holds this much text too: a batch of wide rows (up to 256 KB each) is serialised in bounded time, not 1,000 × 256 KB at once. */
 const INSERT_BATCH_BYTES = 1024 * 1024;
-const RESULT_STATUSES = ['valid', 'risky', 'invalid', 'unknown'];
+export const RESULT_STATUSES = ['valid', 'risky', 'invalid', 'unknown'];
+/** Rows read per query while a CSV export streams. */
+const EXPORT_BATCH = 1_000;
+
+/** Our columns after the customer's, in this order (API.md §4, #7). */
+const RESULT_COLUMNS = ['status', 'reason', 'confidence', 'reachable', 'is_free', 'is_role', 'is_disposable', 'is_catch_all', 'suggestion', 'score', 'sub_status'];
+
+/** Our column names, each written `mailguard_<name>` when the customer's header already has it: no column lost or ambiguous. */
+function resultHeader(columns: string[]): string[] {
+  const taken = new Set(columns.map((column) => column.trim().toLowerCase()));
+  return RESULT_COLUMNS.map((name) => (taken.has(name) ? `mailguard_${name}` : name));
+}
+
+/** A CSV field, quoted when it holds the delimiter, a quote or a line break (RFC 4180). */
+function csvField(value: string, delimiter: string): string {
+  return value.includes(delimiter) || /["\r\n]/.test(value) || value !== value.trim() ? `"${value.replace(/"/g, '""')}"` : value;
+}
+
+function resultColumns(row: ResultRow): string[] {
+  const result = row.result;
+  if (!result) return RESULT_COLUMNS.map(() => '');
+  return [
+    result.status,
+    result.reason,
+    result.confidence === null ? '' : String(result.confidence),
+    result.reachable,
+    String(result.isFree),
+    String(result.isRole),
+    String(result.isDisposable),
+    String(result.smtp.catchAll),
+    result.suggestion ?? '',
+    String(result.score),
+    result.subStatus ?? '',
+  ];
+}
 
 /** A CSV on disk with the upload's fields (`name`, `emailColumn`, `webhookUrl`). */
 export interface ListSource {
@@ -34,17 +69,20 @@ export interface ResultsPage {
 /** Bulk lists (#4, #6, #7) for REST and the MCP tools alike. */
 @Injectable()
 export class ListsService {
-  /** Where webhook URLs are judged at upload, as the deliveries will be. */
-  private readonly outbound: Outbound;
-
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(ENGINE) private readonly engine: VerificationEngine,
-    @Inject(PIPELINE) private readonly pipeline: CheckPipeline,
+    @Inject(CHECK_PIPELINE) private readonly pipeline: CheckPipeline,
+    /** Where webhook URLs are judged at upload, as the deliveries will be. */
+    @Inject(OUTBOUND) private readonly outbound: Outbound,
     private readonly lists: ListStore,
     private readonly ledger: CreditLedger,
-  ) {
-    this.outbound = createOutbound(config);
+  ) {}
+
+  /** #5: one page of the account's lists. */
+  async page(accountId: string, page: number, limit: number) {
+    const { data, total } = await this.lists.page(accountId, page, limit);
+    return { data, page, limit, total };
   }
 
   /** The account's list, or 404 (another account's list is no different from none). */
@@ -89,7 +127,7 @@ export class ListsService {
         }
       }
       if (batch.length > 0) await this.lists.insertRows(id, batch);
-      const sealed = await this.lists.seal(id, accountId, (manager, amount) => this.ledger.hold(accountId, amount, `hold: list ${name} (${amount} rows)`, id, manager));
+      const sealed = await this.lists.seal(id, accountId);
       if (!sealed.sealed) {
         const { balance } = await this.ledger.balance(accountId);
         throw new AppError('insufficient_credits', `Insufficient credits: this list has ${sealed.chargeable} chargeable rows and the balance is ${balance}`);
@@ -115,5 +153,36 @@ export class ListsService {
   async resultsPage(id: string, filter: string | null, page: number, limit: number): Promise<ResultsPage> {
     const rows = await this.lists.results(id, { status: filter, offset: (page - 1) * limit, limit });
     return { data: rows.map((row) => ({ row: row.row, email: row.email, result: row.result })), page, limit, total: await this.lists.countResults(id, filter) };
+  }
+
+  /**
+   * #7 as CSV, streamed: the customer's columns, then ours, for a list already found to be the
+   * account's. Stops when the client has gone.
+   */
+  async writeCsv(list: StoredList, filter: string | null, out: Writable): Promise<void> {
+    const { id } = list.view;
+    const { columns, delimiter } = list.row;
+    const line = (values: string[]) => `${values.map((value) => csvField(value, delimiter)).join(delimiter)}\r\n`;
+    out.write(line([...columns, ...resultHeader(columns)]));
+    for (let after = 0; !out.destroyed; ) {
+      const rows = await this.lists.results(id, { status: filter, afterRow: after, limit: EXPORT_BATCH });
+      if (rows.length === 0) break;
+      const chunk = rows.map((row) => line([...columns.map((_, index) => row.fields[index] ?? ''), ...resultColumns(row)])).join('');
+      // Respect back-pressure: a slow client does not make the gateway buffer the whole list.
+      if (!out.write(chunk)) await new Promise((resolve) => out.once('drain', resolve).once('close', resolve));
+      after = rows[rows.length - 1].row;
+    }
+  }
+
+  /**
+   * #8: cancels a running list (what it holds beyond its charges comes back: `balance` is the one
+   * after), or deletes a finished one (null).
+   */
+  async remove(accountId: string, id: string): Promise<{ cancelled: ListView; balance: number } | null> {
+    await this.owned(accountId, id);
+    const cancelled = await this.lists.cancel(id, accountId);
+    if (cancelled) return { cancelled: cancelled.view, balance: (await this.ledger.balance(accountId)).balance };
+    if (!(await this.lists.remove(id, accountId))) throw new AppError('not_found', `No list ${id}`);
+    return null;
   }
 }

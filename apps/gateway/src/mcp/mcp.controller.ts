@@ -1,4 +1,5 @@
 import { Controller, Delete, Get, Post, Req, Res } from '@nestjs/common';
+import { ApiExcludeController } from '@nestjs/swagger';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { Request, Response } from 'express';
 import { AppError } from '@mailguard/errors';
@@ -21,6 +22,7 @@ function presentedKey(req: Request): string | undefined {
  * before any MCP exchange, key guessing throttled like REST) and gets its own server and
  * transport, both closed when the response ends. Rate limit, scopes and credits are per tool call.
  */
+@ApiExcludeController()
 @Controller('mcp')
 @Public()
 export class McpController {

@@ -1,30 +1,15 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Req, Res } from '@nestjs/common';
-import { ArrayMaxSize, ArrayMinSize, IsArray, IsIn, IsString, MaxLength } from 'class-validator';
+import { ApiAcceptedResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import type { VerificationResult } from '@mailguard/engine';
-import type { Outcome } from '@mailguard/feedback';
-import { AppError, MAX_ADDRESS_INPUT, MAX_BATCH } from '@mailguard/errors';
+import { AppError, MAX_ADDRESS_INPUT } from '@mailguard/errors';
 import { Scopes, setCreditsRemaining, type AuthedRequest } from '../auth/access';
+import { ApiErrors } from '../docs/api-docs';
+import { VerificationResultDto } from './result.dto';
+import { BatchDto, BatchResultsDto, FeedbackAcceptedDto, FeedbackDto } from './validation.dto';
 import { VerificationService } from './verification.service';
 
-export class BatchDto {
-  @IsArray({ message: 'emails must be an array of addresses' })
-  @ArrayMinSize(1, { message: 'emails must hold at least one address' })
-  @ArrayMaxSize(MAX_BATCH, { message: `emails may hold at most ${MAX_BATCH} addresses` })
-  @IsString({ each: true, message: 'every entry of emails must be a string' })
-  @MaxLength(MAX_ADDRESS_INPUT, { each: true, message: `every address must be at most ${MAX_ADDRESS_INPUT} characters` })
-  emails!: string[];
-}
-
-export class FeedbackDto {
-  @IsString({ message: 'email must be a string' })
-  @MaxLength(MAX_ADDRESS_INPUT, { message: `email must be at most ${MAX_ADDRESS_INPUT} characters` })
-  email!: string;
-
-  @IsIn(['delivered', 'bounced'], { message: 'outcome must be delivered or bounced' })
-  outcome!: Outcome;
-}
-
+@ApiTags('validation')
 @Controller('email-validation')
 export class ValidationController {
   constructor(private readonly verifications: VerificationService) {}
@@ -33,6 +18,9 @@ export class ValidationController {
   @Post('feedback')
   @Scopes('full', 'verify')
   @HttpCode(202)
+  @ApiOperation({ summary: 'Report whether mail to a checked address was delivered (teaches the catch-all model)' })
+  @ApiAcceptedResponse({ type: FeedbackAcceptedDto })
+  @ApiErrors(400)
   async feedback(@Body() body: FeedbackDto, @Req() req: AuthedRequest): Promise<{ accepted: true }> {
     await this.verifications.feedback(req.auth.account.id, body.email, body.outcome);
     return { accepted: true };
@@ -40,6 +28,10 @@ export class ValidationController {
 
   @Get(':email')
   @Scopes('full', 'verify')
+  @ApiOperation({ summary: 'Verify one address' })
+  @ApiParam({ name: 'email', description: 'The address, URL-encoded; any text up to 1,024 characters gets a verdict' })
+  @ApiOkResponse({ type: VerificationResultDto })
+  @ApiErrors(400, 402, 503)
   async single(@Param('email') email: string, @Req() req: AuthedRequest, @Res({ passthrough: true }) res: Response): Promise<VerificationResult> {
     if (email.length > MAX_ADDRESS_INPUT) throw new AppError('bad_request', `The address is longer than ${MAX_ADDRESS_INPUT} characters`);
     const { results, balance } = await this.verifications.check(req.auth.account.id, [email], 'single');
@@ -49,6 +41,9 @@ export class ValidationController {
 
   @Post('batch')
   @Scopes('full', 'verify')
+  @ApiOperation({ summary: 'Verify up to 100 addresses' })
+  @ApiOkResponse({ type: BatchResultsDto })
+  @ApiErrors(400, 402, 503)
   async batch(@Body() body: BatchDto, @Req() req: AuthedRequest, @Res({ passthrough: true }) res: Response): Promise<{ results: VerificationResult[] }> {
     const { results, balance } = await this.verifications.check(req.auth.account.id, body.emails, 'batch');
     setCreditsRemaining(res, balance);

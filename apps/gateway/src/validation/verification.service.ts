@@ -1,16 +1,16 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { resultKey, type ResultCache } from '@mailguard/cache';
 import { APP_CONFIG, type AppConfig } from '@mailguard/config';
-import { CreditLedger } from '@mailguard/credits';
+import { ENGINE, RESULT_CACHE } from '@mailguard/core';
+import { checksCost, checksRefund, CreditLedger } from '@mailguard/credits';
 import type { UsageKind } from '@mailguard/db';
 import type { VerificationEngine, VerificationResult } from '@mailguard/engine';
 import { AppError } from '@mailguard/errors';
 import { newId } from '@mailguard/keys';
 import { FeedbackStore, type Outcome } from '@mailguard/feedback';
 import { Metrics } from '@mailguard/metrics';
-import type { ResultStore } from '@mailguard/pipeline';
-import type { CheckPipeline, CheckRequest } from '@mailguard/queue';
-import { ENGINE, PIPELINE, RESULT_CACHE, RESULT_STORE } from '../infra.module';
+import { ResultStore } from '@mailguard/pipeline';
+import { CHECK_PIPELINE, type CheckPipeline, type CheckRequest } from '@mailguard/queue';
 
 export interface CheckOutcome {
   results: VerificationResult[];
@@ -28,9 +28,9 @@ const BATCH_CONCURRENCY = 20;
 export class VerificationService {
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-    @Inject(PIPELINE) private readonly pipeline: CheckPipeline,
+    @Inject(CHECK_PIPELINE) private readonly pipeline: CheckPipeline,
     @Inject(RESULT_CACHE) private readonly cache: ResultCache,
-    @Inject(RESULT_STORE) private readonly store: ResultStore,
+    private readonly store: ResultStore,
     @Inject(ENGINE) private readonly engine: VerificationEngine,
     private readonly ledger: CreditLedger,
     private readonly metrics: Metrics,
@@ -126,10 +126,11 @@ export class VerificationService {
       const answered = await this.cachedSingle(accountId, first.get(unique[0]) as string, kind, label, ref);
       if (answered) return { results: emails.map(() => answered.results[0]), balance: answered.balance };
     }
-    const charged = await this.ledger.charge(accountId, unique.length, label, ref);
-    if (charged === null) throw await this.insufficient(accountId, unique.length);
+    const cost = checksCost(unique.length);
+    const charged = await this.ledger.charge(accountId, cost, label, ref);
+    if (charged === null) throw await this.insufficient(accountId, cost);
 
-    this.metrics.credits.inc({ direction: 'charged' }, unique.length);
+    this.metrics.credits.inc({ direction: 'charged' }, cost);
     const byKey = new Map<string, VerificationResult>();
     let next = 0;
     try {
@@ -143,14 +144,14 @@ export class VerificationService {
       );
     } catch (error) {
       // Nothing answered: nothing is paid for.
-      await this.ledger.refund(accountId, unique.length, 'refund: the check failed', ref);
-      this.metrics.credits.inc({ direction: 'refunded' }, unique.length);
+      await this.ledger.refund(accountId, cost, 'refund: the check failed', ref);
+      this.metrics.credits.inc({ direction: 'refunded' }, cost);
       throw error;
     }
 
-    const unknown = [...byKey.values()].filter((result) => result.reachable === 'unknown').length;
-    if (unknown > 0) this.metrics.credits.inc({ direction: 'refunded' }, unknown);
-    const balance = unknown > 0 ? await this.ledger.refund(accountId, unknown, 'refund: results with reachable unknown', ref) : charged;
+    const refund = checksRefund([...byKey.values()]);
+    if (refund > 0) this.metrics.credits.inc({ direction: 'refunded' }, refund);
+    const balance = refund > 0 ? await this.ledger.refund(accountId, refund, 'refund: results with reachable unknown', ref) : charged;
     return { results: keys.map((key) => byKey.get(key) as VerificationResult), balance };
   }
 }

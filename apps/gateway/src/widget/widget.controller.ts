@@ -2,32 +2,22 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Body, Controller, Get, HttpCode, Ip, Options, Post, Put, Req, Res } from '@nestjs/common';
-import { IsOptional, IsString, Matches, MaxLength, MinLength } from 'class-validator';
+import {
+  ApiExcludeEndpoint,
+  ApiHeader,
+  ApiNotModifiedResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiTags,
+} from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import type { VerificationResult } from '@mailguard/engine';
-import { MAX_ADDRESS_INPUT } from '@mailguard/errors';
 import { parseDefaults, parseOrigins, WidgetSettingsStore, type WidgetSettings } from '@mailguard/widget';
 import { Public, Scopes, type AuthedRequest } from '../auth/access';
+import { ApiErrors } from '../docs/api-docs';
+import { VerificationResultDto } from '../validation/result.dto';
+import { WIDGET_VERIFY_HEADERS, WidgetSettingsDto, WidgetSettingsViewDto, WidgetVerifyDto } from './widget.dto';
 import { WidgetService } from './widget.service';
-
-export class WidgetVerifyDto {
-  @IsString({ message: 'email must be a string' })
-  @MinLength(1, { message: 'email must not be empty' })
-  @MaxLength(MAX_ADDRESS_INPUT, { message: `email must be at most ${MAX_ADDRESS_INPUT} characters` })
-  email!: string;
-
-  @IsOptional()
-  @Matches(/^[A-Za-z0-9_-]{8,128}$/, { message: 'deviceId must be 8 to 128 letters, digits, "-" or "_"' })
-  deviceId?: string;
-}
-
-export class WidgetSettingsDto {
-  @IsOptional()
-  allowedOrigins?: unknown;
-
-  @IsOptional()
-  defaults?: unknown;
-}
 
 /** The bundle and demo page `npm run build` makes from apps/widget (bin/build-widget.js), beside the compiled apps. */
 const WIDGET_DIST = join(__dirname, '../../../../widget');
@@ -45,6 +35,7 @@ function loadScript(): Script {
   return { body, etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 22)}"` };
 }
 
+@ApiTags('widget')
 @Controller('widget')
 export class WidgetController {
   /** Read at boot: a missing bundle fails the start, not a visitor's page load. */
@@ -58,6 +49,9 @@ export class WidgetController {
   /** #11: the SDK, cached by browsers and CDNs and revalidated by its ETag. */
   @Get('widget.js')
   @Public()
+  @ApiOperation({ summary: 'The Guard form widget (global `Guard`), revalidated by its ETag' })
+  @ApiOkResponse({ description: 'The SDK', content: { 'application/javascript': { schema: { type: 'string' } } } })
+  @ApiNotModifiedResponse({ description: 'If-None-Match holds the current ETag' })
   sdk(@Req() req: Request, @Res() res: Response): void {
     const { body, etag } = this.script;
     res.setHeader('Cache-Control', 'public, max-age=300, stale-while-revalidate=86400');
@@ -72,6 +66,7 @@ export class WidgetController {
   /** CORS preflight of #12; the origin is checked against the key's account on the request itself. */
   @Options('verify')
   @Public()
+  @ApiExcludeEndpoint()
   @HttpCode(204)
   preflight(@Req() req: Request, @Res({ passthrough: true }) res: Response): void {
     res.setHeader('Access-Control-Allow-Origin', req.header('origin') ?? '*');
@@ -85,6 +80,13 @@ export class WidgetController {
   @Post('verify')
   @Public()
   @HttpCode(200)
+  @ApiOperation({
+    summary: 'Verify from the widget',
+    description: 'Without a key: the public tier (4 checks per device and day). With a widget key: a paid check.',
+  })
+  @ApiHeader({ name: 'X-API-Key', required: false, description: "A widget key (mg_widget_…), from its account's origins" })
+  @ApiOkResponse({ type: VerificationResultDto, headers: WIDGET_VERIFY_HEADERS })
+  @ApiErrors(400, 401, 402, 403, 429)
   verify(@Body() body: WidgetVerifyDto, @Req() req: Request, @Ip() ip: string, @Res({ passthrough: true }) res: Response): Promise<VerificationResult> {
     res.setHeader('Vary', 'Origin');
     return this.widget.verify({ email: body.email, deviceId: body.deviceId, presentedKey: req.header('x-api-key'), origin: req.header('origin'), ip }, res);
@@ -93,6 +95,8 @@ export class WidgetController {
   /** #13 */
   @Get('settings')
   @Scopes('full', 'read-only')
+  @ApiOperation({ summary: 'Widget settings' })
+  @ApiOkResponse({ type: WidgetSettingsViewDto })
   read(@Req() req: AuthedRequest): Promise<WidgetSettings> {
     return this.settings.get(req.auth.account.id);
   }
@@ -100,6 +104,9 @@ export class WidgetController {
   /** #14: the fields given replace the stored ones; `defaults` left out of the body stay, fields left out of `defaults` take the built-ins. */
   @Put('settings')
   @Scopes('full')
+  @ApiOperation({ summary: 'Change the widget settings' })
+  @ApiOkResponse({ type: WidgetSettingsViewDto })
+  @ApiErrors(400)
   write(@Req() req: AuthedRequest, @Body() body: WidgetSettingsDto): Promise<WidgetSettings> {
     return this.settings.put(req.auth.account.id, {
       allowedOrigins: body.allowedOrigins === undefined ? undefined : parseOrigins(body.allowedOrigins),

@@ -1,17 +1,15 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Response } from 'express';
+import { WIDGET_FREE_TIER } from '@mailguard/credits';
 import type { VerificationResult } from '@mailguard/engine';
 import { AppError } from '@mailguard/errors';
 import { ApiKeys, type Authenticated } from '@mailguard/keys';
 import type { DailyQuota, RateLimiter } from '@mailguard/ratelimit';
 import { normalizeOrigin, signGuardToken, WidgetSettingsStore, type WidgetSettings } from '@mailguard/widget';
 import { KeyMeter } from '../auth/key-meter';
-import { DAILY_QUOTA, RATE_LIMITER } from '../infra.module';
+import { DAILY_QUOTA, RATE_LIMITER } from '../auth/tokens';
 import { VerificationService } from '../validation/verification.service';
 
-/** API.md §5: the public tier per device (with the client IP) and per IP, per UTC day. */
-const PUBLIC_PER_DEVICE = 4;
-const PUBLIC_PER_IP = 20;
 /** A widget key is paid per check, but one visitor cannot spend an account's credits at speed. */
 const KEYED_PER_IP_MINUTE = 30;
 
@@ -72,11 +70,11 @@ export class WidgetService {
   private async publicTier(request: WidgetRequest): Promise<VerificationResult> {
     if (!request.deviceId) throw new AppError('bad_request', 'deviceId is required without a widget key');
     const taken = await this.quota.take([
-      [`device:${request.ip}:${request.deviceId}`, PUBLIC_PER_DEVICE],
-      [`ip:${request.ip}`, PUBLIC_PER_IP],
+      [`device:${request.ip}:${request.deviceId}`, WIDGET_FREE_TIER.perDevice],
+      [`ip:${request.ip}`, WIDGET_FREE_TIER.perIp],
     ]);
     if (!taken.allowed) {
-      const limit = taken.exhausted === 0 ? `${PUBLIC_PER_DEVICE} checks per device` : `${PUBLIC_PER_IP} checks per IP address`;
+      const limit = taken.exhausted === 0 ? `${WIDGET_FREE_TIER.perDevice} checks per device` : `${WIDGET_FREE_TIER.perIp} checks per IP address`;
       throw new AppError('rate_limited', `The free widget tier allows ${limit} per day; use a widget key (apiKey) for more`);
     }
     return this.verifications.checkAnonymous(request.email);

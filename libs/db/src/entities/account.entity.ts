@@ -1,6 +1,9 @@
-import { Column, CreateDateColumn, Entity, PrimaryColumn } from 'typeorm';
+import { Check, Column, CreateDateColumn, Entity, PrimaryColumn, Unique } from 'typeorm';
 
 @Entity('accounts')
+@Unique('accounts_email_key_key', ['emailKey'])
+@Check('accounts_balance_check', 'balance >= 0')
+@Check('accounts_held_check', 'held >= 0')
 export class AccountEntity {
   @PrimaryColumn('text')
   id!: string;
@@ -15,10 +18,11 @@ export class AccountEntity {
   @Column('text', { nullable: true })
   name!: string | null;
 
-  @Column('integer')
+  @Column('integer', { default: 0 })
   balance!: number;
 
-  @Column('integer')
+  /** Credits held by lists still running (API.md §3): out of the balance, not yet charged. */
+  @Column('integer', { default: 0 })
   held!: number;
 
   /** Signs webhooks and widget tokens, so it is kept usable (shown to the customer once). */

@@ -1,11 +1,30 @@
 import { AccountEntity } from './account.entity';
 import { ApiKeyEntity } from './api-key.entity';
 import { CreditTransactionEntity } from './credit-transaction.entity';
+import { DomainEvidenceEntity } from './domain-evidence.entity';
+import { FeedbackEntity } from './feedback.entity';
+import { ListRowEntity } from './list-row.entity';
+import { ListEntity } from './list.entity';
 import { VerificationEntity } from './verification.entity';
+import { WidgetSettingsEntity } from './widget-settings.entity';
 
-export { AccountEntity, ApiKeyEntity, CreditTransactionEntity, VerificationEntity };
+export { AccountEntity, ApiKeyEntity, CreditTransactionEntity, DomainEvidenceEntity, FeedbackEntity, ListEntity, ListRowEntity, VerificationEntity, WidgetSettingsEntity };
 export type { KeyScope, KeyType } from './api-key.entity';
 export type { TransactionKind } from './credit-transaction.entity';
+export type { EvidenceSource } from './domain-evidence.entity';
+export type { FeedbackOutcome } from './feedback.entity';
+export type { ListStatus } from './list.entity';
 export type { UsageKind } from './verification.entity';
 
-export const ENTITIES = [AccountEntity, ApiKeyEntity, CreditTransactionEntity, VerificationEntity];
+/** Every table the migrations create has its entity here (libs/db/src/schema.spec.ts holds them to it). */
+export const ENTITIES = [
+  AccountEntity,
+  ApiKeyEntity,
+  CreditTransactionEntity,
+  VerificationEntity,
+  ListEntity,
+  ListRowEntity,
+  FeedbackEntity,
+  WidgetSettingsEntity,
+  DomainEvidenceEntity,
+];

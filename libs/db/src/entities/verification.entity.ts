@@ -1,15 +1,23 @@
-import { Column, CreateDateColumn, Entity, PrimaryColumn } from 'typeorm';
+import { Check, Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn } from 'typeorm';
 import type { VerificationResult } from '@mailguard/engine';
+import { AccountEntity } from './account.entity';
 
 export type UsageKind = 'single' | 'batch' | 'list' | 'finder' | 'widget';
 
+/** A check an account paid for, one row per request id: its answer and what it finally cost (its usage). */
 @Entity('verifications')
+@Index('verifications_usage', ['accountId', 'createdAt'])
+@Check('verifications_kind_check', "kind IN ('single', 'batch', 'list', 'finder', 'widget')")
 export class VerificationEntity {
   @PrimaryColumn('text')
   id!: string;
 
   @Column('text', { name: 'account_id', nullable: true })
   accountId!: string | null;
+
+  @ManyToOne(() => AccountEntity, { onDelete: 'CASCADE' })
+  @JoinColumn({ name: 'account_id', foreignKeyConstraintName: 'verifications_account_id_fkey' })
+  account?: AccountEntity | null;
 
   @Column('text')
   email!: string;

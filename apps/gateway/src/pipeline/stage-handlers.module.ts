@@ -1,20 +1,21 @@
 import { Module } from '@nestjs/common';
 import type { ResultCache } from '@mailguard/cache';
 import { APP_CONFIG, type AppConfig } from '@mailguard/config';
+import { ENGINE, EngineModule, OUTBOUND, RESULT_CACHE, StoresModule } from '@mailguard/core';
 import type { VerificationEngine } from '@mailguard/engine';
 import { DomainKnowledge } from '@mailguard/feedback';
 import { ListStore } from '@mailguard/lists';
-import { createOutbound } from '@mailguard/net';
-import { listOptions, stageHandlers, type ResultStore } from '@mailguard/pipeline';
+import type { Outbound } from '@mailguard/net';
+import { listOptions, ResultStore, stageHandlers } from '@mailguard/pipeline';
 import { JOB_HANDLERS } from '@mailguard/queue';
-import { ENGINE, RESULT_CACHE, RESULT_STORE } from './infra.module';
 
 /** Every stage's handler, for the in-process driver (without REDIS_URL the gateway runs the jobs itself). */
 @Module({
+  imports: [StoresModule, EngineModule],
   providers: [
     {
       provide: JOB_HANDLERS,
-      inject: [APP_CONFIG, ENGINE, RESULT_STORE, ListStore, RESULT_CACHE, DomainKnowledge],
+      inject: [APP_CONFIG, ENGINE, ResultStore, ListStore, RESULT_CACHE, DomainKnowledge, OUTBOUND],
       useFactory: (
         config: AppConfig,
         engine: VerificationEngine,
@@ -22,7 +23,8 @@ import { ENGINE, RESULT_CACHE, RESULT_STORE } from './infra.module';
         lists: ListStore,
         cache: ResultCache,
         knowledge: DomainKnowledge,
-      ) => stageHandlers(engine, store, lists, cache, knowledge, listOptions(config), createOutbound(config)),
+        outbound: Outbound,
+      ) => stageHandlers(engine, store, lists, cache, knowledge, listOptions(config), outbound),
     },
   ],
   exports: [JOB_HANDLERS],

@@ -1,0 +1,99 @@
+import { ApiProperty, ApiPropertyOptional, getSchemaPath } from '@nestjs/swagger';
+import type { ListView } from '@mailguard/lists';
+import { unionMembers } from '../docs/api-docs';
+import { PageDto, PageQuery } from '../http/paging.dto';
+import { VerificationResultDto } from '../validation/result.dto';
+import { RESULT_STATUSES, type ResultsPage } from './lists.service';
+import { MAX_UPLOAD_BYTES } from './upload';
+
+type ListResultRow = ResultsPage['data'][number];
+
+const LIST_STATUSES = unionMembers<ListView['status']>()('queued', 'processing', 'completed', 'failed', 'cancelled');
+
+/** #4: the multipart form (read by `receiveUpload`, which answers 400 and 413). */
+export class ListUploadDto {
+  @ApiProperty({
+    type: 'string',
+    format: 'binary',
+    description: `The CSV (UTF-8, comma or semicolon, header row), up to ${MAX_UPLOAD_BYTES / 1024 / 1024} MB`,
+  })
+  file!: unknown;
+
+  @ApiPropertyOptional({
+    description: 'The header of the email column; else the first one named like email, or holding addresses',
+  })
+  emailColumn?: string;
+
+  @ApiPropertyOptional({ description: 'Defaults to the file name' })
+  name?: string;
+
+  @ApiPropertyOptional({
+    format: 'uri',
+    description: 'Receives the list, signed (X-MailGuard-Signature), when it completes or fails',
+  })
+  webhookUrl?: string;
+}
+
+export class ListCountsDto {
+  @ApiProperty({ type: 'integer' }) valid!: number;
+  @ApiProperty({ type: 'integer' }) risky!: number;
+  @ApiProperty({ type: 'integer' }) invalid!: number;
+}
+
+/** API.md §4.1 */
+export class ListDto implements ListView {
+  @ApiProperty({ example: 'lst_3kXhN0a1' }) id!: string;
+  @ApiProperty({ example: 'leads.csv' }) name!: string;
+  @ApiProperty({ enum: LIST_STATUSES }) status!: ListView['status'];
+  @ApiProperty({ type: 'integer', description: 'Every data row, duplicates and syntax failures included' })
+  total!: number;
+  @ApiProperty({ type: 'integer' }) processed!: number;
+  @ApiProperty({ type: 'integer' }) duplicates!: number;
+  @ApiProperty({ type: 'integer', minimum: 0, maximum: 100 }) percent!: number;
+  @ApiProperty({ type: 'integer', nullable: true }) etaSeconds!: number | null;
+  @ApiProperty({ type: ListCountsDto }) counts!: ListCountsDto;
+  @ApiProperty({ type: 'integer' }) creditsHeld!: number;
+  @ApiProperty({ type: 'integer' }) creditsCharged!: number;
+  @ApiProperty({ format: 'date-time' }) createdAt!: string;
+  @ApiProperty({ type: 'string', format: 'date-time', nullable: true }) startedAt!: string | null;
+  @ApiProperty({ type: 'string', format: 'date-time', nullable: true }) completedAt!: string | null;
+  @ApiProperty({ type: 'string', nullable: true }) error!: string | null;
+}
+
+/** #5 */
+export class ListPageDto extends PageDto {
+  @ApiProperty({ type: [ListDto] }) data!: ListDto[];
+}
+
+export class ListResultRowDto implements ListResultRow {
+  @ApiProperty({ type: 'integer', description: 'The data row, from 1' }) row!: number;
+  @ApiProperty() email!: string;
+  @ApiProperty({ type: VerificationResultDto, nullable: true, description: 'null until the row is checked' })
+  result!: VerificationResultDto | null;
+}
+
+/** #7 as JSON */
+export class ListResultsPageDto extends PageDto implements ResultsPage {
+  @ApiProperty({ type: [ListResultRowDto] }) data!: ListResultRowDto[];
+}
+
+/** #7's query (read by the route: 400 on an unknown format or status). */
+export class ListResultsQuery extends PageQuery {
+  @ApiPropertyOptional({ enum: ['json', 'csv'], default: 'json' })
+  format?: string;
+
+  @ApiPropertyOptional({ enum: RESULT_STATUSES, description: 'Only the rows whose result has this status' })
+  status?: string;
+}
+
+/** #7 answers JSON or CSV, as `format` asks. */
+export const LIST_RESULTS_RESPONSE = {
+  description:
+    'A page of `{ row, email, result }` (format=json), or the whole list as CSV (format=csv): ' +
+    'the input columns, then status, reason, confidence, reachable, is_free, is_role, is_disposable, ' +
+    'is_catch_all, suggestion, score, sub_status (a name the input already uses is written mailguard_<name>)',
+  content: {
+    'application/json': { schema: { $ref: getSchemaPath(ListResultsPageDto) } },
+    'text/csv': { schema: { type: 'string' } },
+  },
+};

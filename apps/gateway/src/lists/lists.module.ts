@@ -1,0 +1,13 @@
+import { Module } from '@nestjs/common';
+import { EngineModule, StoresModule } from '@mailguard/core';
+import { ListsController } from './lists.controller';
+import { ListsService } from './lists.service';
+
+/** Bulk lists (#4–#8), for REST and the MCP tools. */
+@Module({
+  imports: [StoresModule, EngineModule],
+  controllers: [ListsController],
+  providers: [ListsService],
+  exports: [ListsService],
+})
+export class ListsModule {}

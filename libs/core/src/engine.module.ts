@@ -1,0 +1,32 @@
+import { Module } from '@nestjs/common';
+import type { Redis } from 'ioredis';
+import { APP_CONFIG, type AppConfig } from '@mailguard/config';
+import type { Logger } from '@mailguard/logger';
+import { Metrics } from '@mailguard/metrics';
+import { createOutbound, type Outbound } from '@mailguard/net';
+import type { SessionGate } from '@mailguard/smtp';
+import { buildEngine, buildGate, superviseGate } from './engine';
+import { GATE, ENGINE, LOGGER, OUTBOUND, REDIS } from './tokens';
+
+/** The verification engine with its per-MX gate (supervised: gauges and expired-lease warnings) and outbound HTTP. */
+@Module({
+  providers: [
+    { provide: OUTBOUND, inject: [APP_CONFIG], useFactory: (config: AppConfig) => createOutbound(config) },
+    {
+      provide: GATE,
+      inject: [APP_CONFIG, REDIS, Metrics, LOGGER],
+      useFactory: (config: AppConfig, redis: Redis | null, metrics: Metrics, logger: Logger) => {
+        const gate = buildGate(config, redis);
+        superviseGate(gate, metrics, logger);
+        return gate;
+      },
+    },
+    {
+      provide: ENGINE,
+      inject: [APP_CONFIG, REDIS, GATE, OUTBOUND],
+      useFactory: (config: AppConfig, redis: Redis | null, gate: SessionGate, outbound: Outbound) => buildEngine(config, redis, gate, outbound),
+    },
+  ],
+  exports: [OUTBOUND, GATE, ENGINE],
+})
+export class EngineModule {}

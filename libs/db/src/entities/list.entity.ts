@@ -1,0 +1,78 @@
+import { Check, Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn } from 'typeorm';
+import { AccountEntity } from './account.entity';
+
+export type ListStatus = 'uploading' | 'queued' | 'processing' | 'completed' | 'failed' | 'cancelled';
+
+/** A bulk list (API.md §4.1): its counters are the progress customers poll. */
+@Entity('lists')
+// The migration orders it (account_id, created_at DESC): newest first, as the lists page reads.
+@Index('lists_account', ['accountId', 'createdAt'])
+@Index('lists_running', ['status'], { where: "status IN ('queued', 'processing')" })
+@Check('lists_status_check', "status IN ('uploading', 'queued', 'processing', 'completed', 'failed', 'cancelled')")
+export class ListEntity {
+  @PrimaryColumn('text')
+  id!: string;
+
+  @Column('text', { name: 'account_id' })
+  accountId!: string;
+
+  @ManyToOne(() => AccountEntity, { onDelete: 'CASCADE', nullable: false })
+  @JoinColumn({ name: 'account_id', foreignKeyConstraintName: 'lists_account_id_fkey' })
+  account?: AccountEntity;
+
+  @Column('text')
+  name!: string;
+
+  @Column('text')
+  status!: ListStatus;
+
+  /** The CSV's header, in order. */
+  @Column('jsonb')
+  columns!: string[];
+
+  @Column('text')
+  delimiter!: string;
+
+  @Column('integer', { name: 'email_column' })
+  emailColumn!: number;
+
+  @Column('text', { name: 'webhook_url', nullable: true })
+  webhookUrl!: string | null;
+
+  @Column('integer', { default: 0 })
+  total!: number;
+
+  @Column('integer', { default: 0 })
+  processed!: number;
+
+  @Column('integer', { default: 0 })
+  duplicates!: number;
+
+  @Column('integer', { default: 0 })
+  valid!: number;
+
+  @Column('integer', { default: 0 })
+  risky!: number;
+
+  @Column('integer', { default: 0 })
+  invalid!: number;
+
+  @Column('integer', { name: 'credits_held', default: 0 })
+  creditsHeld!: number;
+
+  /** Rows charged so far (not jobs: a row is paid for once). */
+  @Column('integer', { name: 'credits_charged', default: 0 })
+  creditsCharged!: number;
+
+  @Column('text', { nullable: true })
+  error!: string | null;
+
+  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
+  createdAt!: Date;
+
+  @Column('timestamptz', { name: 'started_at', nullable: true })
+  startedAt!: Date | null;
+
+  @Column('timestamptz', { name: 'completed_at', nullable: true })
+  completedAt!: Date | null;
+}

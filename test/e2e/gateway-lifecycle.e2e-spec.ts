@@ -1,0 +1,108 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { get } from 'node:http';
+import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { NestFactory } from '@nestjs/core';
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import type { Redis } from 'ioredis';
+import { DataSource } from 'typeorm';
+import { loadConfig } from '@mailguard/config';
+import { createLogger } from '@mailguard/logger';
+import { createTestDatabase, flushRedisPrefix, TEST_REDIS_URL, type TestDatabase } from '../support/services';
+
+/**
+ * The gateway's module graph as built (dist/: the widget bundle is there), in this process: it
+ * resolves, serves, and `app.close()` lets go of everything it opened — no socket, server or
+ * connection is left behind, whichever driver runs the pipeline. Tokens and classes come from the
+ * same build as the modules, or they would not be the same tokens.
+ */
+const DIST = resolve(__dirname, '../../dist');
+const load = <T>(path: string): Promise<T> => import(join(DIST, path)) as Promise<T>;
+
+jest.setTimeout(60_000);
+
+/** Sockets and servers this process holds (timers are left out: unref'd ones are harmless). */
+function handles(): string[] {
+  return process.getActiveResourcesInfo().filter((name) => /TCP|Pipe|UDP|TLS/.test(name)).sort();
+}
+
+/** One request on a connection of its own, closed after the answer (no keep-alive socket stays open here). */
+function status(url: string): Promise<number> {
+  return new Promise((done, fail) => {
+    let code = 0;
+    const request = get(url, { agent: false }, (res) => {
+      code = res.statusCode ?? 0;
+      res.resume();
+    });
+    request.once('error', fail);
+    request.once('close', () => done(code));
+  });
+}
+
+/** Whether nothing listens on the port; settles once the probe's own socket is closed. */
+function refused(port: number): Promise<boolean> {
+  return new Promise((done) => {
+    const socket = connect(port, '127.0.0.1');
+    let connected = false;
+    socket.once('connect', () => {
+      connected = true;
+      socket.destroy();
+    });
+    socket.once('error', () => undefined);
+    socket.once('close', () => done(!connected));
+  });
+}
+
+describe.each([
+  ['embedded Postgres, in-process pipeline', false],
+  ['Postgres and Redis, BullMQ pipeline', true],
+])('gateway module graph (%s)', (_name, distributed) => {
+  const prefix = `mglifecycle:${randomBytes(6).toString('hex')}:`;
+  let database: TestDatabase | null = null;
+  let dataDir: string;
+
+  beforeAll(async () => {
+    dataDir = mkdtempSync(join(tmpdir(), 'mailguard-lifecycle-'));
+    if (distributed) database = await createTestDatabase();
+  });
+
+  afterAll(async () => {
+    await database?.drop();
+    if (distributed) await flushRedisPrefix(prefix);
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('resolves, serves, and closing the app releases every resource', async () => {
+    const { GatewayModule } = await load<typeof import('../../apps/gateway/src/gateway.module')>('apps/gateway/src/gateway.module.js');
+    const { REDIS } = await load<typeof import('@mailguard/core')>('libs/core/src/index.js');
+    const { CHECK_PIPELINE, InProcessPipeline, BullMqPipeline } = await load<typeof import('@mailguard/queue')>('libs/queue/src/index.js');
+    const env = distributed ? { DATABASE_URL: database?.url, REDIS_URL: TEST_REDIS_URL, REDIS_PREFIX: prefix } : {};
+    const loaded = loadConfig({ PORT: '0', ...env });
+    const config = { ...loaded, database: { ...loaded.database, embeddedDataDir: dataDir } };
+    const before = handles();
+
+    const app = await NestFactory.create<NestExpressApplication>(GatewayModule.forRoot({ config, logger: createLogger({ level: 'silent' }, 'test') }), {
+      logger: false,
+      abortOnError: false,
+    });
+    await app.listen(0, '127.0.0.1');
+    const { port } = app.getHttpServer().address() as { port: number };
+    expect(await status(`http://127.0.0.1:${port}/health/ready`)).toBe(200);
+    expect(app.get(CHECK_PIPELINE)).toBeInstanceOf(distributed ? BullMqPipeline : InProcessPipeline);
+    const source = app.get(DataSource);
+    expect(source.isInitialized).toBe(true);
+    const databasePort = Number(new URL(source.options.type === 'postgres' ? (source.options.url as string) : '').port);
+    const redis = app.get<Redis | null>(REDIS);
+    expect(redis === null).toBe(!distributed);
+
+    await app.close();
+    expect(source.isInitialized).toBe(false);
+    if (distributed) expect(redis?.status).toBe('end');
+    // The embedded server's socket is closed with the app.
+    else expect(await refused(databasePort)).toBe(true);
+    expect(await refused(port)).toBe(true);
+    expect(handles()).toEqual(before);
+  });
+});
