@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `npx mailguard verify <email...>` / `npx mailguard mcp`: runs the compiled CLI, building it first on a fresh checkout.
+// `npx mailguard verify|find|domain|mcp …`: runs the compiled CLI, building it first on a fresh checkout.
 const { existsSync } = require('node:fs');
 const { join } = require('node:path');
 const { execSync } = require('node:child_process');

@@ -85,6 +85,39 @@ describe('docker', () => {
     for (const source of sources) expect(existsSync(join(root, source))).toBe(true);
   });
 
+  it('installs the image for production: no dev tools, and not the optional embedded Postgres (PGlite)', () => {
+    const dockerfile = readFileSync(join(root, 'docker', 'Dockerfile'), 'utf8');
+    const stages = dockerfile
+      .split(/^FROM /m)
+      .slice(1)
+      .map((body) => ({ name: /^\S+\s+AS\s+(\S+)/i.exec(body)?.[1] ?? null, body }));
+    const final = stages[stages.length - 1];
+    // The final stage's node_modules: copied from an earlier stage, or installed in the final one.
+    const from = /^COPY --from=(\S+) \S*node_modules\S* /m.exec(final.body)?.[1];
+    const installing = from ? stages.find((stage) => stage.name === from) : final;
+    const lastInstall = [...(installing?.body ?? '').matchAll(/npm (?:ci|install|prune)\b[^\n&;]*/g)].at(-1)?.[0];
+    expect(lastInstall).toMatch(/--omit=dev\b/);
+    expect(lastInstall).toMatch(/--omit=optional\b/);
+
+    const pglite = ['@electric-sql/pglite', '@electric-sql/pglite-socket'];
+    const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as Record<string, Record<string, string>>;
+    for (const name of pglite) {
+      expect(manifest.optionalDependencies).toHaveProperty([name]);
+      expect(manifest.dependencies).not.toHaveProperty([name]);
+    }
+    // Loaded lazily (import()) where DATABASE_URL is unset: a static import would need it everywhere.
+    const sources = ['apps', 'libs']
+      .flatMap((dir) => readdirSync(join(root, dir), { recursive: true, encoding: 'utf8' }).map((file) => join(dir, file)))
+      .filter((file) => file.endsWith('.ts') && !file.endsWith('.spec.ts'));
+    const staticImports = sources.filter((file) =>
+      /^\s*(import|export)\s(?!type\b)[^;]*from\s+'@electric-sql\//m.test(readFileSync(join(root, file), 'utf8')),
+    );
+    expect(staticImports).toEqual([]);
+    expect(sources.filter((file) => readFileSync(join(root, file), 'utf8').includes("import('@electric-sql/pglite')"))).toEqual([
+      join('libs', 'db', 'src', 'embedded-postgres.ts'),
+    ]);
+  });
+
   it('copies into the build stage every script that `npm run build` runs', () => {
     const dockerfile = readFileSync(join(root, 'docker', 'Dockerfile'), 'utf8');
     const copied = [...dockerfile.matchAll(/^COPY (?!--from)(.+) \S+$/gm)].flatMap((match) => match[1].split(/\s+/));

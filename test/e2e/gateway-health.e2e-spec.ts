@@ -1,10 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { once } from 'node:events';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { startLab } from '../lab';
 import { DEFAULT_SCENARIO } from '../lab/scenario';
-import { runGatewayToExit, startGatewayProcess, type RunningProcess } from '../support/processes';
+import { DIST, runGatewayToExit, startGatewayProcess, type RunningProcess } from '../support/processes';
 import { createTestDatabase, flushRedisPrefix, TEST_REDIS_URL, type TestDatabase } from '../support/services';
 
 jest.setTimeout(60_000);
@@ -103,12 +104,28 @@ describe('gateway on real Postgres and Redis', () => {
     expect(await json(response)).toHaveProperty('error');
   });
 
-  it('writes structured JSON log lines', async () => {
-    await fetch(`${gateway.url}/v1/nothing-here`);
-    const lines = gateway.output().split('\n').filter((line) => line.startsWith('{'));
-    expect(lines.length).toBeGreaterThan(0);
-    const entry = JSON.parse(lines[lines.length - 1]) as { service: string; req?: { id: string } };
-    expect(entry.service).toBe('gateway');
+  it('writes structured JSON log lines, one per request under its id, without the API key', async () => {
+    const response = await fetch(`${gateway.url}/v1/nothing-here?page=2`, { headers: { 'X-API-Key': 'mg_live_e2eSECRET' } });
+    await response.text();
+    const id = response.headers.get('x-request-id');
+    const requestLine = () =>
+      gateway
+        .output()
+        .split('\n')
+        .filter((line) => line.startsWith('{'))
+        .map((line) => JSON.parse(line) as { service: string; req?: { id: string } })
+        .find((line) => line.req?.id === id);
+    // The line is written once the response has ended: it may reach the pipe after the answer.
+    while (!requestLine()) await once(gateway.child.stdout!, 'data');
+    expect(requestLine()).toMatchObject({
+      service: 'gateway',
+      level: 40,
+      msg: 'request completed',
+      req: { id, method: 'GET', url: '/v1/nothing-here?page=2' },
+      res: { statusCode: 404 },
+      responseTime: expect.any(Number),
+    });
+    expect(gateway.output()).not.toContain('e2eSECRET');
   });
 
   it('stops cleanly on SIGTERM', async () => {
@@ -141,6 +158,26 @@ describe('gateway on embedded defaults', () => {
       expect(await gateway.stop()).toBe(0);
       await lab.stop();
       rmSync(cwd, { recursive: true, force: true });
+    }
+  });
+
+  it('without the optional PGlite packages (an --omit=optional install) exits with one line saying what to do', async () => {
+    // The build beside a node_modules that has every installed package but @electric-sql's.
+    const install = workDir();
+    try {
+      cpSync(DIST, join(install, 'dist'), { recursive: true });
+      const modules = resolve(__dirname, '../../node_modules');
+      mkdirSync(join(install, 'node_modules'));
+      for (const name of readdirSync(modules).filter((entry) => entry !== '@electric-sql')) {
+        symlinkSync(join(modules, name), join(install, 'node_modules', name));
+      }
+      const result = await runGatewayToExit({}, install, join(install, 'dist/apps/gateway/src/main.js'));
+      expect(result.code).toBe(1);
+      const lines = result.stderr.trim().split('\n');
+      expect(lines).toHaveLength(1);
+      expect(lines[0]).toMatch(/^mailguard gateway: failed to start: DATABASE_URL is unset.*@electric-sql\/pglite.*--omit=optional/);
+    } finally {
+      rmSync(install, { recursive: true, force: true });
     }
   });
 });

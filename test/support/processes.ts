@@ -81,9 +81,9 @@ function runToExit(env: Record<string, string>, cwd: string, main: string): Prom
   return new Promise((done) => child.once('exit', (code) => done({ code, stdout, stderr })));
 }
 
-/** Runs the gateway expecting it to exit by itself (bad configuration). */
-export function runGatewayToExit(env: Record<string, string>, cwd: string): Promise<ExitedProcess> {
-  return runToExit(env, cwd, MAIN);
+/** Runs the gateway (by default the build's) expecting it to exit by itself (bad configuration). */
+export function runGatewayToExit(env: Record<string, string>, cwd: string, main = MAIN): Promise<ExitedProcess> {
+  return runToExit(env, cwd, main);
 }
 
 /** Runs one worker expecting it to exit by itself (bad configuration). */

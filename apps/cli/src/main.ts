@@ -1,94 +1,201 @@
-import { ConfigError, loadConfig, type AppConfig } from '@mailguard/config';
-import { createEngine, type VerificationResult } from '@mailguard/engine';
-import { runConcurrently } from './concurrency';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { ConfigError, loadClientConfig, loadConfig, type ClientConfig } from '@mailguard/config';
+import type { VerificationResult } from '@mailguard/engine';
+import { AppError } from '@mailguard/errors';
+import type { DomainInsight, FinderAnswer } from '@mailguard/finder';
+import { parseCommand, USAGE, UsageError, type Command } from './args';
+import { localBackend, remoteBackend, type Backend } from './backend';
+import { mapInOrder } from './concurrency';
+import { openInput } from './input';
 import { serveLocal, serveProxy } from './mcp';
+import { resultWriter, textLine } from './output';
 import { ProgressBar } from './progress';
 
-const USAGE = `Usage: mailguard verify <email...> [--json] [--concurrency N]
-       mailguard mcp
+type CommandWith<N extends Command['name']> = Extract<Command, { name: N }>;
 
-verify: checks each address (syntax, domain, MX, SMTP mailbox ping, disposable, role, catch-all, domain
-age, SPF/DKIM/DMARC) and prints its verdict. --json prints one JSON array of results, in input order.
-mcp: serves the MailGuard tools to an MCP client on stdio: with MAILGUARD_API_URL and MAILGUARD_API_KEY
-through that service (metered like its REST API), else with the engine in this process (unmetered).
-Honours the variables of API.md §8 (DNS_SERVERS, SMTP_PORT, SMTP_HELO_NAME, ALLOW_PRIVATE_MX, …).
-`;
+/** Refusals that mean the invocation itself is wrong (its arguments, input file, key or scope): status 2. */
+const USAGE_CODES = new Set(['bad_request', 'payload_too_large', 'unauthorized', 'forbidden']);
+const DEFAULT_CONCURRENCY = { local: 16, remote: 200 };
+const RANK: Record<VerificationResult['status'], number> = { valid: 0, risky: 1, invalid: 2 };
 
-function fail(message: string): never {
+function warn(message: string): void {
   process.stderr.write(`mailguard: ${message}\n`);
-  process.exit(2);
 }
 
-function parseArgs(argv: string[]): { emails: string[]; json: boolean; concurrency: number } {
-  const [command, ...rest] = argv;
-  if (command === '--help' || command === '-h' || command === undefined) {
-    process.stdout.write(USAGE);
-    process.exit(command === undefined ? 2 : 0);
-  }
-  if (command !== 'verify') fail(`unknown command ${JSON.stringify(command)}\n\n${USAGE}`);
-  const emails: string[] = [];
-  let json = false;
-  let concurrency = 16;
-  for (let i = 0; i < rest.length; i++) {
-    const arg = rest[i];
-    if (arg === '--json') json = true;
-    else if (arg === '--concurrency') {
-      concurrency = Number(rest[++i]);
-      if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 500) fail('--concurrency takes a whole number from 1 to 500');
-    } else emails.push(arg);
-  }
-  if (emails.length === 0) fail(`no address given\n\n${USAGE}`);
-  return { emails, json, concurrency };
+/** Waits for stdout to take more when it is full: a 10,000-row run through a slow pipe is not held in memory. */
+async function write(text: string): Promise<void> {
+  if (text !== '' && !process.stdout.write(text)) await new Promise((resolve) => process.stdout.once('drain', resolve));
 }
 
-function line(result: VerificationResult): string {
-  const extra = [
-    result.confidence !== null ? `confidence ${result.confidence}` : null,
-    result.suggestion ? `did you mean ${result.suggestion}?` : null,
-  ].filter(Boolean);
-  return [result.email, result.status, result.subStatus ? `${result.reason} (${result.subStatus})` : result.reason, `score ${result.score}`, ...extra].join('  ');
-}
-
-function config(): AppConfig {
+function clientConfig(): ClientConfig {
   try {
-    return loadConfig();
+    return loadClientConfig();
   } catch (error) {
-    if (error instanceof ConfigError) fail(error.message);
+    if (error instanceof ConfigError) throw new UsageError(error.message);
     throw error;
   }
 }
 
-/** `mailguard mcp`: the service's tools when one is named, else the engine here. */
-async function mcp(argv: string[]): Promise<void> {
-  if (argv.length > 0) fail(`mcp takes no arguments (it reads MAILGUARD_API_URL and MAILGUARD_API_KEY)\n\n${USAGE}`);
-  const url = process.env.MAILGUARD_API_URL?.trim();
-  const key = process.env.MAILGUARD_API_KEY?.trim();
-  if (url) {
-    if (!key) fail('MAILGUARD_API_URL is set but MAILGUARD_API_KEY is not: the service needs a key');
-    if (!/^https?:\/\/[^\s]+$/i.test(url)) fail(`MAILGUARD_API_URL must be an http(s) URL, got ${JSON.stringify(url)}`);
-    return serveProxy(url, key);
+function backend(remote: string | null): Backend {
+  if (remote === null) {
+    try {
+      return localBackend(loadConfig(), (message) => warn(`warning: ${message}`));
+    } catch (error) {
+      if (error instanceof ConfigError) throw new UsageError(error.message);
+      throw error;
+    }
   }
-  if (key) process.stderr.write('mailguard mcp: MAILGUARD_API_KEY is ignored without MAILGUARD_API_URL (running the engine here, unmetered)\n');
-  return serveLocal(config());
+  const { apiKey } = clientConfig();
+  if (!apiKey) throw new UsageError('--remote needs the key in MAILGUARD_API_KEY');
+  return remoteBackend(remote, apiKey, (message) => warn(message));
 }
 
-async function main(): Promise<void> {
-  if (process.argv[2] === 'mcp') return mcp(process.argv.slice(3));
-  const args = parseArgs(process.argv.slice(2));
-  const engine = createEngine(config());
-  engine.gate.observe({ expired: (host) => process.stderr.write(`mailguard: warning: an MX slot lease for ${host} expired (a session never gave its slot back)\n`) });
-  const progress = new ProgressBar(args.emails.length, process.stderr);
-  const results = await runConcurrently(args.emails, args.concurrency, async (email) => {
-    const result = await engine.verify(email);
-    progress.tick();
-    return result;
-  });
-  progress.done();
-  if (args.json) process.stdout.write(`${JSON.stringify(results, null, 2)}\n`);
-  else for (const result of results) process.stdout.write(`${line(result)}\n`);
+async function verify(command: CommandWith<'verify'>): Promise<number> {
+  const checker = backend(command.remote);
+  const { input, close } = await openInput(command.source, process.stdin);
+  try {
+    const concurrency = command.concurrency ?? DEFAULT_CONCURRENCY[command.remote === null ? 'local' : 'remote'];
+    const writer = resultWriter(command.format, input.columns, input.delimiter);
+    const progress = new ProgressBar(input.total, process.stderr);
+    const threshold = command.failOn === null ? Infinity : RANK[command.failOn];
+    let count = 0;
+    let failed = false;
+    await write(writer.start());
+    await mapInOrder(
+      input.entries,
+      concurrency,
+      async (entry) => {
+        const result = await checker.verify(entry.email);
+        progress.tick();
+        return result;
+      },
+      async (entry, result) => {
+        failed ||= RANK[result.status] >= threshold;
+        await write(writer.row(entry, result, count++));
+      },
+    );
+    progress.done();
+    await write(writer.end(count));
+    return failed ? 1 : 0;
+  } finally {
+    await close();
+  }
 }
 
-main().catch((error: unknown) => {
-  process.stderr.write(`mailguard: ${error instanceof Error ? error.message : String(error)}\n`);
-  process.exit(1);
-});
+function findText(answer: FinderAnswer): string {
+  if (!answer.email) return 'no address found\n';
+  const lines = [
+    `${answer.email}  confidence ${answer.confidence}${answer.pattern ? `  pattern ${answer.pattern}` : ''}`,
+  ];
+  if (answer.result) lines.push(`  ${textLine(answer.result)}`);
+  for (const other of answer.alternatives) lines.push(`  or ${other.email}  confidence ${other.confidence}`);
+  return `${lines.join('\n')}\n`;
+}
+
+function domainText(insight: DomainInsight): string {
+  const catchAll = insight.catchAll === null ? 'unknown' : insight.catchAll ? 'yes' : 'no';
+  const mx = insight.mx.map((record) => `${record.priority} ${record.exchange}`).join(', ') || 'none';
+  return [
+    `domain      ${insight.domain}`,
+    `catch-all   ${catchAll}`,
+    `pattern     ${insight.pattern ?? 'unknown'}${insight.pattern ? `  confidence ${insight.confidence}` : ''}`,
+    `provider    ${insight.provider ?? 'unknown'}`,
+    `mx          ${mx}`,
+    '',
+  ].join('\n');
+}
+
+async function mcp(): Promise<void> {
+  const { apiUrl, apiKey } = clientConfig();
+  if (apiUrl) {
+    if (!apiKey) throw new UsageError('MAILGUARD_API_URL is set but MAILGUARD_API_KEY is not: the service needs a key');
+    return serveProxy(apiUrl, apiKey);
+  }
+  if (apiKey)
+    process.stderr.write(
+      'mailguard mcp: MAILGUARD_API_KEY is ignored without MAILGUARD_API_URL (running the engine here, unmetered)\n',
+    );
+  try {
+    return await serveLocal(loadConfig());
+  } catch (error) {
+    if (error instanceof ConfigError) throw new UsageError(error.message);
+    throw error;
+  }
+}
+
+/** The version of the package this build belongs to (its package.json, found upwards from the build). */
+function version(): string {
+  for (let dir = __dirname; ; dir = join(dir, '..')) {
+    try {
+      const manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as {
+        name?: string;
+        version?: string;
+      };
+      if (manifest.name === 'mailguard' && manifest.version) return manifest.version;
+    } catch {
+      // Not in this directory: one up.
+    }
+    if (dir === join(dir, '..')) return 'unknown';
+  }
+}
+
+/** Runs a command and gives the exit status; mcp keeps the process alive on its own. */
+async function run(command: Command): Promise<number> {
+  switch (command.name) {
+    case 'help':
+      process.stdout.write(USAGE);
+      return 0;
+    case 'version':
+      process.stdout.write(`mailguard ${version()}\n`);
+      return 0;
+    case 'mcp':
+      await mcp();
+      return 0;
+    case 'verify':
+      return verify(command);
+    case 'find': {
+      const answer = await backend(command.remote).find(command.query);
+      await write(command.format === 'json' ? `${JSON.stringify(answer, null, 2)}\n` : findText(answer));
+      return 0;
+    }
+    case 'domain': {
+      const insight = await backend(command.remote).domain(command.domain);
+      await write(command.format === 'json' ? `${JSON.stringify(insight, null, 2)}\n` : domainText(insight));
+      return 0;
+    }
+  }
+}
+
+function statusOf(error: unknown): number {
+  if (error instanceof UsageError) {
+    warn(`${error.message}\nRun "mailguard --help" for usage.`);
+    return 2;
+  }
+  if (error instanceof AppError) {
+    warn(error.message);
+    return USAGE_CODES.has(error.code) ? 2 : 1;
+  }
+  const code = (error as NodeJS.ErrnoException | null)?.code;
+  if (code === 'ENOENT' || code === 'EACCES' || code === 'EISDIR') {
+    warn(`cannot read ${(error as NodeJS.ErrnoException).path ?? 'the input'}: ${code}`);
+    return 2;
+  }
+  warn(error instanceof Error ? error.message : String(error));
+  return 1;
+}
+
+// A reader that stops early (`| head`) is not an error of ours.
+process.stdout.on('error', (error: NodeJS.ErrnoException) => process.exit(error.code === 'EPIPE' ? 0 : 1));
+
+Promise.resolve()
+  .then(() => run(parseCommand(process.argv.slice(2))))
+  .then(
+    (status) => {
+      process.exitCode = status;
+    },
+    (error: unknown) => {
+      // Sockets and timers of an interrupted run would keep the process alive.
+      process.exit(statusOf(error));
+    },
+  );

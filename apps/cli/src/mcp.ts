@@ -2,10 +2,8 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { isJSONRPCRequest, isJSONRPCResultResponse, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { AppConfig } from '@mailguard/config';
-import { createEngine, type ProbeRequest } from '@mailguard/engine';
-import { domainInsight, findAddress, parseDomainParam, parseFinderQuery } from '@mailguard/finder';
 import { createToolServer, describeAppError } from '@mailguard/mcp';
-import { learnDomain } from '@mailguard/scoring';
+import { localBackend } from './backend';
 import { runConcurrently } from './concurrency';
 
 /** As `mailguard verify`: addresses checked at once per batch. */
@@ -28,26 +26,26 @@ function exitWithStdin(close: () => Promise<void>): void {
  * need none (lists, feedback and credits live in a service).
  */
 export async function serveLocal(config: AppConfig): Promise<void> {
-  const engine = createEngine(config);
-  engine.gate.observe({ expired: (host) => log(`warning: an MX slot lease for ${host} expired (a session never gave its slot back)`) });
-  const nothingLearned = learnDomain([]);
-  // No queue in this process: probes run here, greylisting waited for as `verify` does.
-  const finder = { engine, probe: (request: ProbeRequest) => engine.probeHere(request) };
+  const local = localBackend(config, (message) => log(`warning: ${message}`));
   const server = createToolServer({
-    describeError: (error) => describeAppError(error) ?? (log(`tool call failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`), { error: 'Internal error; retry after a short delay', code: 'internal' }),
+    describeError: (error) =>
+      describeAppError(error) ??
+      (log(`tool call failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`),
+      { error: 'Internal error; retry after a short delay', code: 'internal' }),
     handlers: {
-      verify_email: async ({ email }) => ({ value: await engine.verify(email) }),
-      verify_emails: async ({ emails }) => ({ value: { results: await runConcurrently(emails, BATCH_CONCURRENCY, (email) => engine.verify(email)) } }),
-      find_email: async (query) => {
-        const { name, domain } = parseFinderQuery(query);
-        return { value: await findAddress(finder, name, domain, nothingLearned) };
-      },
-      domain_insight: async ({ domain }) => ({ value: await domainInsight(finder, parseDomainParam(domain), nothingLearned) }),
+      verify_email: async ({ email }) => ({ value: await local.verify(email) }),
+      verify_emails: async ({ emails }) => ({
+        value: { results: await runConcurrently(emails, BATCH_CONCURRENCY, (email) => local.verify(email)) },
+      }),
+      find_email: async (query) => ({ value: await local.find(query) }),
+      domain_insight: async ({ domain }) => ({ value: await local.domain(domain) }),
     },
   });
   await server.connect(new StdioServerTransport());
   exitWithStdin(() => server.close());
-  log('serving the engine in this process on stdio (unmetered; set MAILGUARD_API_URL and MAILGUARD_API_KEY to use a service)');
+  log(
+    'serving the engine in this process on stdio (unmetered; set MAILGUARD_API_URL and MAILGUARD_API_KEY to use a service)',
+  );
 }
 
 /**
@@ -66,12 +64,18 @@ export async function serveProxy(apiUrl: string, apiKey: string): Promise<void> 
       const reason = error instanceof Error ? error.message : String(error);
       log(`the service at ${endpoint.href} refused a message: ${reason}`);
       // A request must be answered, or the client waits for ever.
-      if (isJSONRPCRequest(message)) void local.send({ jsonrpc: '2.0', id: message.id, error: { code: -32000, message: `MailGuard service at ${endpoint.href}: ${reason}` } });
+      if (isJSONRPCRequest(message))
+        void local.send({
+          jsonrpc: '2.0',
+          id: message.id,
+          error: { code: -32000, message: `MailGuard service at ${endpoint.href}: ${reason}` },
+        });
     });
   };
   upstream.onmessage = (message: JSONRPCMessage) => {
     // Later requests name the protocol version the service agreed to, as an SDK client would.
-    if (isJSONRPCResultResponse(message) && initializing.delete(message.id)) upstream.setProtocolVersion(String(message.result.protocolVersion));
+    if (isJSONRPCResultResponse(message) && initializing.delete(message.id))
+      upstream.setProtocolVersion(String(message.result.protocolVersion));
     void local.send(message);
   };
   upstream.onerror = (error) => log(`service connection: ${error.message}`);

@@ -1,3 +1,4 @@
 export * from './config';
+export { loadClientConfig, type ClientConfig } from './client';
 export { ConfigError, isHostname } from './env-reader';
 export { APP_CONFIG, ConfigModule } from './config.module';

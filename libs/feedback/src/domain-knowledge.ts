@@ -1,6 +1,6 @@
 import { domainToASCII } from 'node:url';
 import type { DataSource } from 'typeorm';
-import { DomainEvidenceEntity, type EvidenceSource } from '@mailguard/db';
+import { DomainEvidenceEntity, FeedbackEntity, type EvidenceSource } from '@mailguard/db';
 import type { Inspection, ProbeOutcome, VerificationEngine, VerificationResult } from '@mailguard/engine';
 import { learnDomain, type DomainModel, type Evidence } from '@mailguard/scoring';
 
@@ -9,6 +9,8 @@ const aLabel = (domain: string) => domainToASCII(domain) || domain;
 
 /** Evidence beyond this many addresses per domain and kind changes the model little; the newest count. */
 const MAX_EVIDENCE = 2_000;
+/** Addresses with a separator known to exist anywhere, whose name parts teach names the lists lack (domain-model.ts). */
+const MAX_NAMED = 20_000;
 
 /**
  * What the service knows about each domain's addresses (Postgres: `domain_evidence` and
@@ -41,19 +43,48 @@ export class DomainKnowledge {
     ];
   }
 
-  async model(domain: string): Promise<DomainModel> {
-    return learnDomain(await this.evidence(domain));
+  /**
+   * Addresses with a separator known to exist at any domain (accepted, registered, found, reported
+   * delivered): their name parts are names, whether the lists hold them or not. Whichever come first
+   * up to MAX_NAMED: a name is learned from any one of its addresses.
+   */
+  async named(): Promise<string[]> {
+    const separated = { separator: '[._-]' };
+    const [known, delivered] = await Promise.all([
+      this.dataSource()
+        .getRepository(DomainEvidenceEntity)
+        .createQueryBuilder('evidence')
+        .select('evidence.localPart', 'localPart')
+        .where('evidence.localPart ~ :separator', separated)
+        .limit(MAX_NAMED)
+        .getRawMany<{ localPart: string }>(),
+      this.dataSource()
+        .getRepository(FeedbackEntity)
+        .createQueryBuilder('report')
+        .select('report.localPart', 'localPart')
+        .where("report.outcome = 'delivered'")
+        .andWhere('report.localPart ~ :separator', separated)
+        .limit(MAX_NAMED)
+        .getRawMany<{ localPart: string }>(),
+    ]);
+    return [...new Set([...known, ...delivered].map((row) => row.localPart.toLowerCase()))];
+  }
+
+  async model(domain: string, named: Promise<string[]> = this.named()): Promise<DomainModel> {
+    const [evidence, elsewhere] = await Promise.all([this.evidence(domain), named]);
+    return learnDomain(evidence, elsewhere);
   }
 
   /** Verdicts; those at catch-all domains are concluded again with what their domain has taught (one look-up per domain). */
   async conclude(engine: VerificationEngine, inspections: Inspection[], outcomes: Array<ProbeOutcome | null>): Promise<VerificationResult[]> {
     const models = new Map<string, Promise<DomainModel>>();
+    let named: Promise<string[]> | null = null;
     return Promise.all(
       inspections.map(async (inspection, index) => {
         const result = engine.conclude(inspection, outcomes[index]);
         const domain = inspection.asciiDomain;
         if (!result.smtp.catchAll || !domain) return result;
-        if (!models.has(domain)) models.set(domain, this.model(domain));
+        if (!models.has(domain)) models.set(domain, this.model(domain, (named ??= this.named())));
         return engine.conclude(inspection, outcomes[index], await models.get(domain));
       }),
     );

@@ -2,6 +2,7 @@ import { createReadStream } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { parse } from 'csv-parse';
 import { parseAddress } from '@mailguard/email';
+import type { VerificationResult } from '@mailguard/engine';
 import { AppError, isPlainText } from '@mailguard/errors';
 
 const MAX_ROWS = 1_000_000;
@@ -16,6 +17,45 @@ export interface CsvHead {
   columns: string[];
   delimiter: ',' | ';';
   emailColumn: number;
+  /** Data rows in the file (counted before any is yielded). */
+  rows: number;
+}
+
+/** Our columns after the customer's, in this order (API.md §4, #7). */
+const RESULT_COLUMNS = ['status', 'reason', 'confidence', 'reachable', 'is_free', 'is_role', 'is_disposable', 'is_catch_all', 'suggestion', 'score', 'sub_status'];
+
+/** Our column names, each written `mailguard_<name>` when the customer's header already has it: no column lost or ambiguous. */
+export function resultHeader(columns: readonly string[]): string[] {
+  const taken = new Set(columns.map((column) => column.trim().toLowerCase()));
+  return RESULT_COLUMNS.map((name) => (taken.has(name) ? `mailguard_${name}` : name));
+}
+
+/** Our columns' values for one result (empty when the row has none yet). */
+export function resultFields(result: VerificationResult | null): string[] {
+  if (!result) return RESULT_COLUMNS.map(() => '');
+  return [
+    result.status,
+    result.reason,
+    result.confidence === null ? '' : String(result.confidence),
+    result.reachable,
+    String(result.isFree),
+    String(result.isRole),
+    String(result.isDisposable),
+    String(result.smtp.catchAll),
+    result.suggestion ?? '',
+    String(result.score),
+    result.subStatus ?? '',
+  ];
+}
+
+/** A CSV field, quoted when it holds the delimiter, a quote or a line break (RFC 4180). */
+function csvField(value: string, delimiter: string): string {
+  return value.includes(delimiter) || /["\r\n]/.test(value) || value !== value.trim() ? `"${value.replace(/"/g, '""')}"` : value;
+}
+
+/** One CSV record with its CRLF, as the list results download writes them. */
+export function csvLine(values: string[], delimiter: string): string {
+  return `${values.map((value) => csvField(value, delimiter)).join(delimiter)}\r\n`;
 }
 
 /** Comma or semicolon: whichever the header line holds more of outside quotes. */
@@ -29,6 +69,16 @@ function delimiterOf(firstLine: string): ',' | ';' {
     else if (!quoted && char === ';') semicolons++;
   }
   return semicolons > commas ? ';' : ',';
+}
+
+/** Whether a header line is one a CSV has: a delimiter outside quotes, or a single column named like email. */
+function isCsvHeader(line: string): boolean {
+  let quoted = false;
+  for (const char of line) {
+    if (char === '"') quoted = !quoted;
+    else if (!quoted && (char === ',' || char === ';')) return true;
+  }
+  return EMAIL_HEADER.test(line.trim());
 }
 
 async function firstLine(path: string): Promise<string> {
@@ -59,6 +109,14 @@ function chooseColumn(columns: string[], sample: string[][], requested: string |
   const byValue = columns.findIndex((_, index) => looksLikeAddresses(index));
   if (byValue >= 0) return byValue;
   throw new AppError('bad_request', 'No email column: name one with emailColumn, or call a column "email"');
+}
+
+/**
+ * Whether a file is a CSV with a header (as the API reads uploads) rather than one address per line: no
+ * address holds a comma or semicolon outside quotes, and none is named "email".
+ */
+export async function looksLikeCsv(path: string): Promise<boolean> {
+  return isCsvHeader(await firstLine(path));
 }
 
 /** A row within the bounds, and text a list can store (no NUL or other control character but tabs and line breaks). */
@@ -102,7 +160,7 @@ export async function* readCsv(path: string, requestedColumn: string | null, onH
       if (!head) {
         sample.push(record);
         if (sample.length < SAMPLE_ROWS) continue;
-        head = { columns, delimiter, emailColumn: chooseColumn(columns, sample, requestedColumn) };
+        head = { columns, delimiter, emailColumn: chooseColumn(columns, sample, requestedColumn), rows };
         await onHead(head);
         yield* sample;
         continue;
@@ -115,7 +173,7 @@ export async function* readCsv(path: string, requestedColumn: string | null, onH
   }
   if (!columns) throw new AppError('bad_request', 'The file is empty: a header row and at least one row are needed');
   if (!head) {
-    head = { columns, delimiter, emailColumn: chooseColumn(columns, sample, requestedColumn) };
+    head = { columns, delimiter, emailColumn: chooseColumn(columns, sample, requestedColumn), rows };
     await onHead(head);
     yield* sample;
   }

@@ -1,4 +1,4 @@
-export { readCsv, type CsvHead } from './csv';
+export { csvLine, looksLikeCsv, readCsv, resultFields, resultHeader, type CsvHead } from './csv';
 export { announce, concludeGroupHandler, feedHandler, feedList, startSweeps, webhookHandler, type ListOptions } from './handlers';
 export { ListSweeps, listSweeps } from './list-sweeps';
 export { ListStore, type ListView, type ResultRow, type StoredList, type UploadRow } from './list-store';

@@ -3,7 +3,9 @@
  *
  * A catch-all server accepts every RCPT, so SMTP cannot tell; what is left is evidence about the
  * address and the domain. The model is a logistic score: each signal adds a documented weight
- * in log-odds to a neutral prior (50%), and confidence = 100·σ(sum), clamped to 1–99. The static
+ * in log-odds to a neutral prior (50%), and confidence is what that sum has meant on a labelled
+ * population: calibrate(sum) (calibration.ts: fitted, monotonic, 1–99; one map per regime — flawed,
+ * reported on, delivered itself, static), rounded. The static
  * signals below come first (the local part is read in local-part.ts); what the service has
  * learned about the domain (its address pattern, delivered and bounced reports: domain-model.ts)
  * adds its own. It is deterministic: the same
@@ -12,11 +14,11 @@
  * | signal | weight | why |
  * |---|---|---|
  * | `catch_all_prior` always | −1.3 | the base rate: at catch-all domains most made-up addresses look like names too (fitted on the lab's population, `npm run bench:scoring`) |
- * | `name_pattern` first.last / first_last / first-last with a known first name | +1.6 | the most common corporate pattern |
+ * | `name_pattern` first.last / first_last / first-last with a known first name | +1.6 | the most common corporate pattern (until the domain's own pattern is learned: then `learned_pattern` says how person-like the address is there, and a common name in the wrong pattern earns nothing for being common) |
  * | `name_pattern` two alphabetic parts joined by . _ - | +1.1 | still a person-shaped address |
  * | `name_pattern` a name with an initial (flast, f.last, firstl, lastf), a common given name or surname alone, names joined | +0.8 | common short patterns |
  * | `random_looking` many digits, digits inside or before letters, letter pairs no common name has, long consonant runs, hex-like | −1.6 | made-up or generated |
- * | `misspelt_name` two neighbouring letters swapped turn it into common names (`jmaes.smith`, `jsmtih`; names.ts) | −2.2 | the commonest slip in a form: mail to it bounces |
+ * | `misspelt_name` two neighbouring letters swapped turn it into common names, or names learned from addresses known to exist (`jmaes.smith`, `jsmtih`; names.ts, domain-model.ts) | −2.2 | the commonest slip in a form: mail to it bounces |
  * | `junk_word` test/asdf/qwerty/fake…, keyboard runs, a letter three times | −2.5 | what people type to get past a form |
  * | `long_unstructured` over 20 characters without separators | −0.8 | rarely a real mailbox |
  * | `role` a role local part | +0.4 | role mailboxes usually exist where catch-all is set |
@@ -26,6 +28,8 @@
  * | `provider_accepts_all` the provider accepts all RCPTs (Yahoo) | −0.4 | no server-side evidence at all |
  */
 
+import { calibrate, regimeOf } from './calibration';
+import { CALIBRATION_MAPS } from './calibration-map';
 import { addressSignals, learnedPattern, patternRate, type DomainModel } from './domain-model';
 import { localPartFlaws, nameShape, type Flaw, type NameShape } from './local-part';
 
@@ -82,19 +86,20 @@ const total = (signals: Signal[]) => signals.reduce((sum, { weight }) => sum + w
 export function catchAllConfidence(features: CatchAllFeatures): CatchAllConfidence {
   const local = features.localPart.toLowerCase().replace(/^"|"$/g, '').replace(/\+.*$/, '');
   const domain = features.domain ?? null;
-  const shape = nameShape(local);
+  const shape = nameShape(local, domain?.names);
   const name: Signal | null = shape ? { signal: 'name_pattern', weight: NAME_WEIGHTS[shape] } : null;
   const pattern = domain ? learnedPattern(local, domain) : null;
   // What speaks for addresses like this one at this domain in general…
-  const base: Signal[] = [{ signal: 'catch_all_prior', weight: WEIGHTS.catchAllPrior }, ...(name ? [name] : []), ...domainFacts(features), ...(pattern ? [pattern] : [])];
+  const reading = pattern ?? name;
+  const base: Signal[] = [{ signal: 'catch_all_prior', weight: WEIGHTS.catchAllPrior }, ...(reading ? [reading] : []), ...domainFacts(features)];
   // …and what is particular to this address.
-  const own: Signal[] = localPartFlaws(local).map((flaw) => ({ signal: flaw, weight: FLAW_WEIGHTS[flaw] }));
+  const own: Signal[] = localPartFlaws(local, domain?.names).map((flaw) => ({ signal: flaw, weight: FLAW_WEIGHTS[flaw] }));
   if (features.role) own.push({ signal: 'role', weight: WEIGHTS.role });
   if (features.gravatar) own.push({ signal: 'gravatar', weight: WEIGHTS.gravatar });
   if (domain) own.push(...addressSignals(local, domain));
   // Reports on the address's pattern at the domain turn the general part into an observed rate (domain-model.ts).
   const rate = domain ? patternRate(local, domain, logistic(total(base))) : null;
   const signals = [...(rate ? [rate] : base), ...own];
-  const confidence = Math.min(99, Math.max(1, Math.round(100 * logistic(total(signals)))));
+  const confidence = Math.round(calibrate(total(signals), CALIBRATION_MAPS[regimeOf(signals)]));
   return { confidence, signals };
 }

@@ -100,3 +100,30 @@ describe('catch-all confidence with a learned domain', () => {
     expect(catchAllConfidence(features('x7g2k9q', learned))).toEqual(catchAllConfidence(features('x7g2k9q')));
   });
 });
+
+describe('what the service has seen exist', () => {
+  const signals = (localPart: string, domain: CatchAllFeatures['domain']) => catchAllConfidence(features(localPart, domain)).signals.map(({ signal }) => signal);
+
+  it('takes a known address with two letters swapped or one left out for a typo, not another person', () => {
+    const model = learnDomain([exists('jsmith'), exists('gwendolyn.ostrowski', 'avatar')]);
+    for (const typo of ['jsmtih', 'jsmth', 'gwendolyn.ostrowsi']) expect([typo, signals(typo, model)]).toEqual([typo, expect.arrayContaining(['typo_of_known'])]);
+    for (const other of ['asmith', 'jsmiths', 'jsmith']) expect([other, signals(other, model)]).toEqual([other, expect.not.arrayContaining(['typo_of_known'])]);
+  });
+
+  it('teaches names the lists lack, from addresses known to exist here or at other domains', () => {
+    const nothing = learnDomain([]);
+    const elsewhere = learnDomain([], ['gwendolyn.ostrowski', 'x.yz', 'zoltan']);
+    // Parts of four letters or more of addresses with a separator: a lone word may be no name at all.
+    expect(elsewhere.names).toEqual(new Set(['gwendolyn', 'ostrowski']));
+    expect(learnDomain([exists('gwendolyn.ostrowski', 'feedback'), bounced('zoltan.zielke')]).names).toEqual(new Set(['gwendolyn', 'ostrowski']));
+    // A name misspelt is seen once the name is known…
+    expect(signals('gwednolyn.zielke', nothing)).not.toContain('misspelt_name');
+    expect(signals('gwednolyn.zielke', elsewhere)).toContain('misspelt_name');
+    expect(signals('gwendolyn.zielke', elsewhere)).not.toContain('misspelt_name');
+    // …a name alone reads as one, and an initial before it as flast.
+    expect(signals('gwendolyn', nothing)).not.toContain('name_pattern');
+    expect(signals('gwendolyn', elsewhere)).toContain('name_pattern');
+    expect(patternFits('gostrowski')).not.toEqual({ flast: 1 });
+    expect(patternFits('gostrowski', elsewhere.names)).toEqual({ flast: 1 });
+  });
+});

@@ -1,6 +1,6 @@
 import type { Signal } from './catch-all-confidence';
 import { localPartFlaws } from './local-part';
-import { swaps } from './names';
+import { slips } from './names';
 import { patternFits, PATTERNS, PRIOR, readPattern } from './patterns';
 
 /**
@@ -27,9 +27,13 @@ import { patternFits, PATTERNS, PRIOR, readPattern } from './patterns';
  *   reports, updated by the delivered and bounced ones. It replaces those signals (they are its
  *   prior); what is particular to the address (avatar, junk, typo, its own report) still moves it.
  * - **reported_delivered / reported_bounced** (±5): the address itself was reported, or verified.
- * - **typo_of_known** (−3): two neighbouring letters of an address known to exist, swapped
- *   (`j.smiht` beside `j.smith`): the commonest slip in a form. Other one-letter differences are
- *   not taken for typos: `asmith` and `bsmith` are two people.
+ * - **typo_of_known** (−3): an address known to exist here with two neighbouring letters swapped
+ *   or one left out (`j.smiht`, `jsmth` beside `j.smith`, `jsmith`): the commonest slips in a form.
+ *   Other one-letter differences are not taken for typos: `asmith` and `bsmith` are two people.
+ * - **names** learned: the name parts of addresses known to exist, here and at other domains (the
+ *   caller passes those: libs/feedback DomainKnowledge.named). A name the lists lack is a name all
+ *   the same once someone with it exists: the local part reads as names (`name_pattern`), its
+ *   pattern is read (`kostrowski`: flast), and a swap in it is a misspelt name (`misspelt_name`).
  */
 export type EvidenceSource = 'verified' | 'avatar' | 'finder' | 'feedback';
 
@@ -55,6 +59,8 @@ export interface DomainModel {
   /** Reported addresses by the pattern they follow here: those nothing else speaks for or against. */
   reports: Record<string, Array<{ localPart: string; delivered: boolean }>>;
   known: Map<string, { outcome: Evidence['outcome']; source: EvidenceSource }>;
+  /** Name parts (four letters or more) of addresses known to exist, here and at other domains. */
+  names: Set<string>;
 }
 
 const PRIOR_STRENGTH = 1;
@@ -66,9 +72,12 @@ const LIMIT = 2.5;
 const KNOWN_WEIGHT = 5;
 const TYPO_WEIGHT = -3;
 
+/** The name parts of an address with a separator (`kasimir.berg`): four letters or more, the shorter ones are initials or ambiguous. */
+const nameParts = (local: string) => (/[._-]/.test(local) ? local.split(/[._-]/).filter((part) => /^[a-z]{4,}$/.test(part)) : []);
+
 const clamp = (value: number) => Math.round(Math.max(-LIMIT, Math.min(LIMIT, value)) * 100) / 100;
 
-export function learnDomain(evidence: Evidence[]): DomainModel {
+export function learnDomain(evidence: Evidence[], elsewhere: Iterable<string> = []): DomainModel {
   const known: DomainModel['known'] = new Map();
   const named = new Map<string, string>();
   const vouched = new Set<string>();
@@ -77,9 +86,10 @@ export function learnDomain(evidence: Evidence[]): DomainModel {
     if (item.source !== 'feedback') vouched.add(item.localPart);
     if (item.pattern && item.pattern in PRIOR) named.set(item.localPart, item.pattern);
   }
-  const fits = [...known]
-    .filter(([, { outcome }]) => outcome === 'exists')
-    .map(([local]) => (named.has(local) ? { [named.get(local) as string]: 1 } : patternFits(local)))
+  const existing = [...known].filter(([, { outcome }]) => outcome === 'exists').map(([local]) => local);
+  const names = new Set([...elsewhere, ...existing].flatMap(nameParts));
+  const fits = existing
+    .map((local) => (named.has(local) ? { [named.get(local) as string]: 1 } : patternFits(local, names)))
     .filter((fit) => Object.keys(fit).length > 0);
 
   let shares = { ...PRIOR };
@@ -97,7 +107,7 @@ export function learnDomain(evidence: Evidence[]): DomainModel {
   // with an avatar or a flaw has its own signal; counting it too would lend its fate to the plain ones.
   const reports: DomainModel['reports'] = {};
   for (const [local, { outcome, source }] of known) {
-    const pattern = source === 'feedback' && !vouched.has(local) && localPartFlaws(local).length === 0 ? readPattern(local, shares)?.pattern : undefined;
+    const pattern = source === 'feedback' && !vouched.has(local) && localPartFlaws(local).length === 0 ? readPattern(local, shares, names)?.pattern : undefined;
     if (pattern) (reports[pattern] ??= []).push({ localPart: local, delivered: outcome === 'exists' });
   }
   return {
@@ -108,12 +118,13 @@ export function learnDomain(evidence: Evidence[]): DomainModel {
     shares,
     reports,
     known,
+    names,
   };
 }
 
 /** Reports on the other addresses of this address's pattern at the domain (its own report is counted apart). */
 function patternReports(local: string, model: DomainModel): { delivered: number; bounced: number } {
-  const pattern = readPattern(local, model.shares)?.pattern;
+  const pattern = readPattern(local, model.shares, model.names)?.pattern;
   const others = (pattern ? model.reports[pattern] ?? [] : []).filter((report) => report.localPart !== local);
   const delivered = others.filter((report) => report.delivered).length;
   return { delivered, bounced: others.length - delivered };
@@ -141,12 +152,16 @@ export function addressSignals(localPart: string, model: DomainModel): Signal[] 
 
 /** How the address's pattern stands at this domain against people's general habits, once an address is known (the posterior says how much one address tells). */
 export function learnedPattern(localPart: string, model: DomainModel): Signal | null {
-  const reading = readPattern(localPart.toLowerCase(), model.shares);
+  const reading = readPattern(localPart.toLowerCase(), model.shares, model.names);
   if (!reading || model.named < MIN_ADDRESSES) return null;
   return { signal: 'learned_pattern', weight: clamp(Math.log(reading.likelihoodRatio)) };
 }
 
-/** `local` is a known existing address with two neighbouring characters swapped. */
+/**
+ * `local` is a known existing address at the domain with two neighbouring characters swapped or a
+ * letter left out (`j.smiht`, `jsmth` beside `j.smith`, `jsmith`; names.ts `slips`): the commonest
+ * slips in a form. Other one-letter differences are not taken for typos: `asmith` and `bsmith` are two people.
+ */
 function isTypoOfKnown(local: string, model: DomainModel): boolean {
-  return swaps(local).some((spelling) => model.known.get(spelling)?.outcome === 'exists');
+  return slips(local).some((meant) => model.known.get(meant)?.outcome === 'exists');
 }

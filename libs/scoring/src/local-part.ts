@@ -1,5 +1,5 @@
 import { isRoleLocalPart } from '@mailguard/email';
-import { FIRST_NAMES, hasMisspeltName, readsAsNames, unusualLetterPairs } from './names';
+import { FIRST_NAMES, hasMisspeltName, readsAsNames, unusualLetterPairs, type Learned } from './names';
 
 /**
  * What a local part says by itself, whatever its domain: how much it looks like a person's name,
@@ -9,7 +9,7 @@ export type NameShape = 'first_last' | 'two_part' | 'short';
 export type Flaw = 'junk_word' | 'random_looking' | 'misspelt_name' | 'long_unstructured';
 
 /** first.last-like with a known given name; two alphabetic parts; or an initial with a name, a given name alone, names joined. */
-export function nameShape(local: string): NameShape | null {
+export function nameShape(local: string, learned?: Learned): NameShape | null {
   const parts = local.split(/[._-]/).filter(Boolean);
   const alpha = parts.every((part) => /^[a-z]+$/.test(part));
   if (parts.length === 2 && alpha) {
@@ -21,7 +21,7 @@ export function nameShape(local: string): NameShape | null {
   if (parts.length === 1 && alpha) {
     const [word] = parts;
     // A first name alone, or names with an initial (jsmith, smithj, johns) or joined (johnsmith).
-    if (FIRST_NAMES.has(word) || readsAsNames(word)) return 'short';
+    if (FIRST_NAMES.has(word) || readsAsNames(word, 1, learned)) return 'short';
     // firstlast, firstl: a known first name followed by a surname or an initial.
     for (let cut = 3; cut < word.length; cut++) if (FIRST_NAMES.has(word.slice(0, cut)) && word.length - cut <= 12) return 'short';
   }
@@ -46,16 +46,19 @@ function looksRandom(local: string): boolean {
   return letters.length >= 8 && vowels / letters.length < 0.2;
 }
 
-/** The marks of a made-up address: junk words, random strings, a misspelt name, a long run without separators. */
-export function localPartFlaws(local: string): Flaw[] {
-  const name = nameShape(local) !== null;
+/**
+ * The marks of a made-up address: junk words, random strings, a misspelt name (of the lists' names
+ * or of `learned` ones), a long run without separators.
+ */
+export function localPartFlaws(local: string, learned?: Learned): Flaw[] {
+  const name = nameShape(local, learned) !== null;
   const junk = JUNK.test(local);
   // A role word (ftp, system, mail) is spelt as it is: neither noise nor a name misspelt.
   const word = isRoleLocalPart(local);
   const flaws: Flaw[] = [];
   if (junk) flaws.push('junk_word');
   if (!name && !junk && !word && looksRandom(local)) flaws.push('random_looking');
-  if (!word && hasMisspeltName(local)) flaws.push('misspelt_name');
+  if (!word && hasMisspeltName(local, learned)) flaws.push('misspelt_name');
   if (!name && local.length > 20 && !/[._-]/.test(local)) flaws.push('long_unstructured');
   return flaws;
 }

@@ -79,15 +79,19 @@ export function unusualLetterPairs(local: string): { unusual: number; pairs: num
   return { unusual, pairs };
 }
 
-const isName = (word: string) => FIRST_NAMES.has(word) || SURNAMES.has(word);
+/** Names beyond the lists: those learned from addresses known to exist (domain-model.ts `names`). */
+export type Learned = ReadonlySet<string>;
+const NONE: Learned = new Set();
+
+const isName = (word: string, learned: Learned = NONE) => FIRST_NAMES.has(word) || SURNAMES.has(word) || learned.has(word);
 
 /**
  * The local part reads as names in one of the patterns: names or an initial around a separator, or
  * a name with an initial or a name before or after it. With `shortest`, names shorter than that do
- * not count (a swap in `mail` makes m + Ali, which says nothing).
+ * not count (a swap in `mail` makes m + Ali, which says nothing). A learned name may be either.
  */
-export function readsAsNames(local: string, shortest = 1): boolean {
-  const name = (word: string) => word.length >= shortest && isName(word);
+export function readsAsNames(local: string, shortest = 1, learned: Learned = NONE): boolean {
+  const name = (word: string) => word.length >= shortest && isName(word, learned);
   const parts = local.split(/[._-]/);
   if (parts.length === 2) {
     const [a, b] = parts;
@@ -95,7 +99,10 @@ export function readsAsNames(local: string, shortest = 1): boolean {
   }
   if (parts.length !== 1 || !/^[a-z]{3,}$/.test(local)) return false;
   if (name(local) || name(local.slice(1)) || name(local.slice(0, -1))) return true;
-  for (let cut = 2; cut < local.length - 1; cut++) if (FIRST_NAMES.has(local.slice(0, cut)) && name(local.slice(cut))) return true;
+  for (let cut = 2; cut < local.length - 1; cut++) {
+    const first = local.slice(0, cut);
+    if ((FIRST_NAMES.has(first) || (first.length >= shortest && learned.has(first))) && name(local.slice(cut))) return true;
+  }
   return false;
 }
 
@@ -106,16 +113,25 @@ export function swaps(word: string): string[] {
   return spellings;
 }
 
+/** What `word` may have been meant as: two neighbouring characters swapped back, or a left-out letter put back. */
+export function slips(word: string): string[] {
+  const letters = 'abcdefghijklmnopqrstuvwxyz';
+  const inserted = [...Array(word.length + 1).keys()].flatMap((at) => [...letters].map((letter) => word.slice(0, at) + letter + word.slice(at)));
+  return [...swaps(word), ...inserted];
+}
+
 /**
  * Two neighbouring characters swapped turn the local part into names: the whole of it reads as
  * names after the swap (`jmaes.smith`, `jsmtih`, `mar.kgarcia`), or one part of two becomes a
  * common name (`ifeoma.martinze`, whatever the other part) — the commonest slip in a form.
  * Anything that already reads as names is left alone (`asmith` and `bsmith` are two people), and
- * names under four letters do not count, where a swap as often makes another real name.
+ * names under four letters do not count, where a swap as often makes another real name. With
+ * `learned`, names the lists lack count too (`kasmiir.berg` once `kasimir` is known to exist).
+ * Only swaps: a left-out letter as often gives another spelling of a name (sofia, sophia; kaya, kayla).
  */
-export function hasMisspeltName(local: string): boolean {
-  if (local.length < 4 || readsAsNames(local)) return false;
-  if (swaps(local).some((spelling) => readsAsNames(spelling, 4))) return true;
+export function hasMisspeltName(local: string, learned: Learned = NONE): boolean {
+  if (local.length < 4 || readsAsNames(local, 1, learned)) return false;
+  if (swaps(local).some((spelling) => readsAsNames(spelling, 4, learned))) return true;
   const parts = local.split(/[._-]/);
-  return parts.length === 2 && parts.some((part) => part.length >= 4 && !isName(part) && swaps(part).some(isName));
+  return parts.length === 2 && parts.some((part) => part.length >= 4 && !isName(part, learned) && swaps(part).some((spelling) => isName(spelling, learned)));
 }

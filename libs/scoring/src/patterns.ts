@@ -1,4 +1,4 @@
-import { FIRST_NAMES, SURNAMES } from './names';
+import { FIRST_NAMES, SURNAMES, type Learned } from './names';
 
 /**
  * The corporate address patterns, most used first, with their prior weight: roughly the share of
@@ -33,7 +33,7 @@ const MAX_SURNAME = 20;
  * (first.last) from `smith.john` (last.first) and `johnsmith` (firstlast) from `jsmith` (flast). Empty for local
  * parts that are no name at all (digits, three or more parts, role words are the caller's concern).
  */
-export function patternFits(localPart: string): Record<string, number> {
+export function patternFits(localPart: string, learned: Learned = new Set()): Record<string, number> {
   const local = localPart.toLowerCase();
   const two = /^([a-z]+)([._-])([a-z]+)$/.exec(local);
   if (two) {
@@ -58,15 +58,18 @@ export function patternFits(localPart: string): Record<string, number> {
   // counts fully, a guessed surname less.
   const fits: Record<string, number> = {};
   const add = (pattern: string, value: number) => (fits[pattern] = Math.max(fits[pattern] ?? 0, value));
-  if (FIRST_NAMES.has(local)) add('first', 1);
-  if (SURNAMES.has(local)) add('last', 1);
-  if (SURNAMES.has(local.slice(1))) add('flast', 1);
-  if (SURNAMES.has(local.slice(0, -1))) add('lastf', 1);
+  // A learned name (domain-model.ts) may be a given name or a surname: it counts as either.
+  const first = (word: string) => FIRST_NAMES.has(word) || learned.has(word);
+  const surname = (word: string) => SURNAMES.has(word) || learned.has(word);
+  if (first(local)) add('first', 1);
+  if (surname(local)) add('last', 1);
+  if (surname(local.slice(1))) add('flast', 1);
+  if (surname(local.slice(0, -1))) add('lastf', 1);
   for (let cut = local.length - 1; cut >= 2; cut--) {
-    if (FIRST_NAMES.has(local.slice(0, cut))) {
+    if (first(local.slice(0, cut))) {
       if (local.length - cut === 1) add('firstl', 1);
-      else add('firstlast', SURNAMES.has(local.slice(cut)) ? 1 : 0.6);
-    } else if (local.length - cut >= 2 && SURNAMES.has(local.slice(cut))) {
+      else add('firstlast', surname(local.slice(cut)) ? 1 : 0.6);
+    } else if (local.length - cut >= 2 && surname(local.slice(cut))) {
       // A given name the list lacks before a known surname (keanuadams).
       add('firstlast', 0.6);
     }
@@ -86,8 +89,12 @@ export function patternFits(localPart: string): Record<string, number> {
  * there than in general. With the general shares it is simply the best-fitting pattern. Null for
  * local parts no pattern fits.
  */
-export function readPattern(localPart: string, shares: Readonly<Record<string, number>> = PRIOR): { pattern: string; likelihoodRatio: number } | null {
-  const fits = patternFits(localPart);
+export function readPattern(
+  localPart: string,
+  shares: Readonly<Record<string, number>> = PRIOR,
+  learned?: Learned,
+): { pattern: string; likelihoodRatio: number } | null {
+  const fits = patternFits(localPart, learned);
   let best: string | null = null;
   let here = 0;
   let general = 0;

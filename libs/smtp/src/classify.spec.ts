@@ -57,8 +57,30 @@ const REPLIES: Array<[string, string[], ReplyClass]> = [
   ['policy 5.7.1 mentioning user', ['550 5.7.1 <a@example.com>: Recipient address rejected: user unknown by policy'], 'sender_blocked'],
 ];
 
+
+/** Wordings no rule names line by line: read through word families, structure and code semantics (issue 17). */
+const GENERAL: Array<[string, string[], ReplyClass]> = [
+  ['domino address book', ['550 5.0.0 User nobody (nobody@example.org) not listed in public Name & Address Book'], 'no_such_user'],
+  ['noun then verb, no code', ['550 Address unknown'], 'no_such_user'],
+  ['address then verb, no code', ['550 <nobody@example.org> does not exist'], 'no_such_user'],
+  ['adjective then noun', ['550 Nonexistent user nobody'], 'no_such_user'],
+  ['qmail validrcptto', ['550 sorry, this recipient is not in my validrcptto list (#5.1.1)'], 'no_such_user'],
+  ['not found in another language', ['550 Destinatario no encontrado'], 'no_such_user'],
+  ['full mailbox', ['552 Mailfolder is full'], 'full'],
+  ['quota violation', ['452 Quota violation for nobody@example.org'], 'full'],
+  ['sending quota is ours', ['550 5.4.5 Daily user sending quota exceeded. - gsmtp'], 'rate_limited'],
+  ['our DNS records after mailbox unavailable', ['550-Requested action not taken: mailbox unavailable', '550 invalid DNS MX or A/AAAA resource record'], 'sender_blocked'],
+  ['an IP address is not the mailbox', ['550 IP address not found in whitelist'], 'unclassified'],
+  ['our IP in German', ['550 5.2.1 Ihre IP-Adresse ist gesperrt'], 'sender_blocked'],
+  ['too many connections from our IP in German', ['421 4.7.0 Zu viele Verbindungen von Ihrer IP-Adresse'], 'rate_limited'],
+];
+
 describe('classifyReply', () => {
   it.each(REPLIES)('%s', (_name, lines, expected) => {
+    expect(classifyReply(buildReply(lines))).toBe(expected);
+  });
+
+  it.each(GENERAL)('general rule: %s', (_name, lines, expected) => {
     expect(classifyReply(buildReply(lines))).toBe(expected);
   });
 

@@ -61,11 +61,11 @@ const ABOUT_US_TEXT = new RegExp(
     // Our host: address, rDNS, HELO, dynamic ranges, connections refused.
     /client host .*(?:blocked|rejected)|client host rejected|(?:your|sender|sending|source|client|connecting) (?:ip|address|host|network|server|mail server|domain)\b.{0,60}(?:blocked|listed|not (?:allowed|accepted|authorized|registered)|refused|rejected|banned|poor|has no)|\bip (?:address )?(?:\S+ )?(?:is )?(?:rejected|blocked|banned|hangup)|not accepted from (?:this|your) ip|connections? (?:will not be|not|is not) accepted|(?:mail|messages?) from [[(]?[\d.]+[\])]? (?:refused|rejected|not allowed|blocked|weren't sent|temporarily deferred|will be)|reverse (?:dns|hostname)|\bptr\b|\brdns\b|dynamic ip|dialup|cannot find your hostname|helo command rejected|not receiving mail from your ip|ip not in whitelist|traffic not accepted|intrusion prevention|over ipv6/,
     // Our envelope sender and its authentication.
-    /sender (?:address )?(?:is )?(?:rejected|blocked|denied)|sender verif(?:y|ication) failed|verification failed for|bad (?:outbound )?sender|sender'?s? (?:mailbox|system) address|fake sender|null sender|envelope sender|sender domain|domain of sender|sender has no|unregistered domains|unauthenticated|sender (?:was )?not authenticated|sendernotauthenticated|authentication didn't pass|\bspf\b|\bdkim\b|\bdmarc\b|sender id|spoof|permissions to (?:send|submit)|access to (?:submit messages to )?this e-?mail system|user in blacklist/,
+    /sender (?:address )?(?:is )?(?:rejected|blocked|denied)|sender(?:'s)? (?:e-?mail |mail )?address\b.{0,40}(?:unknown|not found|invalid|does not exist|not exist|not resolve)|your (?:e-?mail |mail )?(?:address|domain) (?:is |was |has been )?(?:unknown|not found|invalid|does not exist)|invalid dns\b|resource record|sender verif(?:y|ication) failed|verification failed for|bad (?:outbound )?sender|sender'?s? (?:mailbox|system) address|fake sender|null sender|envelope sender|sender domain|domain of sender|sender has no|unregistered domains|unauthenticated|sender (?:was )?not authenticated|sendernotauthenticated|authentication didn't pass|\bspf\b|\bdkim\b|\bdmarc\b|sender id|spoof|permissions to (?:send|submit)|access to (?:submit messages to )?this e-?mail system|user in blacklist/,
     // Policy, content and behaviour.
     /spam|unsolicited|complaints|unusual (?:rate|traffic|sending)|suspicious|namespace mining|directory harvest|too many invalid recipients|excessive unknown recipients|(?:for|due to|by|under) (?:local |security |our )?polic(?:y|ies)\b|polic(?:y|ies) (?:reasons|violation|restrictions)|local policy|security polic|blocked senders|administrative prohibition|envelope blocked|content (?:filter|rejected|denied)|message content|banned word|not rfc compliant|invalid to header|unexpected volume|rejected due to content|access denied, /,
     // The same, in other languages: sender, blocklist, our IP address.
-    /absender|exp[ée]diteur|remitente|mittente|remetente|отправител|发件人|发信人|送信者|送信元|sperrliste|liste noire|lista negra|черн(?:ом|ый) списк|ブラックリスト|黑名单|adresse ip source|service refuse/,
+    /absender|exp[ée]diteur|remitente|mittente|remetente|afzender|nadawc|odesílatel|gönderen|avsändare|발신자|отправител|发件人|发信人|送信者|送信元|sperrliste|liste noire|lista negra|черн(?:ом|ый) списк|ブラックリスト|黑名单|adresse ip source|service refuse/,
   ]
     .map((part) => part.source)
     .join('|'),
@@ -74,7 +74,10 @@ const ABOUT_US_TEXT = new RegExp(
 
 /** Too much, too fast, too many connections from us. */
 const RATE_TEXT =
-  /too many (?:concurrent |simultaneous |open )?(?:smtp )?(?:connections|sessions)|(?:sessions|connections) opened|(?:rate|message|messages|throttling|connection|sending|relay|hourly|daily)[\w ]{0,12} limit (?:exceeded|reached)|rate limit(?:ed|ing)?\b|ratelimit|daily limit|frequency limit|too many (?:messages|mails?|recipients) (?:from|for this sender|received this)|too much mail from|throttl|slow down|sending too fast|message (?:submission )?rate|mail flood|server busy|ports are busy|max(?:imum)? (?:number of )?(?:concurrent )?(?:messages? per connection|(?:server )?connections)|how many messages can be sent|submission quota|email quota exceeded|policy rejection.{0,3}quota|tenant has exceeded|connection (?:rate )?limit|dynamic screening|trop de connexions|zu viele verbindungen/i;
+  /too many (?:concurrent |simultaneous |open )?(?:smtp )?(?:connections|sessions)|(?:sessions|connections) opened|(?:rate|message|messages|throttling|connection|sending|relay|hourly|daily)[\w ]{0,12} limit (?:exceeded|reached)|rate limit(?:ed|ing)?\b|ratelimit|daily limit|frequency limit|too many (?:messages|mails?|recipients) (?:from|for this sender|received this)|too much mail from|throttl|slow down|sending too fast|message (?:submission )?rate|mail flood|server busy|ports are busy|max(?:imum)? (?:number of )?(?:concurrent )?(?:messages? per connection|(?:server )?connections)|how many messages can be sent|submission quota|email quota exceeded|sending quota|policy rejection.{0,3}quota|tenant has exceeded|connection (?:rate )?limit|dynamic screening|trop de connexions|zu viele verbindungen/i;
+
+/** Our IP address named in other languages (after the rate words: "zu viele Verbindungen von Ihrer IP-Adresse"). */
+const OUR_IP_TEXT = /adresse ip|ip-adress?e|direcci[óo]n ip|indirizzo ip|endere[çc]o ip|ip-адрес|ip地址|ipアドレス/i;
 
 const VENDOR_SENDER_TAG = /\[(?:tss?|bl|cs|hm)\d\d\]|\b(?:sc|dy|ou)-00\d\b|\bas\(\d+\)|\b(?:bl|hl)\d{6}\b|aup#(?:cx|in-13)|\bcxbl\b|\bipbl\d+|\bofr\d*_1\d\d\b|\bdt:spm\b/i;
 
@@ -82,22 +85,33 @@ const RELAY_TEXT =
   /relay(?:ing)? (?:access )?(?:denied|not permitted|prohibited|rejected|not allowed)|relaying to \S+ denied|relay denied|unable to relay|(?:we )?do not relay|not permitted to relay|open relay not allowed|allowed rcpthosts|credentials for relay|local user only|delivery is not allowed to this address|log in first/i;
 const AUTH_TEXT = /authentication required|not authenticated|auth(?:entication)? (?:is )?required|authrequired/i;
 
+/** Who or what a reply may say is unknown: the mailbox, named as a word or written as an address. */
+const MAILBOX_NOUN = String.raw`(?:user(?:'s)?|recipient|addressee|mailbox|account|(?<!ip[ -])address|local[ -]?part|<[^<>\s]+>|[^\s<>()]+@[^\s<>()]+)`;
+/** What is said of it: unknown, absent, invalid. */
+const UNKNOWN_VERB = String.raw`(?:unknown|not known|(?:was |could not be |cannot be |can't be |is )?not found|(?:does|do|did) not? exists?|doesn't exist|(?:is )?not exists?|is not valid|invalid|not present|not listed)`;
+
 const NO_SUCH_USER_TEXT = new RegExp(
   [
-    /user unknown|unknown (?:user|recipient|local part|mailbox|address)|no such (?:user|recipient|mailbox|account|address)|(?:user|recipient|mailbox|account|address)(?: \S+)? (?:not found|not known|does not exist|doesn't exist|does no exists?|(?:is )?not exists?|is not found)|not (?:listed in (?:the )?(?:domino )?directory|user of this server|our customer)|don't exists that user|recipient (?:is )?unknown|invalid (?:recipient|mailbox|address|user)|address invalid|(?:account|address|mailbox) (?:that you tried to reach )?does not? exists?|doesn't have an? [\w.-]+ account|does not have an account|no mailbox|unavailable mail user|is not a valid mailbox|undeliverable address|unrouteable address|recipientnotfound|recipnotfound|illegal alias|address (?:is )?possibly incorrect|mailbox name not allowed|recipient address has null mx|mailbox has moved/,
-    /unbekannt|existiert nicht|nicht vorhanden|inconnu|n'existe pas|inexistant|desconocido|no existe|sconosciut|inesistent|non esist|desconhecid|inexistente|não existe|存在しません|見つかりません|不存在|未开通|не найден|не существует|нет такого|onbekend|nie ma takiego|neexistuje|bulunamad|okänd|존재하지/,
+    // "<noun> [up to five words] <verb>": "user unknown", "the user's email name is not found", "<a@b> does not exist".
+    String.raw`${MAILBOX_NOUN}(?:[\s:.]+[^\s]+){0,5}?[\s:.]+${UNKNOWN_VERB}\b`,
+    // "<adjective> [one word] <noun>": "unknown e-mail address", "invalid-recipient", "bad recipient", "nonexistent user".
+    String.raw`\b(?:unknown|invalid|bad|non-?existent|illegal)[ -](?:\S+ )?(?:user|recipient|addressee|mailbox|account|address|alias|local[ -]?part)`,
+    /userunknown|no such (?:user|recipient|mailbox|account|address|person)|no (?:account|mailbox|user) (?:by that name|here|found)|no one at this address|not a (?:valid|known|local) (?:user|recipient|mailbox|address)|not (?:listed in (?:the )?(?:public |domino )?(?:name & address book|directory)|user of this server|our customer)|(?:bad ?rcpt ?to|bad ?recipient ?to|valid ?rcpt ?to) list|don't exists that user|doesn't have an? [\w.-]+ account|does not have an account|no mailbox|unavailable mail user|undeliverable address|unrouteable address|unroutable address|host unknown|recipient domain must exist|recipientnotfound|recipnotfound|address (?:is )?possibly incorrect|mailbox name not allowed|recipient address has null mx|mailbox has moved/,
+    // The same in other languages: unknown, does not exist, not found, no such user.
+    /unbekannt|existiert nicht|nicht vorhanden|nicht gefunden|inconnu|n'existe pas|inexistant|introuvable|non répertorié|desconocido|no existe|no se encuentra|no encontrad|sconosciut|inesistent|non esist|non trovat|nessun utente|no tiene (?:una )?cuenta|não tem (?:uma )?conta|desconhecid|inexistente|não existe|não encontrad|onbekend|bestaat niet|niet gevonden|nie ma takiego|nie istnieje|nieznan|nie znaleziono|neexistuje|neznám|nenalezen|bulunamad|mevcut değil|kullanıcı yok|okänd|存在しません|見つかりません|宛先不明|不存在|无此用户|找不到|未开通|не найден|не существует|нет такого|неизвестн|존재하지/,
   ]
-    .map((part) => part.source)
+    .map((part) => (typeof part === 'string' ? part : part.source))
     .join('|'),
   'i',
 );
 /** Words that say "not this mailbox" only when nothing else is said (a 5.7.x code or words about us come first). */
-const WEAK_NO_SUCH_USER_TEXT = /mailbox (?:currently )?(?:unavailable|not found)|address rejected|recipient rejected|"rcpt to" mailbox unavailable/i;
+const WEAK_NO_SUCH_USER_TEXT =
+  /mailbox (?:is |currently )?(?:unavailable|unavaiable|not found|invalid)|address rejected|recipient rejected|"rcpt to" mailbox unavailable|does not exist|doesn't exist/i;
 
 const DISABLED_TEXT =
-  /disabled|deactivated|inactiv|suspended|terminated|account (?:has been )?closed|no longer (?:active|available|in use)|mailbox is frozen|deaktiviert|d[ée]sactiv[ée]|deshabilitad|disattivat|desativad|почтовый ящик заблокирован/i;
+  /disabled|deactivated|inactiv|suspended|terminated|account (?:has been )?closed|no longer (?:active|available|in use|accepts? (?:e-?)?mail)|mailbox is frozen|archived recipient|destinataire archiv|deaktiviert|gesperrt|d[ée]sactiv[ée]|suspendu|deshabilitad|suspendid|disattivat|sospes[oa]|desativad|почтовый ящик заблокирован/i;
 const FULL_TEXT =
-  /over ?quota|quota exceeded|exceeded (?:its|the) (?:storage|quota)|exceeded storage allocation|mailbox (?:is )?full|mailbox size|mailbox has exceeded|inbox is out of storage|insufficient (?:storage|space)|out of storage|storage space|storage quota|too many messages on the server|blocks limit exceeded|\bvoll\b|speicher|pleine|quota d[ée]pass|lleno|cuota|piena|esaurit|cheia|\bcota\b|容量|いっぱい|переполнен|квот|空间不足|已满|mailbox vol\b|pełna/i;
+  /over ?quota|quota exceeded|exceeded (?:his |her |its |the )?quota|quota violation|(?:disk|maildir|mailbox) quota|full mailbox|mail ?folder is full|exceeds? (?:the )?(?:maximum )?allowed (?:size|storage)|would exceed (?:the )?maximum|space has been used up|not enough (?:storage )?space|exceeded (?:its|the) (?:storage|quota)|exceeded storage allocation|mailbox (?:for user )?(?:is )?full|mailbox size|mailbox has exceeded|inbox is out of storage|insufficient (?:storage|space)|out of storage|storage space|storage quota|too many messages on the server|blocks limit exceeded|\bvoll\b|speicher|pleine|quota d[ée]pass|lleno|cuota|piena|esaurit|cheia|\bcota\b|容量|いっぱい|переполнен|квот|空间不足|已满|\bvol\b|pełn|przepełnion|pln[áa]\b|\bdolu\b/i;
 const GREYLIST_TEXT = /grey ?list|gray ?list|try again later|please retry|retry later|temporarily (?:rejected|deferred|unavailable)|come back later|deferred|not yet authorized/i;
 /** Temporary trouble on the server's side, not a request to come back. */
 const SERVER_TROUBLE_TEXT = /too much load|internal (?:error|resource)|disk space|system resources|resource constraints|lookup failure|configuration problem|local problem|service temporarily unavailable|recipient temporarily unavailable/i;
@@ -119,6 +133,7 @@ const RULES: Rule[] = [
   // Words about us outrank words about the mailbox, whatever the code.
   { class: 'sender_blocked', codes: [4, 5], text: ABOUT_US_TEXT, stages: BEFORE_DATA },
   { class: 'rate_limited', codes: [4, 5], text: RATE_TEXT, stages: BEFORE_DATA },
+  { class: 'sender_blocked', codes: [4, 5], text: OUR_IP_TEXT, stages: BEFORE_DATA },
   { class: 'sender_blocked', codes: [4, 5], text: VENDOR_SENDER_TAG, stages: BEFORE_DATA },
   // Bad sender address (RFC 3463 X.1.7, X.1.8), whatever the text says of "unknown".
   { class: 'sender_blocked', codes: [4, 5], enhanced: ['4.1.7', '4.1.8', '5.1.7', '5.1.8'], stages: BEFORE_DATA },

@@ -81,4 +81,8 @@ describe('decideVerdict', () => {
     expect(high.score).toBeGreaterThan(low.score);
     expect(high.confidence).toBe(90);
   });
+
+  it('scores a catch-all address its confidence: both are calibrated to the share of real mailboxes (API.md §3)', () => {
+    for (const confidence of [3, 45, 88]) expect(decideVerdict({ ...accepted, catchAll: true, catchAllConfidence: confidence }).score).toBe(confidence);
+  });
 });

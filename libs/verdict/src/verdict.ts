@@ -74,8 +74,9 @@ export interface Verdict {
 /**
  * `score`: how likely a message is delivered, 0–100.
  * - invalid rows: 0–3 (nothing will be delivered; syntax failures are certain, the rest nearly so);
- * - catch-all: 90% of the catch-all confidence (the domain takes the message; whether a person reads
- *   the mailbox is what the confidence estimates, and a catch-all can still bounce later);
+ * - catch-all: the catch-all confidence itself: it is calibrated (libs/scoring/src/calibration.ts) to
+ *   the share of such addresses that are real mailboxes, which is what `score` promises (API.md §3);
+ *   any discount on top would make it say less than it knows;
  * - disposable: 30 when accepted (delivered, but to a throwaway inbox), 15 when unknown;
  * - full inbox: 15 (bounces until the owner makes room);
  * - role: 70 (delivered to a shared or unattended mailbox more often than not);
@@ -108,7 +109,7 @@ export function decideVerdict(input: VerdictInput): Verdict {
   if (input.mailbox === 'disabled') return row('invalid', 'invalid', 'disabled', 3, 'disabled');
   if (input.catchAll) {
     const confidence = input.catchAllConfidence ?? 50;
-    return row('risky', 'risky', 'catch_all', Math.round(confidence * 0.9), null, confidence);
+    return row('risky', 'risky', 'catch_all', confidence, null, confidence);
   }
   const answered = input.mailbox === 'accepted' || input.mailbox === 'busy';
   if (input.disposable) return row('risky', 'risky', 'disposable', answered ? 30 : 15);

@@ -7,7 +7,20 @@ import { CreditLedger } from '@mailguard/credits';
 import type { VerificationEngine } from '@mailguard/engine';
 import { AppError } from '@mailguard/errors';
 import { newId } from '@mailguard/keys';
-import { announce, checkWebhookTarget, feedList, ListStore, readCsv, type ListView, type ResultRow, type StoredList, type UploadRow } from '@mailguard/lists';
+import {
+  announce,
+  checkWebhookTarget,
+  csvLine,
+  feedList,
+  ListStore,
+  readCsv,
+  resultFields,
+  resultHeader,
+  type ListView,
+  type ResultRow,
+  type StoredList,
+  type UploadRow,
+} from '@mailguard/lists';
 import type { Outbound } from '@mailguard/net';
 import { listOptions } from '@mailguard/pipeline';
 import { CHECK_PIPELINE, type CheckPipeline } from '@mailguard/queue';
@@ -18,38 +31,6 @@ const INSERT_BATCH_BYTES = 1024 * 1024;
 export const RESULT_STATUSES = ['valid', 'risky', 'invalid', 'unknown'];
 /** Rows read per query while a CSV export streams. */
 const EXPORT_BATCH = 1_000;
-
-/** Our columns after the customer's, in this order (API.md §4, #7). */
-const RESULT_COLUMNS = ['status', 'reason', 'confidence', 'reachable', 'is_free', 'is_role', 'is_disposable', 'is_catch_all', 'suggestion', 'score', 'sub_status'];
-
-/** Our column names, each written `mailguard_<name>` when the customer's header already has it: no column lost or ambiguous. */
-function resultHeader(columns: string[]): string[] {
-  const taken = new Set(columns.map((column) => column.trim().toLowerCase()));
-  return RESULT_COLUMNS.map((name) => (taken.has(name) ? `mailguard_${name}` : name));
-}
-
-/** A CSV field, quoted when it holds the delimiter, a quote or a line break (RFC 4180). */
-function csvField(value: string, delimiter: string): string {
-  return value.includes(delimiter) || /["\r\n]/.test(value) || value !== value.trim() ? `"${value.replace(/"/g, '""')}"` : value;
-}
-
-function resultColumns(row: ResultRow): string[] {
-  const result = row.result;
-  if (!result) return RESULT_COLUMNS.map(() => '');
-  return [
-    result.status,
-    result.reason,
-    result.confidence === null ? '' : String(result.confidence),
-    result.reachable,
-    String(result.isFree),
-    String(result.isRole),
-    String(result.isDisposable),
-    String(result.smtp.catchAll),
-    result.suggestion ?? '',
-    String(result.score),
-    result.subStatus ?? '',
-  ];
-}
 
 /** A CSV on disk with the upload's fields (`name`, `emailColumn`, `webhookUrl`). */
 export interface ListSource {
@@ -162,12 +143,12 @@ export class ListsService {
   async writeCsv(list: StoredList, filter: string | null, out: Writable): Promise<void> {
     const { id } = list.view;
     const { columns, delimiter } = list.row;
-    const line = (values: string[]) => `${values.map((value) => csvField(value, delimiter)).join(delimiter)}\r\n`;
+    const line = (values: string[]) => csvLine(values, delimiter);
     out.write(line([...columns, ...resultHeader(columns)]));
     for (let after = 0; !out.destroyed; ) {
       const rows = await this.lists.results(id, { status: filter, afterRow: after, limit: EXPORT_BATCH });
       if (rows.length === 0) break;
-      const chunk = rows.map((row) => line([...columns.map((_, index) => row.fields[index] ?? ''), ...resultColumns(row)])).join('');
+      const chunk = rows.map((row) => line([...columns.map((_, index) => row.fields[index] ?? ''), ...resultFields(row.result)])).join('');
       // Respect back-pressure: a slow client does not make the gateway buffer the whole list.
       if (!out.write(chunk)) await new Promise((resolve) => out.once('drain', resolve).once('close', resolve));
       after = rows[rows.length - 1].row;
