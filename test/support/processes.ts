@@ -71,12 +71,22 @@ export function startWorkerProcess(kind: WorkerKindName, env: Record<string, str
   return startProcess(env, cwd, WORKER_MAIN(kind), /working on queue.*metrics on (http:\/\/[^\s]+)/);
 }
 
-/** Runs the gateway (by default the build's) expecting it to exit by itself (bad configuration). */
-export function runGatewayToExit(env: Record<string, string>, cwd: string, main = MAIN): Promise<ExitedProcess> {
+/** Runs a built process expecting it to exit by itself (bad configuration). */
+function runToExit(env: Record<string, string>, cwd: string, main: string): Promise<ExitedProcess> {
   const child = launch(env, cwd, main);
   let stdout = '';
   let stderr = '';
   child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
   child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   return new Promise((done) => child.once('exit', (code) => done({ code, stdout, stderr })));
+}
+
+/** Runs the gateway (by default the build's) expecting it to exit by itself (bad configuration). */
+export function runGatewayToExit(env: Record<string, string>, cwd: string, main = MAIN): Promise<ExitedProcess> {
+  return runToExit(env, cwd, main);
+}
+
+/** Runs one worker expecting it to exit by itself (bad configuration). */
+export function runWorkerToExit(kind: WorkerKindName, env: Record<string, string>, cwd: string): Promise<ExitedProcess> {
+  return runToExit(env, cwd, WORKER_MAIN(kind));
 }

@@ -1,4 +1,5 @@
-import { buildEngine } from '@mailguard/core';
+import { ENGINE, EngineModule } from '@mailguard/core';
+import type { VerificationEngine } from '@mailguard/engine';
 import { inspectHandler } from '@mailguard/pipeline';
 import { runWorker } from '@mailguard/worker';
 
@@ -6,6 +7,6 @@ import { runWorker } from '@mailguard/worker';
 void runWorker('dns-worker', {
   queue: 'dns',
   concurrency: 50,
-  needsDatabase: false,
-  handlers: ({ config, redis }) => ({ 'dns.inspect': inspectHandler(buildEngine(config, redis)) }),
+  imports: [EngineModule],
+  handlers: { inject: [ENGINE], useFactory: (engine: VerificationEngine) => ({ 'dns.inspect': inspectHandler(engine) }) },
 });

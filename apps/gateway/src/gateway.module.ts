@@ -11,6 +11,7 @@ import { HealthModule } from './health/health.module';
 import { KeysModule } from './keys/keys.module';
 import { ListsModule } from './lists/lists.module';
 import { McpModule } from './mcp/mcp.module';
+import { PipelineModule } from './pipeline/pipeline.module';
 import { ValidationModule } from './validation/validation.module';
 import { WidgetModule } from './widget/widget.module';
 
@@ -28,6 +29,7 @@ export class GatewayModule implements BeforeApplicationShutdown {
       module: GatewayModule,
       imports: [
         CoreModule.forRoot({ ...options, process: 'gateway' }),
+        PipelineModule.forRoot(options.config),
         AuthModule,
         HealthModule,
         DocsModule,

@@ -4,19 +4,17 @@ import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import type { Request, Response } from 'express';
 import { absolutePath as swaggerUiPath } from 'swagger-ui-dist';
-import type { Queue } from 'bullmq';
 import type { AppConfig } from '@mailguard/config';
 import { AppError } from '@mailguard/errors';
 import { PinoNestLogger, type Logger } from '@mailguard/logger';
 import { Metrics } from '@mailguard/metrics';
 import { publishApiDocument } from './docs/document';
-import { BULL_BOARD_PATH, bullBoard } from './http/bull-board';
 import { answerNoRoute, ErrorFilter } from './http/error.filter';
 import { InputPolicyPipe } from './http/input-policy.pipe';
+import { BULL_BOARD_ROUTE } from './http/queue-board';
 import { isMcpRequest, JSON_BODY_LIMIT, LimitedExpressAdapter, MCP_BODY_LIMIT, refuseOversizedBodies } from './http/limits';
 import { KeyMeter } from './auth/key-meter';
 import { GatewayModule } from './gateway.module';
-import { QUEUES } from './pipeline/pipeline.module';
 import { requestLogging } from './http/request-logging';
 import { securityHeaders } from './http/security-headers';
 import { DASHBOARD_DIR, DASHBOARD_STATIC } from './dashboard/dashboard';
@@ -43,7 +41,6 @@ export async function startGateway(config: AppConfig, logger: Logger): Promise<G
   });
   const metrics = app.get(Metrics);
   const meter = app.get(KeyMeter);
-  const queues = app.get<Queue[]>(QUEUES);
   app.disable('x-powered-by');
   // Behind a load balancer the client is the address it forwards, not the balancer's.
   if (config.http.trustProxy > 0) app.set('trust proxy', config.http.trustProxy);
@@ -61,8 +58,6 @@ export async function startGateway(config: AppConfig, logger: Logger): Promise<G
     });
     next();
   });
-  // The board exists only with queues to show, mounted before helmet: its UI brings its own scripts (REDIS_URL) and a credential to guard it (ADMIN_TOKEN).
-  if (config.admin.token && queues.length > 0) app.use(BULL_BOARD_PATH, ...bullBoard(queues, config.admin.token));
   // The docs page loads Swagger UI's own script and styles from this origin only.
   app.use(securityHeaders({ contentSecurityPolicy: { directives: { 'script-src': ["'self'"], 'style-src': ["'self'", "'unsafe-inline'"] } } }));
   app.use('/v1/widget', widgetCors);
@@ -83,7 +78,9 @@ export async function startGateway(config: AppConfig, logger: Logger): Promise<G
         new AppError('bad_request', errors.flatMap((error) => Object.values(error.constraints ?? { [error.property]: `${error.property} is invalid` })).join('; ')),
     }),
   );
-  app.setGlobalPrefix('v1', { exclude: ['health/live', 'health/ready', 'metrics', 'docs', 'docs-json', 'docs/assets/docs-init.js', 'mcp'] });
+  app.setGlobalPrefix('v1', {
+    exclude: ['health/live', 'health/ready', 'metrics', 'docs', 'docs-json', 'docs/assets/docs-init.js', 'mcp', BULL_BOARD_ROUTE],
+  });
   publishApiDocument(app);
 
   // Signals are handled before the process says it is ready: a supervisor may stop it at once.

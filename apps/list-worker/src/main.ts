@@ -1,6 +1,7 @@
-import { feedHandler, ListStore, startSweeps, webhookHandler } from '@mailguard/lists';
-import { createOutbound } from '@mailguard/net';
-import { buildEngine } from '@mailguard/core';
+import { ENGINE, EngineModule, OUTBOUND, StoresModule } from '@mailguard/core';
+import type { VerificationEngine } from '@mailguard/engine';
+import { feedHandler, ListStore, listSweeps, webhookHandler } from '@mailguard/lists';
+import type { Outbound } from '@mailguard/net';
 import { runWorker } from '@mailguard/worker';
 
 /**
@@ -10,16 +11,14 @@ import { runWorker } from '@mailguard/worker';
 void runWorker('list-worker', {
   queue: 'lists',
   concurrency: 10,
-  needsDatabase: true,
-  handlers: ({ config, redis, database }) => {
-    const lists = new ListStore(() => database!.dataSource);
-    return { 'list.feed': feedHandler(buildEngine(config, redis), lists), 'webhook.deliver': webhookHandler(lists, createOutbound(config)) };
+  imports: [EngineModule, StoresModule],
+  handlers: {
+    inject: [ENGINE, ListStore, OUTBOUND],
+    useFactory: (engine: VerificationEngine, lists: ListStore, outbound: Outbound) => ({
+      'list.feed': feedHandler(engine, lists),
+      'webhook.deliver': webhookHandler(lists, outbound),
+    }),
   },
-  started: async ({ database, logger }, jobs) => {
-    // Running lists are fed at start (a gateway may have died between upload and queueing) and every minute.
-    startSweeps(new ListStore(() => database!.dataSource), jobs, {
-      jobsLost: false,
-      onError: (err) => logger.warn({ err }, 'could not sweep the running lists; trying again at the next sweep'),
-    });
-  },
+  // Running lists are fed at start (a gateway may have died between upload and queueing) and every minute.
+  providers: listSweeps({ jobsLost: false }),
 });

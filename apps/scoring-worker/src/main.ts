@@ -1,7 +1,10 @@
-import { RedisResultCache } from '@mailguard/cache';
+import type { ResultCache } from '@mailguard/cache';
+import { APP_CONFIG, type AppConfig } from '@mailguard/config';
+import { ENGINE, EngineModule, RESULT_CACHE, StoresModule } from '@mailguard/core';
+import type { VerificationEngine } from '@mailguard/engine';
 import { DomainKnowledge } from '@mailguard/feedback';
 import { concludeGroupHandler, ListStore } from '@mailguard/lists';
-import { buildEngine } from '@mailguard/core';
+import { Metrics } from '@mailguard/metrics';
 import { concludeHandler, listOptions, ResultStore } from '@mailguard/pipeline';
 import { runWorker } from '@mailguard/worker';
 
@@ -9,16 +12,20 @@ import { runWorker } from '@mailguard/worker';
 void runWorker('scoring-worker', {
   queue: 'scoring',
   concurrency: 20,
-  needsDatabase: true,
-  handlers: ({ config, redis, database, metrics }) => {
-    const cache = new RedisResultCache(redis, config.redis.keyPrefix);
-    const store = new ResultStore(() => database!.dataSource, cache, config.checks.cacheTtlSeconds);
-    const engine = buildEngine(config, redis);
-    const lists = new ListStore(() => database!.dataSource);
-    const knowledge = new DomainKnowledge(() => database!.dataSource);
-    return {
+  imports: [EngineModule, StoresModule],
+  handlers: {
+    inject: [APP_CONFIG, ENGINE, ResultStore, ListStore, RESULT_CACHE, DomainKnowledge, Metrics],
+    useFactory: (
+      config: AppConfig,
+      engine: VerificationEngine,
+      store: ResultStore,
+      lists: ListStore,
+      cache: ResultCache,
+      knowledge: DomainKnowledge,
+      metrics: Metrics,
+    ) => ({
       'scoring.conclude': concludeHandler(engine, store, knowledge, metrics.countCheck),
       'scoring.concludeGroup': concludeGroupHandler(engine, lists, cache, knowledge, listOptions(config), metrics.countCheck),
-    };
+    }),
   },
 });

@@ -17,13 +17,17 @@ export class HealthModule {
     return HealthModule.forRootAsync({ useFactory: () => targets });
   }
 
-  static forRootAsync(targets: HealthTargetsAsync): DynamicModule {
+  /** The targets from providers of the process (its database, Redis and CheckPipeline). */
+  static forRootAsync(
+    targets: Omit<FactoryProvider<HealthTargets>, 'provide'> & Pick<ModuleMetadata, 'imports'>,
+  ): DynamicModule {
+    const { imports = [], ...factory } = targets;
     const indicators = [PostgresHealthIndicator, RedisHealthIndicator, QueueHealthIndicator];
     return {
       module: HealthModule,
       // A failed check is logged once, as the request that asked for it (the HTTP error filter).
-      imports: [TerminusModule.forRoot({ logger: false }), ...(targets.imports ?? [])],
-      providers: [{ provide: HEALTH_TARGETS, inject: targets.inject ?? [], useFactory: targets.useFactory }, ...indicators, HealthChecks],
+      imports: [TerminusModule.forRoot({ logger: false }), ...imports],
+      providers: [{ provide: HEALTH_TARGETS, ...factory }, ...indicators, HealthChecks],
       exports: [HealthChecks, ...indicators],
     };
   }

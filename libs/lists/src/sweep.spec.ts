@@ -1,17 +1,17 @@
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
-import { JobProducer, startStageWorker, type JobHandlers } from '@mailguard/queue';
+import type { JobHandlers } from '@mailguard/queue';
+import { startStageWorker } from '../../../test/support/stage-worker';
 import { feedList } from './handlers';
 
 const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
-const prefix = `mgsweep:${randomBytes(6).toString('hex')}`;
-const options = { connection: { url: REDIS_URL }, prefix };
+const prefix = `mgsweep:${randomBytes(6).toString('hex')}:`;
 
 jest.setTimeout(30_000);
 
 afterAll(async () => {
   const redis = new Redis(REDIS_URL);
-  const keys = await redis.keys(`${prefix}:*`);
+  const keys = await redis.keys(`${prefix}*`);
   if (keys.length > 0) await redis.del(...keys);
   redis.disconnect();
 });
@@ -33,15 +33,15 @@ function at<T>(time: number, schedule: () => T): T {
  * runs: the next feed of the list, whatever the clock says, runs.
  */
 it('a feed sent after the clock went back runs, though an earlier feed of the list had the same id', async () => {
-  const producer = new JobProducer(options);
   const handlers: Partial<JobHandlers> = {
     'list.feed': async () => ({ dispatched: 0 }),
     'webhook.deliver': async () => ({ status: 200 }),
   };
-  const { worker, producer: workerProducer } = startStageWorker('lists', handlers, { ...options, concurrency: 1 });
+  const worker = await startStageWorker('lists', handlers, prefix);
+  const producer = worker.jobs;
   let finished = 0;
   let wake = () => undefined as void;
-  worker.on('completed', () => {
+  worker.onCompleted(() => {
     finished++;
     wake();
   });
@@ -65,7 +65,5 @@ it('a feed sent after the clock went back runs, though an earlier feed of the li
     expect(await swept(2)).toBe(true);
   } finally {
     await worker.close();
-    await workerProducer.close();
-    await producer.close();
   }
 });

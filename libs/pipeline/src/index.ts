@@ -1,3 +1,3 @@
 export { ResultStore } from './result-store';
-export { bullOptions, listOptions } from './runtime';
+export { listOptions } from './runtime';
 export { concludeHandler, inspectHandler, probeHandler, stageHandlers } from './stages';

@@ -1,4 +1,5 @@
-import { Queue, QueueEvents, UnrecoverableError, Worker, type ConnectionOptions, type Job } from 'bullmq';
+import { UnrecoverableError, type ConnectionOptions, type Job, type Queue, type QueueEvents } from 'bullmq';
+import type { AppConfig } from '@mailguard/config';
 import type { ProbeOutcome, ProbeRequest, VerificationResult } from '@mailguard/engine';
 import {
   assertHandlers,
@@ -9,7 +10,6 @@ import {
   probeAnswer,
   probeJob,
   probeJobIds,
-  QUEUE_NAMES,
   type CheckPipeline,
   type CheckRequest,
   type EnqueueOptions,
@@ -28,9 +28,17 @@ export interface BullOptions {
   prefix: string;
 }
 
-/** Closing waits for Redis; with Redis gone it would wait forever, so shutdown moves on after a while. */
-function closeWithin(closing: Promise<unknown>, ms = 3_000): Promise<unknown> {
-  return Promise.race([closing.catch(() => undefined), new Promise((resolve) => setTimeout(resolve, ms).unref())]);
+export function bullOptions(config: AppConfig): BullOptions {
+  if (!config.redis.url) throw new Error('the distributed pipeline needs REDIS_URL');
+  return { connection: { url: config.redis.url }, prefix: `${config.redis.keyPrefix}bull` };
+}
+
+/**
+ * What `work` settles to within `ms`, else undefined (a failure too): opening and closing wait for
+ * Redis, and with Redis gone they would wait forever, so start and shutdown move on after a while.
+ */
+export function settleWithin<T>(work: Promise<T>, ms = 3_000): Promise<T | undefined> {
+  return Promise.race([work.catch(() => undefined), new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), ms).unref())]);
 }
 
 /** BullMQ owns retries: a stage that throws is tried again with backoff; completed jobs expire. */
@@ -39,20 +47,25 @@ const JOB_OPTIONS = {
   removeOnFail: { age: 86_400 },
 } as const;
 
-const retryOptions = (retry: RetryPolicy) => ({ attempts: retry.attempts, backoff: { type: 'exponential', delay: retry.backoffMs } });
+const retryOptions = (retry: RetryPolicy) => ({
+  attempts: retry.attempts,
+  backoff: { type: 'exponential', delay: retry.backoffMs },
+});
 
-/** Adds jobs to their declared queues. */
+/** Adds jobs to their declared queues (the queues themselves are made and closed by the module wiring). */
 export class JobProducer implements StageContext {
-  private readonly queues: Map<QueueName, Queue>;
+  private readonly queues: Map<string, Queue>;
 
-  constructor(options: BullOptions) {
-    this.queues = new Map(QUEUE_NAMES.map((name) => [name, new Queue(name, { connection: options.connection, prefix: options.prefix })]));
+  constructor(queues: Queue[]) {
+    this.queues = new Map(queues.map((queue) => [queue.name, queue]));
     // Connection errors surface as failed adds (503) and in readiness; the listener keeps them off stderr.
-    for (const queue of this.queues.values()) queue.on('error', () => undefined);
+    for (const queue of queues) queue.on('error', () => undefined);
   }
 
   queue(name: QueueName): Queue {
-    return this.queues.get(name) as Queue;
+    const queue = this.queues.get(name);
+    if (!queue) throw new Error(`queue ${name} is not registered`);
+    return queue;
   }
 
   all(): Queue[] {
@@ -61,13 +74,17 @@ export class JobProducer implements StageContext {
 
   async enqueue<N extends JobName>(name: N, payload: JobPayload<N>, options: EnqueueOptions): Promise<void> {
     const kept = options.transient ? { removeOnComplete: true, removeOnFail: true } : JOB_OPTIONS;
-    await this.queue(JOB_QUEUES[name]).add(name, payload, { ...kept, ...retryOptions(options.retry ?? JOB_RETRY), jobId: options.jobId, delay: options.delayMs });
-  }
-
-  async close(): Promise<void> {
-    await closeWithin(Promise.all(this.all().map((queue) => queue.close())));
+    await this.queue(JOB_QUEUES[name]).add(name, payload, {
+      ...kept,
+      ...retryOptions(options.retry ?? JOB_RETRY),
+      jobId: options.jobId,
+      delay: options.delayMs,
+    });
   }
 }
+
+/** The queues whose jobs' results callers wait for: the check's final job, the finder's and insight's probes. */
+export const AWAITED_QUEUES: QueueName[] = [JOB_QUEUES[FINAL_JOB], JOB_QUEUES['smtp.probe']];
 
 /**
  * The gateway's side of the distributed pipeline: adds the first job of a check and waits for the
@@ -75,28 +92,22 @@ export class JobProducer implements StageContext {
  * insight's probes likewise wait for their smtp job.
  */
 export class BullMqPipeline implements CheckPipeline {
-  private readonly producer: JobProducer;
-  /** Completion events of the queues whose results callers wait for. */
-  private readonly events: QueueEvents[];
   private readonly waiters = new JobWaiters();
 
-  constructor(options: BullOptions) {
-    this.producer = new JobProducer(options);
-    this.events = [JOB_QUEUES[FINAL_JOB], JOB_QUEUES['smtp.probe']].map((queue) => {
-      const events = new QueueEvents(queue, { connection: options.connection, prefix: options.prefix });
-      events.on('completed', ({ jobId, returnvalue }) => {
+  constructor(
+    private readonly producer: JobProducer,
+    /** Completion events of the AWAITED_QUEUES. */
+    private readonly events: QueueEvents[],
+  ) {
+    for (const queueEvents of events) {
+      queueEvents.on('completed', ({ jobId, returnvalue }) => {
         // Every job of the queue completes here: only those waited for are read.
         if (!this.waiters.has(jobId)) return;
         this.waiters.completed(jobId, typeof returnvalue === 'string' ? JSON.parse(returnvalue) : returnvalue);
       });
       // A connection error is reported by readiness; the listener keeps the process from crashing.
-      events.on('error', () => undefined);
-      return events;
-    });
-  }
-
-  get queues(): Queue[] {
-    return this.producer.all();
+      queueEvents.on('error', () => undefined);
+    }
   }
 
   get jobs(): StageContext {
@@ -118,53 +129,46 @@ export class BullMqPipeline implements CheckPipeline {
 
   probe(key: string, request: ProbeRequest): Promise<ProbeOutcome[] | null> {
     const [first] = probeJobIds(key);
-    return this.waiters.wait(probeJobIds(key), request.deadlineAt, probeAnswer, () => this.producer.enqueue('smtp.probe', probeJob(key, request.inspections, request, { to: 'caller' }), { jobId: first }));
+    const job = probeJob(key, request.inspections, request, { to: 'caller' });
+    return this.waiters.wait(probeJobIds(key), request.deadlineAt, probeAnswer, () =>
+      this.producer.enqueue('smtp.probe', job, { jobId: first }),
+    );
   }
 
   async ping(): Promise<void> {
     await this.producer.queue('dns').getJobCounts('wait');
   }
 
+  /** The events' connections; the queues are closed by the module that made them. */
   async close(): Promise<void> {
-    await closeWithin(Promise.all(this.events.map((events) => events.close())));
-    await this.producer.close();
+    await settleWithin(Promise.all(this.events.map((events) => events.close())));
   }
 }
 
-export interface StageWorkerOptions extends BullOptions {
-  concurrency: number;
-  /** Receives every failed attempt (BullMQ retries it unless it was the last). */
-  onFailed?: (job: Job | undefined, error: Error) => void;
+/** Worker options of every stage: a killed worker's jobs go back to the queue within seconds (stalled-job recovery). */
+export const STAGE_WORKER_OPTIONS = { lockDuration: 10_000, stalledInterval: 5_000, maxStalledCount: 3 } as const;
+
+/** The jobs declared on one queue. */
+export function jobsOf(queue: QueueName): JobName[] {
+  return (Object.keys(JOB_QUEUES) as JobName[]).filter((name) => JOB_QUEUES[name] === queue);
 }
 
 /**
- * A worker for one queue: it finds the handler of each job by name, refuses to start when a job of
- * its queue has no handler, and lets errors through so that BullMQ retries (a job name it does not
- * know fails at once, unrecoverably).
+ * What a worker of one queue runs for each job: the handler of the job's name. It refuses a handler
+ * table that misses a job of the queue or has one too many, and lets errors through so that BullMQ
+ * retries (a job name it does not know fails at once, unrecoverably).
  */
-export function startStageWorker(queue: QueueName, handlers: Partial<JobHandlers>, options: StageWorkerOptions): { worker: Worker; producer: JobProducer } {
-  const names = (Object.keys(JOB_QUEUES) as JobName[]).filter((name) => JOB_QUEUES[name] === queue);
-  assertHandlers(handlers, names);
-  const producer = new JobProducer(options);
-  const worker = new Worker(
-    queue,
-    async (job: Job) => {
-      const name = job.name as JobName;
-      const handler = handlers[name] as ((payload: unknown, context: StageContext) => Promise<unknown>) | undefined;
-      if (!handler) throw new UnrecoverableError(`no handler for job ${job.name} on queue ${queue}`);
-      return handler(job.data, producer);
-    },
-    {
-      connection: options.connection,
-      prefix: options.prefix,
-      concurrency: options.concurrency,
-      // A killed worker's jobs go back to the queue within seconds (stalled-job recovery).
-      lockDuration: 10_000,
-      stalledInterval: 5_000,
-      maxStalledCount: 3,
-    },
-  );
-  worker.on('failed', (job, error) => options.onFailed?.(job, error));
-  worker.on('error', () => undefined);
-  return { worker, producer };
+export function jobDispatcher(
+  queue: QueueName,
+  handlers: Partial<JobHandlers>,
+  context: StageContext,
+): (job: Job) => Promise<unknown> {
+  assertHandlers(handlers, jobsOf(queue));
+  return async (job) => {
+    const handler = handlers[job.name as JobName] as
+      | ((payload: unknown, context: StageContext) => Promise<unknown>)
+      | undefined;
+    if (!handler) throw new UnrecoverableError(`no handler for job ${job.name} on queue ${queue}`);
+    return handler(job.data, context);
+  };
 }

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { Queue, QueueEvents, Worker } from 'bullmq';
+import type { Job, Queue } from 'bullmq';
 import { Redis } from 'ioredis';
+import { startStageWorker, type StageWorker } from '../../../test/support/stage-worker';
 import { ClockWatchdog } from './clock-watchdog';
 
 const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -11,28 +12,23 @@ const HOUR = 3_600_000;
  * BullMQ promotes delayed jobs by this clock, so a job due in a second would wait an hour more.
  */
 describe('ClockWatchdog', () => {
-  const prefix = `mgclock:${randomBytes(6).toString('hex')}`;
-  const connection = { url: REDIS_URL };
+  const prefix = `mgclock:${randomBytes(6).toString('hex')}:`;
   let queue: Queue;
-  let worker: Worker;
-  let events: QueueEvents;
+  let worker: StageWorker;
   let redis: Redis;
   const realNow = Date.now;
+  const handlers = { 'list.feed': async () => ({ dispatched: 1 }), 'webhook.deliver': async () => ({ status: 200 }) };
 
   beforeEach(async () => {
-    queue = new Queue('clock', { connection, prefix });
-    events = new QueueEvents('clock', { connection, prefix });
-    await events.waitUntilReady();
-    worker = new Worker('clock', async () => 'done', { connection, prefix });
+    worker = await startStageWorker('lists', handlers, prefix);
+    queue = worker.queue;
     redis = new Redis(REDIS_URL);
   });
 
   afterEach(async () => {
     Date.now = realNow;
-    await worker.close();
-    await events.close();
     await queue.obliterate({ force: true });
-    await queue.close();
+    await worker.close();
     const keys = await redis.keys(`${prefix}*`);
     if (keys.length > 0) await redis.del(...keys);
     redis.disconnect();
@@ -41,20 +37,20 @@ describe('ClockWatchdog', () => {
   it('re-arms delayed jobs stranded by a backward jump to their own delay, and the jobs run', async () => {
     const jumps: Array<[number, number]> = [];
     const watchdog = new ClockWatchdog([queue], redis, { onJump: (jump, rearmed) => jumps.push([jump, rearmed]) });
-    const job = await queue.add('retry', {}, { delay: 1_000 });
-    const done = events.waitUntilReady().then(() => job.waitUntilFinished(events, 20_000));
+    const job = await queue.add('list.feed', { listId: 'lst_clock' }, { delay: 1_000 });
+    const done = new Promise((resolve) => worker.onCompleted((completed: Job, result) => completed.id === job.id && resolve(result)));
     Date.now = () => realNow() - HOUR;
     await watchdog.check();
     expect(jumps).toHaveLength(1);
     expect(jumps[0][0]).toBeLessThan(-HOUR + 5_000);
     expect(jumps[0][1]).toBe(1);
-    expect(await done).toBe('done');
+    expect(await done).toEqual({ dispatched: 1 });
   });
 
   it('leaves jobs alone when the clock keeps time or jumps ahead', async () => {
     const jumps: number[] = [];
     const watchdog = new ClockWatchdog([queue], redis, { onJump: (jump) => jumps.push(jump) });
-    await queue.add('later', {}, { delay: 60_000 });
+    await queue.add('list.feed', { listId: 'lst_later' }, { delay: 60_000 });
     await watchdog.check();
     expect(jumps).toEqual([]);
     Date.now = () => realNow() + HOUR;

@@ -1,6 +1,17 @@
-export { BullMqPipeline, JobProducer, startStageWorker, type BullOptions, type StageWorkerOptions } from './bullmq';
+export {
+  AWAITED_QUEUES,
+  BullMqPipeline,
+  bullOptions,
+  jobDispatcher,
+  JobProducer,
+  jobsOf,
+  settleWithin,
+  STAGE_WORKER_OPTIONS,
+  type BullOptions,
+} from './bullmq';
 export { ClockWatchdog, type ClockWatchdogOptions } from './clock-watchdog';
 export { InProcessPipeline } from './in-process';
+export { JOB_CONTEXT, JOB_HANDLERS, QueueModule, QUEUES, type QueueModuleOptions } from './queue.module';
 export {
   assertHandlers,
   CHECK_PIPELINE,

@@ -183,9 +183,10 @@ export function assertHandlers(handlers: Partial<JobHandlers>, names: JobName[])
   }
 }
 
-/** Where the gateway sends checks: this process (embedded default) or the workers over BullMQ. */
 /** Injection token of the process's `CheckPipeline` (BullMQ, or every stage in process). */
 export const CHECK_PIPELINE = Symbol('CHECK_PIPELINE');
+
+/** Where the gateway sends checks: this process (embedded default) or the workers over BullMQ. */
 
 export interface CheckPipeline {
   /** The result, or null when the deadline passed first. */

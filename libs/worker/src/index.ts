@@ -1,1 +1,3 @@
-export { runWorker, type WorkerContext, type WorkerKind } from './run-worker';
+export { runWorker } from './run-worker';
+export { QUEUE_HANDLERS, StageProcessor, stageProcessor, WORKER_QUEUE } from './stage.processor';
+export { WorkerModule, type WorkerKind } from './worker.module';

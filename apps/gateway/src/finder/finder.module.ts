@@ -1,12 +1,11 @@
 import { Module } from '@nestjs/common';
 import { EngineModule, StoresModule } from '@mailguard/core';
-import { PipelineModule } from '../pipeline/pipeline.module';
 import { FinderController } from './finder.controller';
 import { FinderService } from './finder.service';
 
 /** The email finder (#9) and domain insight (#10), for REST and the MCP tools. */
 @Module({
-  imports: [StoresModule, EngineModule, PipelineModule],
+  imports: [StoresModule, EngineModule],
   controllers: [FinderController],
   providers: [FinderService],
   exports: [FinderService],

@@ -4,16 +4,14 @@ import { DatabaseModule, REDIS } from '@mailguard/core';
 import { Database } from '@mailguard/db';
 import { HealthModule as HealthChecksModule } from '@mailguard/health';
 import { CHECK_PIPELINE, type CheckPipeline } from '@mailguard/queue';
-import { PipelineModule } from '../pipeline/pipeline.module';
 import { HealthController } from './health.controller';
 import { MetricsController } from './metrics.controller';
 
-/** Liveness, readiness (Postgres, Redis, the pipeline's transport) and `/metrics`, outside `/v1`. */
+/** Liveness, readiness (Postgres, Redis and the queues, through terminus) and `/metrics`, outside `/v1`. */
 @Module({
   imports: [
-    PipelineModule,
     HealthChecksModule.forRootAsync({
-      imports: [DatabaseModule, PipelineModule],
+      imports: [DatabaseModule],
       inject: [Database, REDIS, CHECK_PIPELINE],
       useFactory: (database: Database, redis: Redis | null, queues: CheckPipeline) => ({ database, redis, queues }),
     }),

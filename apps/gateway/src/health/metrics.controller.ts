@@ -3,7 +3,7 @@ import { ApiExcludeController } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { Metrics } from '@mailguard/metrics';
 import { Public } from '../auth/access';
-import { QUEUES } from '../pipeline/pipeline.module';
+import { QUEUES } from '@mailguard/queue';
 import type { Queue } from 'bullmq';
 
 /** `GET /metrics`: Prometheus text, outside `/v1`. Queue depths are read at scrape time. */

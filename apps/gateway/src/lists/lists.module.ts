@@ -1,12 +1,11 @@
 import { Module } from '@nestjs/common';
 import { EngineModule, StoresModule } from '@mailguard/core';
-import { PipelineModule } from '../pipeline/pipeline.module';
 import { ListsController } from './lists.controller';
 import { ListsService } from './lists.service';
 
 /** Bulk lists (#4–#8), for REST and the MCP tools. */
 @Module({
-  imports: [StoresModule, EngineModule, PipelineModule],
+  imports: [StoresModule, EngineModule],
   controllers: [ListsController],
   providers: [ListsService],
   exports: [ListsService],

@@ -7,7 +7,20 @@ import { CreditLedger } from '@mailguard/credits';
 import type { VerificationEngine } from '@mailguard/engine';
 import { AppError } from '@mailguard/errors';
 import { newId } from '@mailguard/keys';
-import { announce, checkWebhookTarget, csvLine, feedList, ListStore, readCsv, resultFields, resultHeader, type ListView, type ResultRow, type StoredList, type UploadRow } from '@mailguard/lists';
+import {
+  announce,
+  checkWebhookTarget,
+  csvLine,
+  feedList,
+  ListStore,
+  readCsv,
+  resultFields,
+  resultHeader,
+  type ListView,
+  type ResultRow,
+  type StoredList,
+  type UploadRow,
+} from '@mailguard/lists';
 import type { Outbound } from '@mailguard/net';
 import { listOptions } from '@mailguard/pipeline';
 import { CHECK_PIPELINE, type CheckPipeline } from '@mailguard/queue';

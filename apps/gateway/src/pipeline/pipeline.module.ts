@@ -1,78 +1,25 @@
-import { Inject, Module, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
-import type { Queue } from 'bullmq';
-import type { ResultCache } from '@mailguard/cache';
-import { APP_CONFIG, type AppConfig } from '@mailguard/config';
-import { ENGINE, EngineModule, LOGGER, OUTBOUND, RESULT_CACHE, StoresModule } from '@mailguard/core';
-import type { VerificationEngine } from '@mailguard/engine';
-import { DomainKnowledge } from '@mailguard/feedback';
-import { ListStore, startSweeps } from '@mailguard/lists';
-import type { Logger } from '@mailguard/logger';
-import type { Outbound } from '@mailguard/net';
-import { bullOptions, listOptions, ResultStore, stageHandlers } from '@mailguard/pipeline';
-import { BullMqPipeline, CHECK_PIPELINE, InProcessPipeline, type CheckPipeline } from '@mailguard/queue';
-
-/** The BullMQ queues (distributed mode), for the queue board and the metrics; empty in-process. */
-export const QUEUES = Symbol('QUEUES');
+import { Module, type DynamicModule } from '@nestjs/common';
+import type { AppConfig } from '@mailguard/config';
+import { StoresModule } from '@mailguard/core';
+import { listSweeps } from '@mailguard/lists';
+import { QueueModule } from '@mailguard/queue';
+import { queueBoard } from '../http/queue-board';
+import { StageHandlersModule } from './stage-handlers.module';
 
 /**
- * Distributed (REDIS_URL): the dns, smtp and scoring workers do the checks and this process only
- * waits; else every stage runs here, through the same handlers the workers run.
+ * The gateway's job transport, for every feature module (global): CHECK_PIPELINE and QUEUES of
+ * QueueModule. With REDIS_URL the workers do the checks and operators get the queue board (given
+ * ADMIN_TOKEN); without it every stage runs here, and the lists that were running when the process
+ * stopped are taken up again (their jobs lived in its memory).
  */
-async function openPipeline(
-  config: AppConfig,
-  logger: Logger,
-  engine: VerificationEngine,
-  store: ResultStore,
-  lists: ListStore,
-  cache: ResultCache,
-  knowledge: DomainKnowledge,
-  outbound: Outbound,
-): Promise<CheckPipeline> {
-  if (config.redis.url) {
-    const bull = new BullMqPipeline(bullOptions(config));
-    // Redis may be down at start: readiness says so, and the listener attaches when it comes back.
-    const ready = await Promise.race([bull.start().then(() => true), new Promise<false>((resolve) => setTimeout(() => resolve(false), 3_000).unref())]);
-    if (!ready) logger.warn('queue events not ready yet');
-    return bull;
-  }
-  const handlers = stageHandlers(engine, store, lists, cache, knowledge, listOptions(config), outbound);
-  return new InProcessPipeline(handlers, (err, job) => logger.error({ err, job }, 'job failed'));
-}
-
-/** The gateway's `CheckPipeline`; in process, it also takes up the lists that were running. */
-@Module({
-  imports: [StoresModule, EngineModule],
-  providers: [
-    {
-      provide: CHECK_PIPELINE,
-      inject: [APP_CONFIG, LOGGER, ENGINE, ResultStore, ListStore, RESULT_CACHE, DomainKnowledge, OUTBOUND],
-      useFactory: openPipeline,
-    },
-    { provide: QUEUES, inject: [CHECK_PIPELINE], useFactory: (pipeline: CheckPipeline): Queue[] => (pipeline instanceof BullMqPipeline ? pipeline.queues : []) },
-  ],
-  exports: [CHECK_PIPELINE, QUEUES],
-})
-export class PipelineModule implements OnModuleInit, OnApplicationShutdown {
-  private sweeps: { stop(): void } | null = null;
-
-  constructor(
-    @Inject(CHECK_PIPELINE) private readonly pipeline: CheckPipeline,
-    private readonly lists: ListStore,
-    @Inject(LOGGER) private readonly logger: Logger,
-  ) {}
-
-  onModuleInit(): void {
-    if (!(this.pipeline instanceof InProcessPipeline)) return;
-    // One process holds every job in memory: lists that were running when it stopped start again.
-    this.sweeps = startSweeps(this.lists, this.pipeline.jobs, {
-      jobsLost: true,
-      onError: (err) => this.logger.warn({ err }, 'could not sweep the running lists; trying again at the next sweep'),
-    });
-  }
-
-  /** After the HTTP server (nothing waits on a check any more), before the stores' database. */
-  async onApplicationShutdown(): Promise<void> {
-    this.sweeps?.stop();
-    await this.pipeline.close();
+@Module({})
+export class PipelineModule {
+  static forRoot(config: AppConfig): DynamicModule {
+    const queues = QueueModule.forRoot({ config, handlers: [StageHandlersModule] });
+    if (!config.redis.url) {
+      return { module: PipelineModule, global: true, imports: [queues, StoresModule], providers: listSweeps({ jobsLost: true }), exports: [queues] };
+    }
+    const board = config.admin.token ? queueBoard(config.admin.token) : [];
+    return { module: PipelineModule, global: true, imports: [queues, ...board], exports: [queues] };
   }
 }

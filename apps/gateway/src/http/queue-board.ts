@@ -1,11 +1,13 @@
 import { timingSafeEqual } from 'node:crypto';
-import { createBullBoard } from '@bull-board/api';
 import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
 import { ExpressAdapter } from '@bull-board/express';
-import type { Queue } from 'bullmq';
+import { BullBoardModule } from '@bull-board/nestjs';
+import type { DynamicModule } from '@nestjs/common';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import { QUEUE_NAMES } from '@mailguard/queue';
 
-export const BULL_BOARD_PATH = '/admin/queues';
+/** Where the board is served, outside the /v1 prefix. */
+export const BULL_BOARD_ROUTE = 'admin/queues';
 
 function matches(given: string, token: string): boolean {
   const a = Buffer.from(given);
@@ -13,15 +15,9 @@ function matches(given: string, token: string): boolean {
   return a.length === b.length && timingSafeEqual(a, b);
 }
 
-/**
- * Bull Board for operators, behind ADMIN_TOKEN: `Authorization: Bearer <token>`, or HTTP Basic with
- * the token as password (so a browser can open it).
- */
-export function bullBoard(queues: Queue[], token: string): RequestHandler[] {
-  const adapter = new ExpressAdapter();
-  adapter.setBasePath(BULL_BOARD_PATH);
-  createBullBoard({ queues: queues.map((queue) => new BullMQAdapter(queue)), serverAdapter: adapter });
-  const guard: RequestHandler = (req: Request, res: Response, next: NextFunction) => {
+/** `Authorization: Bearer <token>`, or HTTP Basic with the token as password (so a browser can open it). */
+function adminOnly(token: string): RequestHandler {
+  return (req: Request, res: Response, next: NextFunction) => {
     const header = req.header('authorization') ?? '';
     const bearer = /^Bearer (.+)$/i.exec(header)?.[1];
     const basic = /^Basic (.+)$/i.exec(header)?.[1];
@@ -30,5 +26,12 @@ export function bullBoard(queues: Queue[], token: string): RequestHandler[] {
     res.setHeader('WWW-Authenticate', 'Basic realm="MailGuard queues"');
     res.status(401).json({ error: 'The queue board needs the admin token' });
   };
-  return [guard, adapter.getRouter() as RequestHandler];
+}
+
+/** Bull Board for operators over every queue, behind ADMIN_TOKEN (only with REDIS_URL: queues to show). */
+export function queueBoard(token: string): DynamicModule[] {
+  return [
+    BullBoardModule.forRoot({ route: BULL_BOARD_ROUTE, adapter: ExpressAdapter, middleware: adminOnly(token) }),
+    BullBoardModule.forFeature(...QUEUE_NAMES.map((name) => ({ name, adapter: BullMQAdapter }))),
+  ];
 }

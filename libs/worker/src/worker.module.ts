@@ -1,0 +1,91 @@
+import { getQueueToken } from '@nestjs/bullmq';
+import {
+  Inject,
+  Injectable,
+  Logger,
+  Module,
+  type BeforeApplicationShutdown,
+  type DynamicModule,
+  type FactoryProvider,
+  type ModuleMetadata,
+  type OnApplicationBootstrap,
+  type Provider,
+} from '@nestjs/common';
+import { TerminusModule } from '@nestjs/terminus';
+import type { Queue } from 'bullmq';
+import type { Redis } from 'ioredis';
+import type { AppConfig, WorkerName } from '@mailguard/config';
+import { CoreModule, REDIS } from '@mailguard/core';
+import type { Logger as PinoLogger } from '@mailguard/logger';
+import { ClockWatchdog, QueueModule, type JobHandlers, type QueueName } from '@mailguard/queue';
+import { QUEUE_HANDLERS, stageProcessor, WORKER_QUEUE } from './stage.processor';
+import { STAGE_PROCESSOR, WorkerHealthIndicator, WorkerHttpController } from './worker-http';
+
+export interface WorkerKind {
+  queue: QueueName;
+  /** Jobs a process runs at once, unless WORKER_CONCURRENCY says otherwise. */
+  concurrency: number;
+  /** Modules the handlers need beyond CoreModule (EngineModule, StoresModule). */
+  imports: NonNullable<ModuleMetadata['imports']>;
+  /** The handlers of the queue's jobs, made from providers of those modules. */
+  handlers: Omit<FactoryProvider<Partial<JobHandlers>>, 'provide'>;
+  /** More of the worker's own (the list worker's sweeps). */
+  providers?: Provider[];
+}
+
+/** The BullMQ queue the worker takes its jobs from. */
+const QUEUE_OF_WORKER = Symbol('QUEUE_OF_WORKER');
+
+/** BullMQ times delayed jobs by the wall clock: a jump back must not strand retries and sweeps. */
+@Injectable()
+class WorkerClock implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  private readonly watchdog: ClockWatchdog;
+
+  constructor(@Inject(QUEUE_OF_WORKER) queue: Queue, @Inject(REDIS) redis: Redis) {
+    const logger = new Logger('Clock');
+    this.watchdog = new ClockWatchdog([queue], redis, {
+      onJump: (jumpMs, rearmed) =>
+        logger.warn(`the wall clock jumped ${jumpMs} ms; ${rearmed} delayed jobs re-armed to their own delays`),
+    });
+  }
+
+  onApplicationBootstrap(): void {
+    this.watchdog.start();
+  }
+
+  beforeApplicationShutdown(): void {
+    this.watchdog.stop();
+  }
+}
+
+/**
+ * One worker process (the shared composition of libs/core): its connections, the queues, the processor of its queue (concurrency from
+ * the configuration) and `/health/live` + `/metrics` on its port.
+ */
+@Module({})
+export class WorkerModule {
+  static forRoot(options: { name: WorkerName; kind: WorkerKind; config: AppConfig; logger: PinoLogger }): DynamicModule {
+    const { name, kind, config, logger } = options;
+    const processor = stageProcessor(kind.queue, config.workers.concurrency ?? kind.concurrency);
+    return {
+      module: WorkerModule,
+      imports: [
+        CoreModule.forRoot({ config, logger, process: name }),
+        QueueModule.forWorkers(),
+        TerminusModule.forRoot({ logger: false }),
+        ...kind.imports,
+      ],
+      controllers: [WorkerHttpController],
+      providers: [
+        { provide: WORKER_QUEUE, useValue: kind.queue },
+        { provide: QUEUE_HANDLERS, ...kind.handlers },
+        { provide: QUEUE_OF_WORKER, useExisting: getQueueToken(kind.queue) },
+        processor,
+        { provide: STAGE_PROCESSOR, useExisting: processor },
+        WorkerHealthIndicator,
+        WorkerClock,
+        ...(kind.providers ?? []),
+      ],
+    };
+  }
+}
