@@ -14,11 +14,13 @@ export const scopeWords = (scope: Scope) => SCOPE_WORDS[scope];
 /** A refusal in words, where it happened: 402, 429 (counting down), 403, network (with a retry). */
 export function Problem({ error, scope, onRetry }: { error: unknown; scope?: Scope; onRetry?: () => void }) {
   const rate = error instanceof ApiError && error.kind === 'rate' ? (error.retryAfter ?? 60) : 0;
-  const [wait, setWait] = useState(rate);
+  // The count belongs to the error it counts for: a new refusal shows its own wait from the first render.
+  const [count, setCount] = useState({ of: error, left: rate });
+  const wait = count.of === error ? count.left : rate;
   useEffect(() => {
-    setWait(rate);
+    setCount({ of: error, left: rate });
     if (!rate) return;
-    const timer = setInterval(() => setWait((left) => (left > 0 ? left - 1 : 0)), 1000);
+    const timer = setInterval(() => setCount(({ of, left }) => ({ of, left: left > 0 ? left - 1 : 0 })), 1000);
     return () => clearInterval(timer);
   }, [error, rate]);
   if (!error) return null;
