@@ -27,7 +27,8 @@ const sizes = ['main.js', 'main.css'].map((name) => {
   return { name, minified: body.length, gzipped: gzipSync(body, { level: 9 }).length };
 });
 const total = sizes.reduce((sum, file) => sum + file.gzipped, 0);
-for (const file of sizes) process.stdout.write(`dashboard ${file.name}: ${file.minified} bytes minified, ${file.gzipped} bytes gzipped\n`);
+for (const file of sizes)
+  process.stdout.write(`dashboard ${file.name}: ${file.minified} bytes minified, ${file.gzipped} bytes gzipped\n`);
 process.stdout.write(`dashboard total: ${(total / 1024).toFixed(1)} KB gzipped (budget ${BUDGET / 1024} KB)\n`);
 if (total > BUDGET) {
   process.stderr.write(`dashboard bundle is over its budget of ${BUDGET / 1024} KB gzipped\n`);

@@ -21,5 +21,7 @@ buildSync({
 cpSync(join(root, 'apps', 'widget', 'demo'), join(root, 'dist', 'widget', 'demo'), { recursive: true });
 const code = readFileSync(outfile);
 if (process.argv.includes('--size')) {
-  process.stdout.write(`widget.js: ${code.length} bytes minified, ${gzipSync(code, { level: 9 }).length} bytes gzipped\n`);
+  process.stdout.write(
+    `widget.js: ${code.length} bytes minified, ${gzipSync(code, { level: 9 }).length} bytes gzipped\n`,
+  );
 }

@@ -8,7 +8,9 @@ const root = join(__dirname, '..');
 const { assertPortsApart, ConfigError, loadConfig } = require(join(root, 'dist', 'libs', 'config', 'src'));
 
 if (!process.env.REDIS_URL || !process.env.DATABASE_URL) {
-  process.stderr.write('start:all: set DATABASE_URL and REDIS_URL (without them, `npm start` runs everything in one process)\n');
+  process.stderr.write(
+    'start:all: set DATABASE_URL and REDIS_URL (without them, `npm start` runs everything in one process)\n',
+  );
   process.exit(1);
 }
 // Checked before anything starts: every process would refuse the same configuration, and two on
@@ -23,7 +25,9 @@ try {
 
 const apps = ['gateway', 'dns-worker', 'smtp-worker', 'scoring-worker', 'list-worker'];
 const children = apps.map((app) => {
-  const child = spawn(process.execPath, [join(root, 'dist', 'apps', app, 'src', 'main.js')], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [join(root, 'dist', 'apps', app, 'src', 'main.js')], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   for (const stream of [child.stdout, child.stderr]) {
     let rest = '';
     stream.on('data', (chunk) => {

@@ -27,11 +27,19 @@ function scenario(): Scenario {
   const servers: Scenario['servers'] = { 'mx.owner.bench': { catchAll: true } };
   const domains: Scenario['domains'] = { 'owner.bench': { mx: [{ host: 'mx.owner.bench', priority: 10 }] } };
   for (let s = 0; s < 20; s++) servers[`mx${s}.api.bench`] = { latencyMs: LATENCY_MS };
-  for (let d = 0; d < 2 * UNCACHED; d++) domains[`co${d}.api.bench`] = { mx: [{ host: `mx${d % 20}.api.bench`, priority: 10 }], mailboxes: { 'first.last': 'ok' } };
+  for (let d = 0; d < 2 * UNCACHED; d++)
+    domains[`co${d}.api.bench`] = {
+      mx: [{ host: `mx${d % 20}.api.bench`, priority: 10 }],
+      mailboxes: { 'first.last': 'ok' },
+    };
   return { servers, domains };
 }
 
-function start(app: string, env: Record<string, string>, ready: RegExp): Promise<{ child: ChildProcess; match: RegExpExecArray }> {
+function start(
+  app: string,
+  env: Record<string, string>,
+  ready: RegExp,
+): Promise<{ child: ChildProcess; match: RegExpExecArray }> {
   const child = spawn(process.execPath, [join(root, 'dist', 'apps', app, 'src', 'main.js')], {
     cwd: mkdtempSync(join(tmpdir(), 'mailguard-bench-')),
     env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'warn', ...ANY_FREE_PORTS, ...env },
@@ -51,7 +59,9 @@ function start(app: string, env: Record<string, string>, ready: RegExp): Promise
 /** wrk's requests per second against one URL for `seconds`, or null when wrk is not installed. */
 function wrk(target: string, key: string, connections: number, seconds: number): Promise<number | null> {
   return new Promise((resolvePromise) => {
-    const child = spawn('wrk', ['-t1', `-c${connections}`, `-d${seconds}s`, '-H', `X-API-Key: ${key}`, target], { stdio: ['ignore', 'pipe', 'ignore'] });
+    const child = spawn('wrk', ['-t1', `-c${connections}`, `-d${seconds}s`, '-H', `X-API-Key: ${key}`, target], {
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
     let output = '';
     child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.once('error', () => resolvePromise(null));
@@ -67,21 +77,35 @@ function wrk(target: string, key: string, connections: number, seconds: number):
  * measured with wrk when it is installed (Debian `wrk`, a C load generator that leaves the cores
  * to the service), else with Node's fetch from this process.
  */
-async function cachedThroughput(urls: string[], key: string, email: string, check: (email: string) => Promise<unknown>): Promise<{ perSecond: number; how: string }> {
+async function cachedThroughput(
+  urls: string[],
+  key: string,
+  email: string,
+  check: (email: string) => Promise<unknown>,
+): Promise<{ perSecond: number; how: string }> {
   const path = `/v1/email-validation/${encodeURIComponent(email)}`;
   // A short run first, not counted: the JIT warms up on the hot path as a long-running gateway's has.
   await Promise.all(urls.map((url) => wrk(`${url}${path}`, key, CONNECTIONS / urls.length, 2)));
   const rates = await Promise.all(urls.map((url) => wrk(`${url}${path}`, key, CONNECTIONS / urls.length, 5)));
-  if (rates.every((rate) => rate !== null)) return { perSecond: rates.reduce((sum, rate) => sum + (rate as number), 0), how: `wrk, ${CONNECTIONS} connections, 5 s` };
+  if (rates.every((rate) => rate !== null))
+    return {
+      perSecond: rates.reduce((sum, rate) => sum + (rate as number), 0),
+      how: `wrk, ${CONNECTIONS} connections, 5 s`,
+    };
   const started = performance.now();
   let done = 0;
-  await Promise.all(Array.from({ length: 64 }, async () => {
-    while (performance.now() - started < 5_000) {
-      await check(email);
-      done++;
-    }
-  }));
-  return { perSecond: done / ((performance.now() - started) / 1000), how: 'Node fetch, 64 in flight, 5 s (install wrk for a fairer figure)' };
+  await Promise.all(
+    Array.from({ length: 64 }, async () => {
+      while (performance.now() - started < 5_000) {
+        await check(email);
+        done++;
+      }
+    }),
+  );
+  return {
+    perSecond: done / ((performance.now() - started) / 1000),
+    how: 'Node fetch, 64 in flight, 5 s (install wrk for a fairer figure)',
+  };
 }
 
 const percentile = (values: number[], p: number) => {
@@ -115,24 +139,39 @@ async function main(): Promise<void> {
   try {
     const gateway = await start('gateway', env, /listening on (http:\/\/[^\s]+)/);
     processes.push(gateway.child);
-    for (const worker of ['dns-worker', 'smtp-worker', 'scoring-worker']) processes.push((await start(worker, env, /working on queue/)).child);
+    for (const worker of ['dns-worker', 'smtp-worker', 'scoring-worker'])
+      processes.push((await start(worker, env, /working on queue/)).child);
     const url = gateway.match[1];
-    const signup = (await (await fetch(`${url}/v1/accounts`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'bench@owner.bench' }) })).json()) as { apiKey: string; account: { id: string } };
+    const signup = (await (
+      await fetch(`${url}/v1/accounts`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ email: 'bench@owner.bench' }),
+      })
+    ).json()) as { apiKey: string; account: { id: string } };
     const db = new Client({ connectionString: dbUrl.toString() });
     await db.connect();
-    await db.query("WITH moved AS (UPDATE accounts SET balance = 1000000 WHERE id = $1 RETURNING balance) INSERT INTO credit_transactions (account_id, delta, kind, reason, balance_after) SELECT $1, 1000000 - 2500, 'grant', 'benchmark credits', balance FROM moved", [signup.account.id]);
+    await db.query(
+      "WITH moved AS (UPDATE accounts SET balance = 1000000 WHERE id = $1 RETURNING balance) INSERT INTO credit_transactions (account_id, delta, kind, reason, balance_after) SELECT $1, 1000000 - 2500, 'grant', 'benchmark credits', balance FROM moved",
+      [signup.account.id],
+    );
     await db.end();
-    const check = (email: string) => fetch(`${url}/v1/email-validation/${encodeURIComponent(email)}`, { headers: { 'X-API-Key': signup.apiKey } }).then((response) => response.arrayBuffer());
+    const check = (email: string) =>
+      fetch(`${url}/v1/email-validation/${encodeURIComponent(email)}`, {
+        headers: { 'X-API-Key': signup.apiKey },
+      }).then((response) => response.arrayBuffer());
 
     const run = async (emails: string[], concurrency: number, work: (email: string) => Promise<unknown>) => {
       const durations: number[] = [];
       let next = 0;
-      await Promise.all(Array.from({ length: concurrency }, async () => {
-        while (next < emails.length) {
-          const email = emails[next++];
-          durations.push(await timed(() => work(email)));
-        }
-      }));
+      await Promise.all(
+        Array.from({ length: concurrency }, async () => {
+          while (next < emails.length) {
+            const email = emails[next++];
+            durations.push(await timed(() => work(email)));
+          }
+        }),
+      );
       return durations;
     };
 
@@ -142,14 +181,18 @@ async function main(): Promise<void> {
     const direct = await run(engineEmails, 5, (email) => engine.verify(email));
     const uncached = await run(apiEmails, 5, check);
     // Latency of a cached check is measured one at a time; throughput under load separately.
-    const cached = await run(Array.from({ length: 500 }, (_, i) => apiEmails[i % apiEmails.length]), 1, check);
+    const cached = await run(
+      Array.from({ length: 500 }, (_, i) => apiEmails[i % apiEmails.length]),
+      1,
+      check,
+    );
     const throughput = await cachedThroughput([url], signup.apiKey, apiEmails[0], check);
     // A second gateway process, as a second replica would run: gateways share nothing but Postgres and Redis.
     const second = await start('gateway', env, /listening on (http:\/\/[^\s]+)/);
     processes.push(second.child);
     const pair = await cachedThroughput([url, second.match[1]], signup.apiKey, apiEmails[0], check);
 
-    const overhead = ((percentile(uncached, 50) / percentile(direct, 50)) - 1) * 100;
+    const overhead = (percentile(uncached, 50) / percentile(direct, 50) - 1) * 100;
     process.stdout.write(
       [
         `api bench: gateway + dns/smtp/scoring workers as separate processes, Postgres, Redis, ${LATENCY_MS} ms per SMTP reply`,

@@ -27,13 +27,19 @@ function scenario(): Scenario {
   return { servers, domains };
 }
 
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+const percentile = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 
 async function main(): Promise<void> {
   const lab = await startLab(scenario());
   try {
-    const engine = createEngine(loadConfig({ ...lab.env, SMTP_HELO_NAME: 'bench.mailguard.test', LOG_LEVEL: 'silent' }));
-    const emails = Array.from({ length: ADDRESSES }, (_, i) => `${i % 3 === 0 ? 'nobody' : 'first.last'}@company${i}.bench`);
+    const engine = createEngine(
+      loadConfig({ ...lab.env, SMTP_HELO_NAME: 'bench.mailguard.test', LOG_LEVEL: 'silent' }),
+    );
+    const emails = Array.from(
+      { length: ADDRESSES },
+      (_, i) => `${i % 3 === 0 ? 'nobody' : 'first.last'}@company${i}.bench`,
+    );
     const durations: number[] = [];
     const outcomes = new Map<string, number>();
     let next = 0;

@@ -40,14 +40,27 @@ async function main(): Promise<void> {
   const lab = await startLab(scenario());
   const database = await createTestDatabase();
   const prefix = `mgbench:${randomBytes(4).toString('hex')}:`;
-  const env = { ...lab.env, DATABASE_URL: database.url, REDIS_URL: TEST_REDIS_URL, REDIS_PREFIX: prefix, SMTP_HELO_NAME: 'bench.mailguard.test', RATE_LIMIT_PER_MINUTE: '100000' };
+  const env = {
+    ...lab.env,
+    DATABASE_URL: database.url,
+    REDIS_URL: TEST_REDIS_URL,
+    REDIS_PREFIX: prefix,
+    SMTP_HELO_NAME: 'bench.mailguard.test',
+    RATE_LIMIT_PER_MINUTE: '100000',
+  };
   const work = () => mkdtempSync(join(tmpdir(), 'mailguard-bench-'));
   const processes: Array<[string, RunningProcess]> = [];
   try {
     processes.push(['gateway', await startGatewayProcess(env, work())]);
     for (const kind of WORKER_KINDS) processes.push([kind, await startWorkerProcess(kind, env, work())]);
     const url = processes[0][1].url;
-    const signup = (await (await fetch(`${url}/v1/accounts`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'bench@owner.bench' }) })).json()) as { apiKey: string; account: { id: string } };
+    const signup = (await (
+      await fetch(`${url}/v1/accounts`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ email: 'bench@owner.bench' }),
+      })
+    ).json()) as { apiKey: string; account: { id: string } };
     await database.query(
       "WITH moved AS (UPDATE accounts SET balance = 1000000 WHERE id = $1 RETURNING balance) INSERT INTO credit_transactions (account_id, delta, kind, reason, balance_after) SELECT $1, 1000000 - 2500, 'grant', 'benchmark credits', balance FROM moved",
       [signup.account.id],
@@ -55,12 +68,20 @@ async function main(): Promise<void> {
     const perDomain = ADDRESSES / DOMAINS;
     const lines = ['id,email'];
     // Interleaved as real lists are: consecutive rows rarely share a domain.
-    for (let i = 0; i < perDomain; i++) for (let d = 0; d < DOMAINS; d++) lines.push(`${lines.length},person${i}@co${d}.lists.bench`);
+    for (let i = 0; i < perDomain; i++)
+      for (let d = 0; d < DOMAINS; d++) lines.push(`${lines.length},person${i}@co${d}.lists.bench`);
     const form = new FormData();
     form.append('file', new Blob([`${lines.join('\n')}\n`], { type: 'text/csv' }), 'bench.csv');
-    const sessionsBefore = Array.from({ length: SERVERS }, (_, s) => lab.stats(`mx${s}.lists.bench`).sessions).reduce((a, b) => a + b, 0);
+    const sessionsBefore = Array.from({ length: SERVERS }, (_, s) => lab.stats(`mx${s}.lists.bench`).sessions).reduce(
+      (a, b) => a + b,
+      0,
+    );
     const started = performance.now();
-    const upload = await fetch(`${url}/v1/lists`, { method: 'POST', headers: { 'X-API-Key': signup.apiKey }, body: form });
+    const upload = await fetch(`${url}/v1/lists`, {
+      method: 'POST',
+      headers: { 'X-API-Key': signup.apiKey },
+      body: form,
+    });
     const list = (await upload.json()) as { id: string; status: string };
     if (upload.status !== 202) throw new Error(`upload answered ${upload.status}: ${JSON.stringify(list)}`);
     const uploadedMs = performance.now() - started;
@@ -68,12 +89,16 @@ async function main(): Promise<void> {
     let processed = 0;
     while (status === 'queued' || status === 'processing') {
       await new Promise((resolve) => setTimeout(resolve, 500));
-      const body = (await (await fetch(`${url}/v1/lists/${list.id}`, { headers: { 'X-API-Key': signup.apiKey } })).json()) as { status: string; processed: number };
+      const body = (await (
+        await fetch(`${url}/v1/lists/${list.id}`, { headers: { 'X-API-Key': signup.apiKey } })
+      ).json()) as { status: string; processed: number };
       status = body.status;
       processed = body.processed;
     }
     const seconds = (performance.now() - started) / 1000;
-    const sessions = Array.from({ length: SERVERS }, (_, s) => lab.stats(`mx${s}.lists.bench`).sessions).reduce((a, b) => a + b, 0) - sessionsBefore;
+    const sessions =
+      Array.from({ length: SERVERS }, (_, s) => lab.stats(`mx${s}.lists.bench`).sessions).reduce((a, b) => a + b, 0) -
+      sessionsBefore;
     const rss = processes.map(([name, running]) => `${name} ${peakRssMb(running.child.pid).toFixed(0)} MB`).join(', ');
     process.stdout.write(
       [

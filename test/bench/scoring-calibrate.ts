@@ -14,12 +14,23 @@ import { auc, ceiling, reliability, reliabilityTable, rising, withoutLookalikes 
  * With `--write` it stores the new maps in libs/scoring/src/calibration-map.ts first (then rebuild
  * and run it again to see the tables with the new maps). Judge the maps on `bench` and `second` only.
  */
-const outcome = (scored: Scored[]) => scored.map(({ address, confidence }) => ({ real: address.real, confidence, kind: address.kind, avatar: address.avatar }));
+const outcome = (scored: Scored[]) =>
+  scored.map(({ address, confidence }) => ({
+    real: address.real,
+    confidence,
+    kind: address.kind,
+    avatar: address.avatar,
+  }));
 
 function summary(name: PopulationName): string[] {
   const { before, after } = replay(population(name));
-  const lines = [`${name}: ${before.length} addresses (${before.filter((s) => s.address.real).length} real), ${after.length} held out after feedback`];
-  for (const [round, scored] of [['without feedback (all)', outcome(before)], ['after feedback (held-out half)', outcome(after)]] as const) {
+  const lines = [
+    `${name}: ${before.length} addresses (${before.filter((s) => s.address.real).length} real), ${after.length} held out after feedback`,
+  ];
+  for (const [round, scored] of [
+    ['without feedback (all)', outcome(before)],
+    ['after feedback (held-out half)', outcome(after)],
+  ] as const) {
     const bands = reliability(scored);
     lines.push(
       `  ${round}: AUC ${auc(scored).toFixed(3)} (best any score ${ceiling(scored).toFixed(3)}), without lookalikes ${auc(withoutLookalikes(scored)).toFixed(3)};` +
@@ -34,14 +45,19 @@ function summary(name: PopulationName): string[] {
 export function fitMaps(): Record<Regime, CalibrationMap> {
   const { before, after } = replay(population('fitting'));
   const fit = (regime: Regime) =>
-    fitCalibration([...before, ...after].filter((scored) => scored.regime === regime).map(({ address, logit }) => ({ logit, real: address.real })));
+    fitCalibration(
+      [...before, ...after]
+        .filter((scored) => scored.regime === regime)
+        .map(({ address, logit }) => ({ logit, real: address.real })),
+    );
   return Object.fromEntries(REGIMES.map((regime) => [regime, fit(regime)])) as Record<Regime, CalibrationMap>;
 }
 
 function main(): void {
   const maps = fitMaps();
   const lines = ['calibration maps fitted on the fitting population (log-odds → % real):'];
-  for (const [regime, map] of Object.entries(maps)) lines.push(`  ${regime}: ${map.map(([x, y]) => `${x} → ${y}`).join(', ')}`);
+  for (const [regime, map] of Object.entries(maps))
+    lines.push(`  ${regime}: ${map.map(([x, y]) => `${x} → ${y}`).join(', ')}`);
   if (process.argv.includes('--write')) {
     const file = join(process.cwd(), 'libs/scoring/src/calibration-map.ts');
     const source = [
@@ -53,7 +69,11 @@ function main(): void {
       "import type { CalibrationMap, Regime } from './calibration';",
       '',
       'export const CALIBRATION_MAPS: Record<Regime, CalibrationMap> = {',
-      ...Object.entries(maps).flatMap(([regime, map]) => [`  ${regime}: [`, ...map.map(([x, y]) => `    [${x}, ${y}],`), '  ],']),
+      ...Object.entries(maps).flatMap(([regime, map]) => [
+        `  ${regime}: [`,
+        ...map.map(([x, y]) => `    [${x}, ${y}],`),
+        '  ],',
+      ]),
       '};',
       '',
     ].join('\n');

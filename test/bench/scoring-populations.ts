@@ -67,7 +67,9 @@ interface Spec {
 const words = (text: string) => text.split(/\s+/).filter(Boolean);
 const BUILD = new Map<string, Build>(TABLE.map(({ pattern, build }) => [pattern, build]));
 /** The pattern table's builders, by its weights; two-letter addresses (`fl`) would collide at every domain. */
-const TABLE_WEIGHTS: Array<[string, number]> = TABLE.filter(({ pattern }) => pattern !== 'fl').map(({ pattern, weight }) => [pattern, weight]);
+const TABLE_WEIGHTS: Array<[string, number]> = TABLE.filter(({ pattern }) => pattern !== 'fl').map(
+  ({ pattern, weight }) => [pattern, weight],
+);
 
 /** mulberry32: the same population every run. */
 export function random(seed: number): Next {
@@ -85,7 +87,8 @@ const BENCH: Spec = {
   name: 'bench',
   seed: 20261126,
   domains: 40,
-  first: words(`james mary john patricia robert jennifer michael linda william elizabeth david barbara richard susan joseph jessica
+  first:
+    words(`james mary john patricia robert jennifer michael linda william elizabeth david barbara richard susan joseph jessica
     thomas sarah charles karen daniel nancy matthew lisa anthony betty mark sandra paul ashley steven emily andrew donna kevin
     michelle brian carol george amanda priya chen oluwaseun siobhan mateo ingrid dmitri aiko rahul fatima lars thiago anouk bartosz
     yara keanu solveig ifeoma radek`),
@@ -97,7 +100,11 @@ const BENCH: Spec = {
   mix: { junk: 4, wrong: 4, typo: 2, lookalike: 2 },
   company: () => ({ staff: 12, avatarShare: 1 / 3, spf: true, dmarc: true, ageDays: 5000 }),
   junk: (next, pick) =>
-    pick([`test${Math.floor(next() * 100)}`, pick(['asdfgh', 'qwerty', 'zxcvbn', 'aaaa', 'sdfsdf']), Math.floor(next() * 36 ** 7).toString(36)]),
+    pick([
+      `test${Math.floor(next() * 100)}`,
+      pick(['asdfgh', 'qwerty', 'zxcvbn', 'aaaa', 'sdfsdf']),
+      Math.floor(next() * 36 ** 7).toString(36),
+    ]),
   dropShare: 0,
 };
 
@@ -118,7 +125,8 @@ const SECOND: Spec = {
   name: 'second',
   seed: 7130519,
   domains: 40,
-  first: words(`aaron alice carlos claire emma hannah ivan julia lucas maria nina omar pablo rachel sofia victor zoe hans kenji meera
+  first:
+    words(`aaron alice carlos claire emma hannah ivan julia lucas maria nina omar pablo rachel sofia victor zoe hans kenji meera
     ngozi aoife magnus agnieszka gregory teresa
     bogdan zsofia emre thuy goran ilse jurgen kaito leila tariq yusra zeynep wiremu anahera kalani tevita farida ebru oksana
     dalibor`),
@@ -154,7 +162,8 @@ const FITTING: Spec = {
   name: 'fitting',
   seed: 5550123,
   domains: 160,
-  first: words(`amy ben chris diana eric frank grace henry jack kate leon mia noah oscar paula ryan sam tom ruth simon helen
+  first:
+    words(`amy ben chris diana eric frank grace henry jack kate leon mia noah oscar paula ryan sam tom ruth simon helen
     fred anna jose
     aurelio bronwyn cosimo dagny eero fenna gwendolyn hallvard isolde jarrah kasimir liesel malak nuno orla quentin rosalind
     seren tamsin ulla vesna yannick zoltan`),
@@ -227,26 +236,46 @@ export function population(name: PopulationName, overrides: Overrides = {}): Pop
       // A valid dot-atom only: a swapped letter may not leave a dot at an end or two in a row.
       if (people.has(local) || fakes.has(local) || !/^[a-z0-9]+([._-][a-z0-9]+)*$/.test(local)) return false;
       fakes.add(local);
-      addresses.push({ email: `${local}@${domain}`, localPart: local, domain, real: false, kind, avatar: false, fed: false });
+      addresses.push({
+        email: `${local}@${domain}`,
+        localPart: local,
+        domain,
+        real: false,
+        kind,
+        avatar: false,
+        fed: false,
+      });
       return true;
     };
     for (const local of staff) {
-      addresses.push({ email: `${local}@${domain}`, localPart: local, domain, real: true, kind: 'staff', avatar: avatars.includes(local), fed: false });
+      addresses.push({
+        email: `${local}@${domain}`,
+        localPart: local,
+        domain,
+        real: true,
+        kind: 'staff',
+        avatar: avatars.includes(local),
+        fed: false,
+      });
     }
     let wanted = mix.junk;
     while (wanted > 0) if (add(spec.junk(next, pick), 'junk')) wanted--;
-    for (wanted = mix.wrong; wanted > 0; ) {
+    for (wanted = mix.wrong; wanted > 0;) {
       const [, , other] = pick(patterns.filter(([, , candidate]) => candidate !== build));
       if (add(other(...(people.get(pick(staff)) as [string, string])), 'wrong pattern')) wanted--;
     }
-    for (wanted = mix.typo; wanted > 0; ) {
+    for (wanted = mix.typo; wanted > 0;) {
       const local = pick(staff);
       const at = Math.floor(next() * (local.length - 1));
       if (spec.dropShare > 0 && next() < spec.dropShare) {
         if (local.length > 4 && add(local.slice(0, at + 1) + local.slice(at + 2), 'typo')) wanted--;
-      } else if (local[at] !== local[at + 1] && add(local.slice(0, at) + local[at + 1] + local[at] + local.slice(at + 2), 'typo')) wanted--;
+      } else if (
+        local[at] !== local[at + 1] &&
+        add(local.slice(0, at) + local[at + 1] + local[at] + local.slice(at + 2), 'typo')
+      )
+        wanted--;
     }
-    for (wanted = mix.lookalike; wanted > 0; ) if (add(build(pick(spec.first), pick(spec.last)), 'lookalike')) wanted--;
+    for (wanted = mix.lookalike; wanted > 0;) if (add(build(pick(spec.first), pick(spec.last)), 'lookalike')) wanted--;
   }
   // Half of each domain's addresses are reported back, the other half held out; checks arrive in no particular order.
   for (const address of addresses) address.fed = next() < 0.5;

@@ -21,7 +21,8 @@ export interface Scored {
 }
 
 const BATCH = 100;
-const existing = (evidence: Evidence[]) => evidence.filter((item) => item.outcome === 'exists').map((item) => item.localPart);
+const existing = (evidence: Evidence[]) =>
+  evidence.filter((item) => item.outcome === 'exists').map((item) => item.localPart);
 
 export function replay(population: Population): { before: Scored[]; after: Scored[] } {
   const evidence = new Map<string, Evidence[]>();
@@ -50,15 +51,23 @@ export function replay(population: Population): { before: Scored[]; after: Score
     // At a catch-all domain an address with an avatar teaches the pattern (role addresses do not).
     for (const address of batch.filter((a) => a.avatar && !isRoleLocalPart(a.localPart))) {
       if (known(address.domain).some((item) => item.localPart === address.localPart)) continue;
-      evidence.set(address.domain, [...known(address.domain), { localPart: address.localPart, outcome: 'exists', source: 'avatar', pattern: null }]);
+      evidence.set(address.domain, [
+        ...known(address.domain),
+        { localPart: address.localPart, outcome: 'exists', source: 'avatar', pattern: null },
+      ]);
     }
   }
   const reports = new Map<string, Evidence[]>();
   for (const address of population.addresses.filter((a) => a.fed)) {
     const outcome = address.real ? 'exists' : 'bounced';
-    reports.set(address.domain, [...(reports.get(address.domain) ?? []), { localPart: address.localPart, outcome, source: 'feedback', pattern: null }]);
+    reports.set(address.domain, [
+      ...(reports.get(address.domain) ?? []),
+      { localPart: address.localPart, outcome, source: 'feedback', pattern: null },
+    ]);
   }
   const elsewhere = existing([...evidence.values(), ...reports.values()].flat());
-  const after = population.addresses.filter((a) => !a.fed).map((address) => conclude(address, [...known(address.domain), ...(reports.get(address.domain) ?? [])], elsewhere));
+  const after = population.addresses
+    .filter((a) => !a.fed)
+    .map((address) => conclude(address, [...known(address.domain), ...(reports.get(address.domain) ?? [])], elsewhere));
   return { before, after };
 }

@@ -23,9 +23,15 @@ export function auc(scored: Array<{ real: boolean; confidence: number }>): numbe
 
 /** The best AUC any score can reach: avatar-holders first, staff without one tied with lookalikes, then the rest. */
 export const ceiling = (scored: Outcome[]) =>
-  auc(scored.map((item) => ({ real: item.real, confidence: item.avatar ? 2 : item.kind === 'staff' || item.kind === 'lookalike' ? 1 : 0 })));
+  auc(
+    scored.map((item) => ({
+      real: item.real,
+      confidence: item.avatar ? 2 : item.kind === 'staff' || item.kind === 'lookalike' ? 1 : 0,
+    })),
+  );
 
-export const withoutLookalikes = <T extends { kind: Kind }>(scored: T[]) => scored.filter((item) => item.kind !== 'lookalike');
+export const withoutLookalikes = <T extends { kind: Kind }>(scored: T[]) =>
+  scored.filter((item) => item.kind !== 'lookalike');
 
 /**
  * Reliability bands: 0–19, 20–39, 40–59, 60–79, 80–100 (each holds the integers from its lower edge
@@ -57,7 +63,16 @@ export function reliability(scored: Array<{ real: boolean; confidence: number }>
     const meanConfidence = n === 0 ? 0 : band.reduce((sum, item) => sum + item.confidence, 0) / n;
     const label = low + 10;
     const judged = n >= MIN_BAND;
-    return { low, high, label, n, meanConfidence, observed, judged, met: !judged || Math.abs(observed - label) <= TOLERANCE };
+    return {
+      low,
+      high,
+      label,
+      n,
+      meanConfidence,
+      observed,
+      judged,
+      met: !judged || Math.abs(observed - label) <= TOLERANCE,
+    };
   });
 }
 

@@ -30,11 +30,19 @@ import { auc, ceiling, reliability, reliabilityTable, withoutLookalikes } from '
  */
 const POPULATION = (process.env.BENCH_POPULATION ?? 'bench') as PopulationName;
 if (!(POPULATION in SPECS)) throw new Error(`BENCH_POPULATION must be one of ${Object.keys(SPECS).join(', ')}`);
-const MIX = Object.fromEntries((process.env.BENCH_MIX ?? '').split(',').filter(Boolean).map((entry) => [entry.split(':')[0], Number(entry.split(':')[1])]));
+const MIX = Object.fromEntries(
+  (process.env.BENCH_MIX ?? '')
+    .split(',')
+    .filter(Boolean)
+    .map((entry) => [entry.split(':')[0], Number(entry.split(':')[1])]),
+);
 
 /** The lab: one catch-all server, each company's DNS (SPF, DMARC, registration date as drawn), its mailboxes and avatars. */
 function scenarioOf(drawn: Population): Scenario {
-  const scenario: Scenario = { servers: { 'mx.catchall.bench': { catchAll: true } }, domains: { 'owner.bench': { mx: [{ host: 'mx.catchall.bench', priority: 10 }] } } };
+  const scenario: Scenario = {
+    servers: { 'mx.catchall.bench': { catchAll: true } },
+    domains: { 'owner.bench': { mx: [{ host: 'mx.catchall.bench', priority: 10 }] } },
+  };
   for (const [domain, facts] of Object.entries(drawn.domains)) {
     scenario.domains![domain] = {
       mx: [{ host: 'mx.catchall.bench', priority: 10 }],
@@ -59,27 +67,54 @@ async function main(): Promise<void> {
   const database = await createTestDatabase();
   let gateway: RunningProcess | null = null;
   try {
-    const env = { ...lab.env, DATABASE_URL: database.url, SMTP_HELO_NAME: 'bench.mailguard.test', RATE_LIMIT_PER_MINUTE: '1000000', CACHE_TTL_SECONDS: '0' };
+    const env = {
+      ...lab.env,
+      DATABASE_URL: database.url,
+      SMTP_HELO_NAME: 'bench.mailguard.test',
+      RATE_LIMIT_PER_MINUTE: '1000000',
+      CACHE_TTL_SECONDS: '0',
+    };
     gateway = await startGatewayProcess(env, mkdtempSync(join(tmpdir(), 'mailguard-bench-')));
     const url = gateway.url;
     const call = async <T>(method: string, path: string, key: string | null, body?: unknown): Promise<T> => {
-      const response = await fetch(`${url}${path}`, { method, headers: { 'content-type': 'application/json', ...(key ? { 'X-API-Key': key } : {}) }, body: body === undefined ? undefined : JSON.stringify(body) });
+      const response = await fetch(`${url}${path}`, {
+        method,
+        headers: { 'content-type': 'application/json', ...(key ? { 'X-API-Key': key } : {}) },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
       if (!response.ok) throw new Error(`${method} ${path} answered ${response.status}: ${await response.text()}`);
       return response.status === 204 ? (undefined as T) : ((await response.json()) as T);
     };
-    const signup = await call<{ apiKey: string; account: { id: string } }>('POST', '/v1/accounts', null, { email: 'bench@owner.bench' });
+    const signup = await call<{ apiKey: string; account: { id: string } }>('POST', '/v1/accounts', null, {
+      email: 'bench@owner.bench',
+    });
     await database.setBalance(signup.account.id, 1_000_000);
     const check = async (batch: Address[]) => {
       const scored: Array<{ real: boolean; confidence: number; kind: string; email: string; signals: string }> = [];
       for (let i = 0; i < batch.length; i += 100) {
         const slice = batch.slice(i, i + 100);
-        const { results } = await call<{ results: Array<{ confidence: number | null; smtp: { catchAll: boolean }; checks: { catchAll: { signals?: Array<{ signal: string; weight: number }> } } }> }>('POST', '/v1/email-validation/batch', signup.apiKey, {
+        const { results } = await call<{
+          results: Array<{
+            confidence: number | null;
+            smtp: { catchAll: boolean };
+            checks: { catchAll: { signals?: Array<{ signal: string; weight: number }> } };
+          }>;
+        }>('POST', '/v1/email-validation/batch', signup.apiKey, {
           emails: slice.map((a) => a.email),
         });
         results.forEach((result, index) => {
-          if (!result.smtp.catchAll || result.confidence === null) throw new Error(`${slice[index].email} was not concluded as catch-all`);
-          const signals = (result.checks.catchAll.signals ?? []).map(({ signal, weight }) => `${signal} ${weight}`).join(', ');
-          scored.push({ real: slice[index].real, confidence: result.confidence, kind: slice[index].kind, email: slice[index].email, signals });
+          if (!result.smtp.catchAll || result.confidence === null)
+            throw new Error(`${slice[index].email} was not concluded as catch-all`);
+          const signals = (result.checks.catchAll.signals ?? [])
+            .map(({ signal, weight }) => `${signal} ${weight}`)
+            .join(', ');
+          scored.push({
+            real: slice[index].real,
+            confidence: result.confidence,
+            kind: slice[index].kind,
+            email: slice[index].email,
+            signals,
+          });
         });
       }
       return scored;
@@ -89,7 +124,10 @@ async function main(): Promise<void> {
     const heldOut = addresses.filter((address) => !address.fed);
     const heldOutBefore = before.filter((_, index) => !addresses[index].fed);
     for (const address of addresses.filter((a) => a.fed)) {
-      await call('POST', '/v1/email-validation/feedback', signup.apiKey, { email: address.email, outcome: address.real ? 'delivered' : 'bounced' });
+      await call('POST', '/v1/email-validation/feedback', signup.apiKey, {
+        email: address.email,
+        outcome: address.real ? 'delivered' : 'bounced',
+      });
     }
     const after = await check(heldOut);
     // BENCH_DUMP=file: every answer with its signals and the truth, to see what moved it.
@@ -99,7 +137,9 @@ async function main(): Promise<void> {
       [...new Set(scored.map((item) => item.kind))].map((kind) => {
         const items = scored.filter((item) => item.kind === kind);
         const mean = (items.reduce((sum, item) => sum + item.confidence, 0) / items.length).toFixed(0);
-        return kind === 'staff' ? `${kind} ${mean}` : `${kind} ${mean} (AUC ${auc([...scored.filter((item) => item.real), ...items]).toFixed(2)})`;
+        return kind === 'staff'
+          ? `${kind} ${mean}`
+          : `${kind} ${mean} (AUC ${auc([...scored.filter((item) => item.real), ...items]).toFixed(2)})`;
       });
     const real = addresses.filter((a) => a.real).length;
     const outcomes = (scored: Array<{ real: boolean; confidence: number; kind: string }>, batch: Address[]) =>
@@ -109,7 +149,11 @@ async function main(): Promise<void> {
       `  ${label.padEnd(38)}${auc(scored).toFixed(3).padStart(7)}${ceiling(scored).toFixed(3).padStart(10)}${auc(withoutLookalikes(scored)).toFixed(3).padStart(13)}   ${target}`;
     process.stdout.write(
       [
-        `scoring bench (${drawn.name}): ${addresses.length} addresses at ${Object.keys(drawn.domains).length} catch-all lab domains (${real} real mailboxes, ${addresses.length - real} made up: ${Object.entries(drawn.mix).map(([kind, n]) => `${kind} ${n}`).join(', ')} per domain), ${heldOut.length} held out`,
+        `scoring bench (${drawn.name}): ${addresses.length} addresses at ${Object.keys(drawn.domains).length} catch-all lab domains (${real} real mailboxes, ${addresses.length - real} made up: ${Object.entries(
+          drawn.mix,
+        )
+          .map(([kind, n]) => `${kind} ${n}`)
+          .join(', ')} per domain), ${heldOut.length} held out`,
         `  ${''.padEnd(38)}    all   best any   without lookalikes`,
         row('AUC without feedback (all)', all, '(target ≥ 0.90)'),
         row('AUC without feedback (held-out half)', outcomes(heldOutBefore, heldOut), ''),

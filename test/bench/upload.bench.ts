@@ -46,7 +46,8 @@ function bigMixedCsv(): Buffer {
     parts.push(line);
     size += line.length;
   }
-  const wide = (index: number) => `${++row},wide${index}@catchall.test,${Array.from({ length: 497 }, (_, c) => `value ${c} of a wide row`).join(',')}\n`;
+  const wide = (index: number) =>
+    `${++row},wide${index}@catchall.test,${Array.from({ length: 497 }, (_, c) => `value ${c} of a wide row`).join(',')}\n`;
   for (let i = 0; size < 44 * MB; i++) {
     const line = wide(i);
     parts.push(line);
@@ -97,24 +98,43 @@ function percentile(sorted: number[], p: number): number {
 async function measure(upload: Upload): Promise<string> {
   const lab = await startLab(loadScenario());
   const database = await createTestDatabase();
-  const gateway = await startGatewayProcess({ ...lab.env, DATABASE_URL: database.url }, mkdtempSync(join(tmpdir(), 'mailguard-bench-')));
+  const gateway = await startGatewayProcess(
+    { ...lab.env, DATABASE_URL: database.url },
+    mkdtempSync(join(tmpdir(), 'mailguard-bench-')),
+  );
   try {
-    const signup = (await (await fetch(`${gateway.url}/v1/accounts`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'bench@catchall.test' }) })).json()) as { apiKey: string; account: { id: string } };
+    const signup = (await (
+      await fetch(`${gateway.url}/v1/accounts`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ email: 'bench@catchall.test' }),
+      })
+    ).json()) as { apiKey: string; account: { id: string } };
     await database.setBalance(signup.account.id, 10_000_000);
     const csv = upload.csv();
     const form = new FormData();
     form.append('file', new Blob([csv], { type: 'text/csv' }), 'bench.csv');
     // The sampler has a thread of its own: sending 48 MB must not delay its own clock.
-    const sampler = new Worker(SAMPLER, { eval: true, workerData: { url: `${gateway.url}/health/live`, every: SAMPLE_EVERY_MS } });
+    const sampler = new Worker(SAMPLER, {
+      eval: true,
+      workerData: { url: `${gateway.url}/health/live`, every: SAMPLE_EVERY_MS },
+    });
     const sampled = new Promise<number[]>((resolve) => sampler.once('message', resolve));
     const started = performance.now();
-    const response = await fetch(`${gateway.url}/v1/lists`, { method: 'POST', headers: { 'X-API-Key': signup.apiKey }, body: form });
+    const response = await fetch(`${gateway.url}/v1/lists`, {
+      method: 'POST',
+      headers: { 'X-API-Key': signup.apiKey },
+      body: form,
+    });
     const answer = (await response.json()) as { total?: number; error?: string };
     const seconds = (performance.now() - started) / 1000;
     sampler.postMessage('stop');
     const sorted = (await sampled).sort((a, b) => a - b);
     await sampler.terminate();
-    const outcome = response.status === 202 ? `202, ${answer.total?.toLocaleString('en')} rows` : `${response.status} (${answer.error})`;
+    const outcome =
+      response.status === 202
+        ? `202, ${answer.total?.toLocaleString('en')} rows`
+        : `${response.status} (${answer.error})`;
     return [
       `  ${upload.name} (${(csv.length / MB).toFixed(1)} MB)`,
       `    answered ${outcome} in ${seconds.toFixed(1)} s`,
@@ -128,7 +148,9 @@ async function measure(upload: Upload): Promise<string> {
 }
 
 async function main(): Promise<void> {
-  process.stdout.write('upload bench: one gateway process on Postgres, /health/live asked every 10 ms during each upload (target: under 100 ms)\n');
+  process.stdout.write(
+    'upload bench: one gateway process on Postgres, /health/live asked every 10 ms during each upload (target: under 100 ms)\n',
+  );
   for (const upload of UPLOADS) process.stdout.write(`${await measure(upload)}\n`);
 }
 

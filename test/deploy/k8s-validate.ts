@@ -6,7 +6,8 @@ import { QUEUE_NAMES } from '@mailguard/queue';
 import { render, type K8sObject } from './kustomize';
 
 export const overlays = (root: string) => readdirSync(join(root, 'k8s', 'overlays')).sort();
-export const renderOverlay = (root: string, overlay: string): K8sObject[] => render(join(root, 'k8s', 'overlays', overlay));
+export const renderOverlay = (root: string, overlay: string): K8sObject[] =>
+  render(join(root, 'k8s', 'overlays', overlay));
 
 /**
  * Each object validated against its kind's schema (Kubernetes OpenAPI, KEDA and Prometheus Operator CRDs, from
@@ -14,7 +15,10 @@ export const renderOverlay = (root: string, overlay: string): K8sObject[] => ren
  * ES modules only, which Jest's CommonJS sandbox cannot load.
  */
 export function schemaProblems(objects: K8sObject[]): string[] {
-  const output = execFileSync(process.execPath, [join(__dirname, 'schema-check.mjs')], { input: JSON.stringify(objects), encoding: 'utf8' });
+  const output = execFileSync(process.execPath, [join(__dirname, 'schema-check.mjs')], {
+    input: JSON.stringify(objects),
+    encoding: 'utf8',
+  });
   return JSON.parse(output) as string[];
 }
 
@@ -31,7 +35,14 @@ interface Container {
   command: string[];
   ports?: Array<{ name: string; containerPort: number }>;
   envFrom?: Array<{ configMapRef?: { name: string }; secretRef?: { name: string } }>;
-  env?: Array<{ name: string; value?: string; valueFrom?: { secretKeyRef?: { name: string; key: string; optional?: boolean }; configMapKeyRef?: { name: string; key: string } } }>;
+  env?: Array<{
+    name: string;
+    value?: string;
+    valueFrom?: {
+      secretKeyRef?: { name: string; key: string; optional?: boolean };
+      configMapKeyRef?: { name: string; key: string };
+    };
+  }>;
   readinessProbe?: { httpGet: { path: string; port: string | number } };
   livenessProbe?: { httpGet: { path: string; port: string | number } };
   startupProbe?: { httpGet: { path: string; port: string | number } };
@@ -86,10 +97,12 @@ export function consistencyProblems(objects: K8sObject[], secretExample: Record<
           continue;
         }
         const value = source(entry.valueFrom?.secretKeyRef ? 'Secret' : 'ConfigMap', ref.name)?.[ref.key];
-        if (value === undefined && !entry.valueFrom?.secretKeyRef?.optional) problems.push(`${where}: ${entry.name} refers to ${ref.name}/${ref.key}, which does not exist`);
+        if (value === undefined && !entry.valueFrom?.secretKeyRef?.optional)
+          problems.push(`${where}: ${entry.name} refers to ${ref.name}/${ref.key}, which does not exist`);
         if (value !== undefined) env[entry.name] = value;
       }
-      for (const name of Object.keys(env)) if (!known.has(name)) problems.push(`${where}: sets ${name}, which no process reads`);
+      for (const name of Object.keys(env))
+        if (!known.has(name)) problems.push(`${where}: sets ${name}, which no process reads`);
       const app = appOf(container);
       for (const name of REQUIRED[app] ?? [`(no required list for app ${JSON.stringify(app)})`]) {
         if (!env[name]?.trim()) problems.push(`${where}: ${name} is required and not set`);
@@ -101,16 +114,28 @@ export function consistencyProblems(objects: K8sObject[], secretExample: Record<
         problems.push(`${where}: ${(error as Error).message}`);
         continue;
       }
-      const port = app === 'gateway' ? config.http.port : app in WORKER_PORT_VARIABLES ? config.workers.ports[app as WorkerName] : null;
+      const port =
+        app === 'gateway'
+          ? config.http.port
+          : app in WORKER_PORT_VARIABLES
+            ? config.workers.ports[app as WorkerName]
+            : null;
       const ports = container.ports ?? [];
       if (port === null ? ports.length > 0 : ports.length !== 1 || ports[0].containerPort !== port) {
-        problems.push(`${where}: container ports ${JSON.stringify(ports.map((entry) => entry.containerPort))}, the process listens on ${port}`);
+        problems.push(
+          `${where}: container ports ${JSON.stringify(ports.map((entry) => entry.containerPort))}, the process listens on ${port}`,
+        );
       }
-      for (const [probe, path] of [['readinessProbe', '/health/ready'], ['livenessProbe', '/health/live'], ['startupProbe', '/health/live']] as const) {
+      for (const [probe, path] of [
+        ['readinessProbe', '/health/ready'],
+        ['livenessProbe', '/health/live'],
+        ['startupProbe', '/health/live'],
+      ] as const) {
         const get = container[probe]?.httpGet;
         if (!get) continue;
         if (get.path !== path) problems.push(`${where}: ${probe} on ${get.path}, expected ${path}`);
-        if (!ports.some((entry) => entry.name === get.port || entry.containerPort === get.port)) problems.push(`${where}: ${probe} port ${get.port} is not a container port`);
+        if (!ports.some((entry) => entry.name === get.port || entry.containerPort === get.port))
+          problems.push(`${where}: ${probe} port ${get.port} is not a container port`);
       }
       if (port !== null && !container.livenessProbe) problems.push(`${where}: no liveness probe`);
       if (app === 'gateway' && !container.readinessProbe) problems.push(`${where}: no readiness probe`);
@@ -119,28 +144,48 @@ export function consistencyProblems(objects: K8sObject[], secretExample: Record<
   if (images.size !== 1) problems.push(`one image for every process, found ${[...images].join(', ')}`);
 
   for (const service of objects.filter((object) => object.kind === 'Service')) {
-    const spec = service.spec as { selector: Record<string, string>; ports: Array<{ name: string; targetPort: string | number }> };
+    const spec = service.spec as {
+      selector: Record<string, string>;
+      ports: Array<{ name: string; targetPort: string | number }>;
+    };
     const pods = objects.filter((object) => {
-      const labels = (object.spec as { template?: { metadata?: { labels?: Record<string, string> } } } | undefined)?.template?.metadata?.labels ?? {};
-      return object.kind === 'Deployment' && Object.entries(spec.selector).every(([key, value]) => labels[key] === value);
+      const labels =
+        (object.spec as { template?: { metadata?: { labels?: Record<string, string> } } } | undefined)?.template
+          ?.metadata?.labels ?? {};
+      return (
+        object.kind === 'Deployment' && Object.entries(spec.selector).every(([key, value]) => labels[key] === value)
+      );
     });
     if (pods.length === 0) problems.push(`Service/${service.metadata.name}: selects no Deployment`);
     for (const port of spec.ports) {
-      const ok = pods.every((pod) => containersOf(pod).some((container) => (container.ports ?? []).some((entry) => entry.name === port.targetPort || entry.containerPort === port.targetPort)));
+      const ok = pods.every((pod) =>
+        containersOf(pod).some((container) =>
+          (container.ports ?? []).some(
+            (entry) => entry.name === port.targetPort || entry.containerPort === port.targetPort,
+          ),
+        ),
+      );
       if (!ok) problems.push(`Service/${service.metadata.name}: targetPort ${port.targetPort} is no port of its pods`);
     }
   }
 
   const prefix = source('ConfigMap', 'mailguard-config')?.REDIS_PREFIX ?? 'mailguard:';
   for (const scaled of objects.filter((object) => object.kind === 'ScaledObject')) {
-    const spec = scaled.spec as { scaleTargetRef: { name: string }; triggers: Array<{ type: string; metadata: Record<string, string> }> };
-    const target = objects.find((object) => object.kind === 'Deployment' && object.metadata.name === spec.scaleTargetRef.name);
+    const spec = scaled.spec as {
+      scaleTargetRef: { name: string };
+      triggers: Array<{ type: string; metadata: Record<string, string> }>;
+    };
+    const target = objects.find(
+      (object) => object.kind === 'Deployment' && object.metadata.name === spec.scaleTargetRef.name,
+    );
     const app = target ? appOf(containersOf(target)[0]) : '';
     const queue = QUEUE_NAMES.find((name) => app.startsWith(name === 'lists' ? 'list' : name));
     const redis = spec.triggers.find((trigger) => trigger.type === 'redis');
     if (!target || !queue) problems.push(`ScaledObject/${scaled.metadata.name}: scales no worker Deployment`);
     else if (redis?.metadata.listName !== `${prefix}bull:${queue}:wait`) {
-      problems.push(`ScaledObject/${scaled.metadata.name}: redis trigger reads ${redis?.metadata.listName}, BullMQ keeps ${prefix}bull:${queue}:wait`);
+      problems.push(
+        `ScaledObject/${scaled.metadata.name}: redis trigger reads ${redis?.metadata.listName}, BullMQ keeps ${prefix}bull:${queue}:wait`,
+      );
     }
   }
   return problems;

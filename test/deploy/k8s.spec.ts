@@ -4,7 +4,9 @@ import { appOf, consistencyProblems, containersOf, overlays, renderOverlay, sche
 
 /** The overlays rendered offline, each object validated against the Kubernetes, KEDA and Prometheus Operator schemas. */
 const root = resolve(__dirname, '../..');
-const [secretExample] = readYaml(join(root, 'k8s', 'base', 'secret.example.yaml')) as Array<{ stringData: Record<string, string> }>;
+const [secretExample] = readYaml(join(root, 'k8s', 'base', 'secret.example.yaml')) as Array<{
+  stringData: Record<string, string>;
+}>;
 
 describe.each(overlays(root))('overlay %s', (overlay) => {
   const objects = renderOverlay(root, overlay);
@@ -20,10 +22,24 @@ describe.each(overlays(root))('overlay %s', (overlay) => {
 
   it('runs a Deployment per process kind, each scaled: the gateway on CPU, each worker on its queue', () => {
     const deployments = objects.filter((object) => object.kind === 'Deployment');
-    expect(deployments.map((deployment) => appOf(containersOf(deployment)[0])).sort()).toEqual(['dns-worker', 'gateway', 'list-worker', 'scoring-worker', 'smtp-worker']);
-    const scaled = (kind: string) => objects.filter((object) => object.kind === kind).map((object) => (object.spec as { scaleTargetRef: { name: string } }).scaleTargetRef.name);
+    expect(deployments.map((deployment) => appOf(containersOf(deployment)[0])).sort()).toEqual([
+      'dns-worker',
+      'gateway',
+      'list-worker',
+      'scoring-worker',
+      'smtp-worker',
+    ]);
+    const scaled = (kind: string) =>
+      objects
+        .filter((object) => object.kind === kind)
+        .map((object) => (object.spec as { scaleTargetRef: { name: string } }).scaleTargetRef.name);
     expect(scaled('HorizontalPodAutoscaler')).toEqual(['mailguard-gateway']);
-    expect(scaled('ScaledObject').sort()).toEqual(deployments.map((d) => d.metadata.name).filter((name) => name !== 'mailguard-gateway').sort());
+    expect(scaled('ScaledObject').sort()).toEqual(
+      deployments
+        .map((d) => d.metadata.name)
+        .filter((name) => name !== 'mailguard-gateway')
+        .sort(),
+    );
     const budgets = objects.filter((object) => object.kind === 'PodDisruptionBudget');
     expect(budgets).toHaveLength(deployments.length);
   });
@@ -33,7 +49,11 @@ describe.each(overlays(root))('overlay %s', (overlay) => {
       const pod = (object.spec as { template: { spec: { securityContext: Record<string, unknown> } } }).template.spec;
       expect(pod.securityContext).toMatchObject({ runAsNonRoot: true });
       for (const container of containersOf(object)) {
-        expect((container as unknown as { securityContext: unknown }).securityContext).toEqual({ allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities: { drop: ['ALL'] } });
+        expect((container as unknown as { securityContext: unknown }).securityContext).toEqual({
+          allowPrivilegeEscalation: false,
+          readOnlyRootFilesystem: true,
+          capabilities: { drop: ['ALL'] },
+        });
       }
     }
   });
@@ -41,16 +61,30 @@ describe.each(overlays(root))('overlay %s', (overlay) => {
   it('lets only the smtp-workers open TCP/25', () => {
     const policies = objects.filter((object) => object.kind === 'NetworkPolicy');
     for (const deployment of objects.filter((object) => object.kind === 'Deployment')) {
-      const labels = (deployment.spec as { template: { metadata: { labels: Record<string, string> } } }).template.metadata.labels;
+      const labels = (deployment.spec as { template: { metadata: { labels: Record<string, string> } } }).template
+        .metadata.labels;
       const opens25 = policies.some((policy) => {
-        const spec = policy.spec as { podSelector: { matchLabels?: Record<string, string>; matchExpressions?: Array<{ key: string; values: string[] }> }; egress?: Array<{ ports?: Array<{ port: number | string }> }> };
+        const spec = policy.spec as {
+          podSelector: {
+            matchLabels?: Record<string, string>;
+            matchExpressions?: Array<{ key: string; values: string[] }>;
+          };
+          egress?: Array<{ ports?: Array<{ port: number | string }> }>;
+        };
         const selects =
           Object.entries(spec.podSelector.matchLabels ?? {}).every(([key, value]) => labels[key] === value) &&
-          (spec.podSelector.matchExpressions ?? []).every((expression) => expression.values.includes(labels[expression.key]));
+          (spec.podSelector.matchExpressions ?? []).every((expression) =>
+            expression.values.includes(labels[expression.key]),
+          );
         // A rule without ports allows every port.
-        return selects && (spec.egress ?? []).some((rule) => !rule.ports || rule.ports.some((port) => port.port === 25));
+        return (
+          selects && (spec.egress ?? []).some((rule) => !rule.ports || rule.ports.some((port) => port.port === 25))
+        );
       });
-      expect([labels['app.kubernetes.io/name'], opens25]).toEqual([labels['app.kubernetes.io/name'], labels['app.kubernetes.io/name'] === 'smtp-worker']);
+      expect([labels['app.kubernetes.io/name'], opens25]).toEqual([
+        labels['app.kubernetes.io/name'],
+        labels['app.kubernetes.io/name'] === 'smtp-worker',
+      ]);
     }
   });
 });
@@ -62,7 +96,8 @@ describe('the validation', () => {
     change(objects);
     return [...schemaProblems(objects), ...consistencyProblems(objects, secretExample.stringData)];
   };
-  const deployment = (objects: K8sObject[], name: string) => objects.find((object) => object.kind === 'Deployment' && object.metadata.name === name)!;
+  const deployment = (objects: K8sObject[], name: string) =>
+    objects.find((object) => object.kind === 'Deployment' && object.metadata.name === name)!;
 
   it('passes the manifests as they are', () => {
     expect(broken(() => undefined)).toEqual([]);
@@ -72,7 +107,9 @@ describe('the validation', () => {
     const problems = broken((objects) => {
       containersOf(deployment(objects, 'mailguard-smtp-worker'))[0].ports![0].containerPort = 3101;
     });
-    expect(problems).toEqual([expect.stringContaining('Deployment/mailguard-smtp-worker: container ports [3101], the process listens on 3102')]);
+    expect(problems).toEqual([
+      expect.stringContaining('Deployment/mailguard-smtp-worker: container ports [3101], the process listens on 3102'),
+    ]);
   });
 
   it('fails an unknown field, in a built-in kind and in a KEDA one', () => {
@@ -80,12 +117,16 @@ describe('the validation', () => {
       Object.assign(containersOf(deployment(objects, 'mailguard-gateway'))[0], { livenesProbe: {} });
       Object.assign(objects.find((object) => object.kind === 'ScaledObject')!.spec as object, { maxReplicas: 3 });
     });
-    expect(problems).toEqual([expect.stringMatching(/Deployment\/mailguard-gateway: unknown field .*\/containers\/0\/livenesProbe$/), expect.stringMatching(/ScaledObject\/.*: unknown field \/spec\/maxReplicas$/)]);
+    expect(problems).toEqual([
+      expect.stringMatching(/Deployment\/mailguard-gateway: unknown field .*\/containers\/0\/livenesProbe$/),
+      expect.stringMatching(/ScaledObject\/.*: unknown field \/spec\/maxReplicas$/),
+    ]);
   });
 
   it('fails a wrong type where the schema says otherwise', () => {
     const problems = broken((objects) => {
-      (deployment(objects, 'mailguard-gateway').spec as { revisionHistoryLimit: unknown }).revisionHistoryLimit = 'five';
+      (deployment(objects, 'mailguard-gateway').spec as { revisionHistoryLimit: unknown }).revisionHistoryLimit =
+        'five';
     });
     expect(problems).toEqual([expect.stringContaining('Deployment/mailguard-gateway')]);
   });
@@ -96,14 +137,24 @@ describe('the validation', () => {
       gateway.env = gateway.env!.filter((entry) => entry.name !== 'DATABASE_URL');
       gateway.env.push({ name: 'DATABSE_URL', value: 'postgres://x@y/z' });
     });
-    expect(problems.sort()).toEqual(['Deployment/mailguard-gateway: DATABASE_URL is required and not set', 'Deployment/mailguard-gateway: sets DATABSE_URL, which no process reads']);
+    expect(problems.sort()).toEqual([
+      'Deployment/mailguard-gateway: DATABASE_URL is required and not set',
+      'Deployment/mailguard-gateway: sets DATABSE_URL, which no process reads',
+    ]);
   });
 
   it('fails a KEDA trigger on a list BullMQ does not keep', () => {
     const problems = broken((objects) => {
-      const scaled = objects.find((object) => object.kind === 'ScaledObject' && object.metadata.name === 'mailguard-dns-worker')!;
-      (scaled.spec as { triggers: Array<{ metadata: Record<string, string> }> }).triggers[0].metadata.listName = 'bull:dns:wait';
+      const scaled = objects.find(
+        (object) => object.kind === 'ScaledObject' && object.metadata.name === 'mailguard-dns-worker',
+      )!;
+      (scaled.spec as { triggers: Array<{ metadata: Record<string, string> }> }).triggers[0].metadata.listName =
+        'bull:dns:wait';
     });
-    expect(problems).toEqual([expect.stringContaining('ScaledObject/mailguard-dns-worker: redis trigger reads bull:dns:wait, BullMQ keeps mailguard:bull:dns:wait')]);
+    expect(problems).toEqual([
+      expect.stringContaining(
+        'ScaledObject/mailguard-dns-worker: redis trigger reads bull:dns:wait, BullMQ keeps mailguard:bull:dns:wait',
+      ),
+    ]);
   });
 });

@@ -33,7 +33,17 @@ interface Generator {
   options?: { labels?: Record<string, string> };
 }
 
-const SUPPORTED = new Set(['apiVersion', 'kind', 'resources', 'namespace', 'images', 'patches', 'generatorOptions', 'configMapGenerator', 'secretGenerator']);
+const SUPPORTED = new Set([
+  'apiVersion',
+  'kind',
+  'resources',
+  'namespace',
+  'images',
+  'patches',
+  'generatorOptions',
+  'configMapGenerator',
+  'secretGenerator',
+]);
 /** Kinds that live outside namespaces: kustomize leaves them without one. */
 const CLUSTER_SCOPED = new Set(['Namespace', 'ClusterRole', 'ClusterRoleBinding', 'CustomResourceDefinition']);
 
@@ -45,7 +55,8 @@ export function readYaml(file: string): Array<Record<string, unknown>> {
   });
 }
 
-const isMap = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isMap = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** RFC 7386 merge; lists in a patch would be merged by key by kustomize for built-in kinds, so they are refused. */
 function mergePatch(target: Record<string, unknown>, patch: Record<string, unknown>, where: string): void {
@@ -57,8 +68,17 @@ function mergePatch(target: Record<string, unknown>, patch: Record<string, unkno
   }
 }
 
-function generate(kind: 'ConfigMap' | 'Secret', generator: Generator, objects: K8sObject[], hashless: boolean, file: string): void {
-  if (!hashless) throw new Error(`${file}: generators need generatorOptions.disableNameSuffixHash (names are referenced as they are)`);
+function generate(
+  kind: 'ConfigMap' | 'Secret',
+  generator: Generator,
+  objects: K8sObject[],
+  hashless: boolean,
+  file: string,
+): void {
+  if (!hashless)
+    throw new Error(
+      `${file}: generators need generatorOptions.disableNameSuffixHash (names are referenced as they are)`,
+    );
   const data = Object.fromEntries([
     ...(generator.literals ?? []).map((literal) => {
       const at = literal.indexOf('=');
@@ -84,7 +104,9 @@ function generate(kind: 'ConfigMap' | 'Secret', generator: Generator, objects: K
   objects.push({ apiVersion: 'v1', kind, metadata, ...(kind === 'Secret' ? { type: 'Opaque' } : {}), [field]: data });
 }
 
-function podSpecs(object: K8sObject): Array<{ containers: Array<{ image: string }>; initContainers?: Array<{ image: string }> }> {
+function podSpecs(
+  object: K8sObject,
+): Array<{ containers: Array<{ image: string }>; initContainers?: Array<{ image: string }> }> {
   const template = (object.spec as { template?: { spec?: unknown } } | undefined)?.template?.spec;
   return template ? [template as ReturnType<typeof podSpecs>[number]] : [];
 }
@@ -102,11 +124,14 @@ export function render(dir: string): K8sObject[] {
     objects.push(...(statSync(path).isDirectory() ? render(path) : (readYaml(path) as K8sObject[])));
   }
   const hashless = kustomization.generatorOptions?.disableNameSuffixHash === true;
-  for (const generator of kustomization.configMapGenerator ?? []) generate('ConfigMap', generator, objects, hashless, file);
+  for (const generator of kustomization.configMapGenerator ?? [])
+    generate('ConfigMap', generator, objects, hashless, file);
   for (const generator of kustomization.secretGenerator ?? []) generate('Secret', generator, objects, hashless, file);
   for (const { path } of kustomization.patches ?? []) {
     for (const patch of readYaml(resolve(dir, path)) as K8sObject[]) {
-      const target = objects.find((object) => object.kind === patch.kind && object.metadata.name === patch.metadata.name);
+      const target = objects.find(
+        (object) => object.kind === patch.kind && object.metadata.name === patch.metadata.name,
+      );
       if (!target) throw new Error(`${join(dir, path)}: no ${patch.kind} ${patch.metadata.name} to patch`);
       const { apiVersion: _apiVersion, kind: _kind, ...rest } = patch;
       mergePatch(target, rest, `${patch.kind}/${patch.metadata.name}`);
@@ -117,12 +142,13 @@ export function render(dir: string): K8sObject[] {
       for (const container of [...spec.containers, ...(spec.initContainers ?? [])]) {
         const [name, tag] = container.image.split(':');
         if (name !== image.name) continue;
-        container.image = `${image.newName ?? name}${image.newTag ?? tag ? `:${image.newTag ?? tag}` : ''}`;
+        container.image = `${image.newName ?? name}${(image.newTag ?? tag) ? `:${image.newTag ?? tag}` : ''}`;
       }
     }
   }
   if (kustomization.namespace) {
-    for (const object of objects) if (!CLUSTER_SCOPED.has(object.kind)) object.metadata.namespace = kustomization.namespace;
+    for (const object of objects)
+      if (!CLUSTER_SCOPED.has(object.kind)) object.metadata.namespace = kustomization.namespace;
   }
   return objects;
 }

@@ -15,13 +15,16 @@ const anchor = (heading: string) =>
     .toLowerCase()
     .replace(/[^\p{L}\p{N}\s_-]/gu, '')
     .replace(/\s/g, '-');
-const anchors = (markdown: string) => new Set([...markdown.matchAll(/^#{1,6}\s+(.+)$/gm)].map(([, heading]) => anchor(heading)));
+const anchors = (markdown: string) =>
+  new Set([...markdown.matchAll(/^#{1,6}\s+(.+)$/gm)].map(([, heading]) => anchor(heading)));
 
 describe.each(overlays(root))('overlay %s', (overlay) => {
   const objects = renderOverlay(root, overlay);
 
   it('ships the Grafana dashboard as a ConfigMap the Grafana sidecar picks up', () => {
-    const maps = objects.filter((object) => object.kind === 'ConfigMap' && object.metadata.labels?.grafana_dashboard === '1');
+    const maps = objects.filter(
+      (object) => object.kind === 'ConfigMap' && object.metadata.labels?.grafana_dashboard === '1',
+    );
     expect(maps.map((map) => Object.keys(map.data as object))).toEqual([['mailguard.json']]);
     expect(JSON.parse((maps[0].data as Record<string, string>)['mailguard.json'])).toEqual(dashboard);
   });
@@ -46,9 +49,13 @@ describe.each(overlays(root))('overlay %s', (overlay) => {
 describe('the dashboard', () => {
   it('has a query in every panel, unique panel ids, and covers what operators watch', () => {
     const queries = dashboardQueries(dashboard);
-    const panels = (dashboard.panels as Array<{ id: number; type: string; targets?: unknown[] }>).filter((panel) => panel.type !== 'row');
+    const panels = (dashboard.panels as Array<{ id: number; type: string; targets?: unknown[] }>).filter(
+      (panel) => panel.type !== 'row',
+    );
     expect(panels.every((panel) => (panel.targets ?? []).length > 0)).toBe(true);
-    expect(new Set((dashboard.panels as Array<{ id: number }>).map((panel) => panel.id)).size).toBe(dashboard.panels.length);
+    expect(new Set((dashboard.panels as Array<{ id: number }>).map((panel) => panel.id)).size).toBe(
+      dashboard.panels.length,
+    );
     const named = new Set(queries.flatMap(({ expr }) => metricNames(expr)));
     for (const metric of [
       'mailguard_http_requests_total',
@@ -68,8 +75,15 @@ describe('the dashboard', () => {
 
 describe('metricNames', () => {
   it('finds the metrics of a query, not its functions, labels, strings, ranges or keywords', () => {
-    expect(metricNames('histogram_quantile(0.9, sum by (le) (rate(a_seconds_bucket{x=~"b|c"}[$__rate_interval])))')).toEqual(['a_seconds_bucket']);
-    expect(metricNames('max by (queue) (depth{state="wait"}) > 100\nand deriv(max(depth)[10m:1m]) > 0 or on (job) up')).toEqual(['depth', 'up']);
-    expect(metricNames('count(max by (host) (cool)) / ignoring(x) group_left(y) other offset 5m')).toEqual(['cool', 'other']);
+    expect(
+      metricNames('histogram_quantile(0.9, sum by (le) (rate(a_seconds_bucket{x=~"b|c"}[$__rate_interval])))'),
+    ).toEqual(['a_seconds_bucket']);
+    expect(
+      metricNames('max by (queue) (depth{state="wait"}) > 100\nand deriv(max(depth)[10m:1m]) > 0 or on (job) up'),
+    ).toEqual(['depth', 'up']);
+    expect(metricNames('count(max by (host) (cool)) / ignoring(x) group_left(y) other offset 5m')).toEqual([
+      'cool',
+      'other',
+    ]);
   });
 });

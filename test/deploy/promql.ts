@@ -27,7 +27,8 @@ export function dashboardQueries(dashboard: { panels: Panel[] }): Array<{ where:
   return walk(dashboard.panels);
 }
 
-export const readDashboard = (root: string) => JSON.parse(readFileSync(dashboardFile(root), 'utf8')) as { panels: Panel[] };
+export const readDashboard = (root: string) =>
+  JSON.parse(readFileSync(dashboardFile(root), 'utf8')) as { panels: Panel[] };
 
 export function alertsOf(objects: K8sObject[]): Alert[] {
   return objects
@@ -35,7 +36,19 @@ export function alertsOf(objects: K8sObject[]): Alert[] {
     .flatMap((rule) => (rule.spec as { groups: Array<{ rules: Alert[] }> }).groups.flatMap((group) => group.rules));
 }
 
-const KEYWORDS = new Set(['and', 'or', 'unless', 'bool', 'offset', 'by', 'without', 'on', 'ignoring', 'group_left', 'group_right']);
+const KEYWORDS = new Set([
+  'and',
+  'or',
+  'unless',
+  'bool',
+  'offset',
+  'by',
+  'without',
+  'on',
+  'ignoring',
+  'group_left',
+  'group_right',
+]);
 
 /**
  * The metric names a PromQL expression selects. Label matchers, strings, ranges and the label lists of

@@ -13,9 +13,20 @@ import { PrometheusRule } from '@kubernetes-models/prometheus-operator/monitorin
 import { ServiceMonitor } from '@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1/ServiceMonitor';
 
 const MODELS = new Map(
-  [Deployment, HorizontalPodAutoscaler, Job, NetworkPolicy, PodDisruptionBudget, ConfigMap, Secret, Service, ScaledObject, TriggerAuthentication, PrometheusRule, ServiceMonitor].map(
-    (model) => [`${model.apiVersion} ${model.kind}`, model],
-  ),
+  [
+    Deployment,
+    HorizontalPodAutoscaler,
+    Job,
+    NetworkPolicy,
+    PodDisruptionBudget,
+    ConfigMap,
+    Secret,
+    Service,
+    ScaledObject,
+    TriggerAuthentication,
+    PrometheusRule,
+    ServiceMonitor,
+  ].map((model) => [`${model.apiVersion} ${model.kind}`, model]),
 );
 
 /**

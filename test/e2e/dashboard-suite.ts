@@ -98,12 +98,17 @@ export function dashboardSuite(driver: Driver): void {
   /** axe-core in the page (evaluated by the driver, so the page's CSP does not apply); then both screenshots. */
   async function inspect(page: Page, name: string): Promise<void> {
     await page.evaluate(axe.source);
-    const found = (await page.evaluate('axe.run(document, { resultTypes: ["violations"] }).then(r => r.violations.map(v => ({ id: v.id, impact: v.impact, nodes: v.nodes.map(n => n.target.join(" ")) })))')) as Array<{
+    const found = (await page.evaluate(
+      'axe.run(document, { resultTypes: ["violations"] }).then(r => r.violations.map(v => ({ id: v.id, impact: v.impact, nodes: v.nodes.map(n => n.target.join(" ")) })))',
+    )) as Array<{
       id: string;
       impact: string;
       nodes: string[];
     }>;
-    expect({ page: name, violations: found.filter((violation) => violation.impact === 'serious' || violation.impact === 'critical') }).toEqual({ page: name, violations: [] });
+    expect({
+      page: name,
+      violations: found.filter((violation) => violation.impact === 'serious' || violation.impact === 'critical'),
+    }).toEqual({ page: name, violations: [] });
     await page.screenshot({ path: join(SCREENSHOTS, `${name}-1280.png`), fullPage: true });
     await page.setViewportSize({ width: 375, height: 800 });
     // Nothing wider than the phone (inside scrolling or clipping boxes aside): the elements sticking out are named.
@@ -116,7 +121,9 @@ export function dashboardSuite(driver: Driver): void {
   }
 
   async function newAccount(): Promise<Signup> {
-    const response = await api<Signup>('POST', '/v1/accounts', { body: { email: `someone.${randomBytes(3).toString('hex')}@catchall.test` } });
+    const response = await api<Signup>('POST', '/v1/accounts', {
+      body: { email: `someone.${randomBytes(3).toString('hex')}@catchall.test` },
+    });
     expect(response.status).toBe(201);
     return response.body;
   }
@@ -175,18 +182,30 @@ export function dashboardSuite(driver: Driver): void {
     await inspect(page, 'verify');
 
     await go(page, 'lists', 'Lists');
-    const rows = Array.from({ length: 500 }, (_, index) => `${index},Person ${index},${index % 5 === 0 ? 'john.doe@acme.test' : `user${index}@${index % 2 ? 'acme.test' : 'catchall.test'}`}`);
-    await page.setInputFiles('#list-file', { name: 'leads.csv', mimeType: 'text/csv', buffer: Buffer.from(['id,name,contact', ...rows].join('\n')) });
+    const rows = Array.from(
+      { length: 500 },
+      (_, index) =>
+        `${index},Person ${index},${index % 5 === 0 ? 'john.doe@acme.test' : `user${index}@${index % 2 ? 'acme.test' : 'catchall.test'}`}`,
+    );
+    await page.setInputFiles('#list-file', {
+      name: 'leads.csv',
+      mimeType: 'text/csv',
+      buffer: Buffer.from(['id,name,contact', ...rows].join('\n')),
+    });
     await page.waitForSelector('#list-column');
     await page.selectOption('#list-column', 'contact');
     await page.click('text=Upload and verify');
     await page.waitForSelector('#list-progress');
     await page.waitForSelector('#list-status:text("completed")', { timeout: 180_000 });
     expect(await page.textContent('#list-progress-text')).toContain('100% · 500 of 500 processed');
-    const counts = await Promise.all(['valid', 'risky', 'invalid'].map(async (status) => Number(await page.textContent(`#count-${status}`))));
+    const counts = await Promise.all(
+      ['valid', 'risky', 'invalid'].map(async (status) => Number(await page.textContent(`#count-${status}`))),
+    );
     expect(counts.reduce((sum, count) => sum + count, 0)).toBe(500);
     const [download] = await Promise.all([page.waitForEvent('download'), page.click('text=Download CSV')]);
-    const csv = readFileSync(await download.path(), 'utf8').trim().split(/\r?\n/);
+    const csv = readFileSync(await download.path(), 'utf8')
+      .trim()
+      .split(/\r?\n/);
     expect(csv).toHaveLength(501);
     expect(csv[0]).toMatch(/^id,name,contact,status,reason/);
     await page.waitForSelector('#lists td:text("leads.csv")');
@@ -229,7 +248,10 @@ export function dashboardSuite(driver: Driver): void {
   it('says in words why it was refused: 402 out of credits, 403 scope, 429 counting down', async () => {
     const owner = await newAccount();
     await database.setBalance(owner.account.id, 0);
-    const verifyKey = await api<{ key: string }>('POST', '/v1/keys', { key: owner.apiKey, body: { name: 'checks', scope: 'verify' } });
+    const verifyKey = await api<{ key: string }>('POST', '/v1/keys', {
+      key: owner.apiKey,
+      body: { name: 'checks', scope: 'verify' },
+    });
     const page = await open();
     await signIn(page, owner.apiKey);
     await go(page, 'verify', 'Verify addresses');
@@ -242,13 +264,16 @@ export function dashboardSuite(driver: Driver): void {
     await signIn(scoped, verifyKey.body.key);
     await go(scoped, 'lists', 'Lists');
     await scoped.waitForSelector('.problem[data-kind="scope"]');
-    expect(await scoped.textContent('.problem')).toContain("This key's scope, verify (checks and the finder), does not allow this.");
+    expect(await scoped.textContent('.problem')).toContain(
+      "This key's scope, verify (checks and the finder), does not allow this.",
+    );
     expect(await scoped.textContent('.note')).toContain('Read-only');
     await go(scoped, 'keys', 'API keys');
     expect(await scoped.textContent('.note')).toContain('needs a full or read-only key');
 
     let status = 200;
-    for (let sent = 0; status !== 429 && sent < 70; sent++) status = (await api('GET', '/v1/credits', { key: owner.apiKey })).status;
+    for (let sent = 0; status !== 429 && sent < 70; sent++)
+      status = (await api('GET', '/v1/credits', { key: owner.apiKey })).status;
     expect(status).toBe(429);
     await page.click('form.inline button[type=submit]');
     await page.waitForSelector('.problem[data-kind="rate"]');

@@ -8,7 +8,13 @@ import { startLab, type Lab } from '../lab';
 import type { Scenario } from '../lab/scenario';
 import { apiClient, type ApiCall } from '../support/api-client';
 import { startPrivatePostgres, startPrivateRedis, type PrivateServer } from '../support/private-servers';
-import { startGatewayProcess, startWorkerProcess, WORKER_KINDS, type RunningProcess, type WorkerKindName } from '../support/processes';
+import {
+  startGatewayProcess,
+  startWorkerProcess,
+  WORKER_KINDS,
+  type RunningProcess,
+  type WorkerKindName,
+} from '../support/processes';
 
 /**
  * Faults survived by the distributed service (gateway + four worker kinds as processes), on a
@@ -31,10 +37,19 @@ function scenario(): Scenario {
   const mailboxes = Object.fromEntries(Array.from({ length: 50 }, (_, i) => [`user${i}`, 'ok']));
   const domains: Scenario['domains'] = { 'owners.test': { mx: [{ host: 'mx.owners.test', priority: 10 }] } };
   // A list's groups take a couple of seconds each, two at a time: the list is still running when a server stops.
-  for (let d = 0; d < DOMAINS; d++) domains[`fault${d}.test`] = { mx: [{ host: 'mx.fault.test', priority: 10 }], mailboxes };
+  for (let d = 0; d < DOMAINS; d++)
+    domains[`fault${d}.test`] = { mx: [{ host: 'mx.fault.test', priority: 10 }], mailboxes };
   // Single checks: one domain for the outages and the batch, one the gateway's kill never had answered before.
-  for (const domain of ['single.test', 'fresh.test']) domains[domain] = { mx: [{ host: 'mx.single.test', priority: 10 }], mailboxes };
-  return { servers: { 'mx.fault.test': { latencyMs: 250 }, 'mx.single.test': { latencyMs: 100 }, 'mx.owners.test': { catchAll: true } }, domains };
+  for (const domain of ['single.test', 'fresh.test'])
+    domains[domain] = { mx: [{ host: 'mx.single.test', priority: 10 }], mailboxes };
+  return {
+    servers: {
+      'mx.fault.test': { latencyMs: 250 },
+      'mx.single.test': { latencyMs: 100 },
+      'mx.owners.test': { catchAll: true },
+    },
+    domains,
+  };
 }
 
 let lab: Lab;
@@ -109,7 +124,9 @@ afterAll(async () => {
 });
 
 async function signup(): Promise<{ apiKey: string; accountId: string }> {
-  const response = await api<{ apiKey: string; account: { id: string } }>('POST', '/v1/accounts', { body: { email: `owner.${randomBytes(4).toString('hex')}@owners.test` } });
+  const response = await api<{ apiKey: string; account: { id: string } }>('POST', '/v1/accounts', {
+    body: { email: `owner.${randomBytes(4).toString('hex')}@owners.test` },
+  });
   expect(response.status).toBe(201);
   return { apiKey: response.body.apiKey, accountId: response.body.account.id };
 }
@@ -120,23 +137,45 @@ async function runningList(apiKey: string): Promise<string> {
   for (let d = 0; d < DOMAINS; d++) for (let i = 0; i < ROWS_PER_DOMAIN; i++) rows.push(`user${i * 10}@fault${d}.test`);
   const form = new FormData();
   form.append('file', new Blob([`email\n${rows.join('\n')}\n`], { type: 'text/csv' }), 'leads.csv');
-  const response = await fetch(`${gateway.url}/v1/lists`, { method: 'POST', headers: { 'X-API-Key': apiKey }, body: form });
+  const response = await fetch(`${gateway.url}/v1/lists`, {
+    method: 'POST',
+    headers: { 'X-API-Key': apiKey },
+    body: form,
+  });
   expect(response.status).toBe(202);
   const { id } = (await response.json()) as ListView;
-  await until('the list to start settling rows', async () => (await api<ListView>('GET', `/v1/lists/${id}`, { key: apiKey })).body.processed > 0);
+  await until(
+    'the list to start settling rows',
+    async () => (await api<ListView>('GET', `/v1/lists/${id}`, { key: apiKey })).body.processed > 0,
+  );
   return id;
 }
 
 /** The list completes; every row is settled once with a result, and the list's ledger is its hold alone. */
 async function expectCompletedOnce(apiKey: string, accountId: string, listId: string): Promise<void> {
   const total = DOMAINS * ROWS_PER_DOMAIN;
-  await until('the list to complete', async () => (await api<ListView>('GET', `/v1/lists/${listId}`, { key: apiKey })).body.status === 'completed', 150_000);
+  await until(
+    'the list to complete',
+    async () => (await api<ListView>('GET', `/v1/lists/${listId}`, { key: apiKey })).body.status === 'completed',
+    150_000,
+  );
   const { body } = await api<ListView>('GET', `/v1/lists/${listId}`, { key: apiKey });
   // user0, user10, user20, user30, user40 exist at each domain; user50 … user90 do not.
-  expect(body).toMatchObject({ processed: total, counts: { valid: total / 2, risky: 0, invalid: total / 2 }, creditsHeld: 0, creditsCharged: total });
-  const [rows] = await query<{ settled: string; results: string }>('SELECT count(*) FILTER (WHERE settled) AS settled, count(result) AS results FROM list_rows WHERE list_id = $1', [listId]);
+  expect(body).toMatchObject({
+    processed: total,
+    counts: { valid: total / 2, risky: 0, invalid: total / 2 },
+    creditsHeld: 0,
+    creditsCharged: total,
+  });
+  const [rows] = await query<{ settled: string; results: string }>(
+    'SELECT count(*) FILTER (WHERE settled) AS settled, count(result) AS results FROM list_rows WHERE list_id = $1',
+    [listId],
+  );
   expect(rows).toEqual({ settled: String(total), results: String(total) });
-  const ledger = await query<{ kind: string; delta: number }>('SELECT kind, delta FROM credit_transactions WHERE account_id = $1 AND ref = $2 ORDER BY id', [accountId, listId]);
+  const ledger = await query<{ kind: string; delta: number }>(
+    'SELECT kind, delta FROM credit_transactions WHERE account_id = $1 AND ref = $2 ORDER BY id',
+    [accountId, listId],
+  );
   expect(ledger).toEqual([{ kind: 'hold', delta: -total }]);
 }
 
@@ -152,7 +191,10 @@ async function expectChargedOnce(accountId: string, answered: number): Promise<v
      FROM credit_transactions WHERE account_id = $1 AND kind <> 'grant'`,
     [accountId],
   );
-  const [stored] = await query<{ count: string; credits: string }>('SELECT count(*) AS count, coalesce(sum(credits), 0) AS credits FROM verifications WHERE account_id = $1', [accountId]);
+  const [stored] = await query<{ count: string; credits: string }>(
+    'SELECT count(*) AS count, coalesce(sum(credits), 0) AS credits FROM verifications WHERE account_id = $1',
+    [accountId],
+  );
   expect(Number(paid.refs)).toBe(Number(paid.charges));
   expect(Number(paid.charged) - Number(paid.refunded)).toBe(Number(stored.credits));
   expect(Number(stored.count)).toBeGreaterThanOrEqual(answered);
@@ -160,7 +202,10 @@ async function expectChargedOnce(accountId: string, answered: number): Promise<v
 
 /** One single check, bounded: a hang past the deadline fails the test instead of stalling it. */
 function check(apiKey: string, email: string) {
-  return fetch(`${gateway.url}/v1/email-validation/${email}`, { headers: { 'X-API-Key': apiKey }, signal: AbortSignal.timeout(DEADLINE_MS + 5_000) });
+  return fetch(`${gateway.url}/v1/email-validation/${email}`, {
+    headers: { 'X-API-Key': apiKey },
+    signal: AbortSignal.timeout(DEADLINE_MS + 5_000),
+  });
 }
 
 /**
@@ -183,7 +228,10 @@ async function survivesOutage(server: () => PrivateServer, { outageMs = OUTAGE_M
   while (Date.now() < downUntil) {
     const [single, list, ready] = await Promise.all([
       check(apiKey, `user${10 + (asked++ % 40)}@single.test`),
-      fetch(`${gateway.url}/v1/lists/${listId}`, { headers: { 'X-API-Key': apiKey }, signal: AbortSignal.timeout(DEADLINE_MS) }),
+      fetch(`${gateway.url}/v1/lists/${listId}`, {
+        headers: { 'X-API-Key': apiKey },
+        signal: AbortSignal.timeout(DEADLINE_MS),
+      }),
       fetch(`${gateway.url}/health/ready`, { signal: AbortSignal.timeout(DEADLINE_MS) }),
     ]);
     for (const response of [single, list, ready]) {
@@ -201,16 +249,22 @@ async function survivesOutage(server: () => PrivateServer, { outageMs = OUTAGE_M
   expect(after.status).toBe(200);
   expect(await after.json()).toMatchObject({ reason: 'accepted_email' });
   answered++;
-  if (board) expect((await fetch(`${gateway.url}/admin/queues/api/queues`, { headers: { Authorization: `Bearer ${ADMIN_TOKEN}` } })).status).toBe(200);
+  if (board)
+    expect(
+      (await fetch(`${gateway.url}/admin/queues/api/queues`, { headers: { Authorization: `Bearer ${ADMIN_TOKEN}` } }))
+        .status,
+    ).toBe(200);
   await expectCompletedOnce(apiKey, accountId, listId);
   await expectChargedOnce(accountId, answered);
   for (const process of [gateway, ...workers.values()]) expect(process.child.exitCode).toBeNull();
 }
 
 describe('outages', () => {
-  it('Redis down for a minute: 503s meanwhile, then everything recovers and the list completes, charged once', () => survivesOutage(() => redis));
+  it('Redis down for a minute: 503s meanwhile, then everything recovers and the list completes, charged once', () =>
+    survivesOutage(() => redis));
 
-  it('Postgres down for a minute: 503s meanwhile, then everything recovers and the list completes, charged once', () => survivesOutage(() => postgres));
+  it('Postgres down for a minute: 503s meanwhile, then everything recovers and the list completes, charged once', () =>
+    survivesOutage(() => postgres));
 });
 
 describe('one process (in-process queues) on Postgres', () => {
@@ -258,14 +312,21 @@ describe('SIGKILL', () => {
     const sessions = lab.stats('mx.single.test').sessions;
     const inFlight = Array.from({ length: 10 }, (_, i) => check(apiKey, `user${i}@fresh.test`).catch(() => null));
     const count = async (sql: string) => Number((await query<{ n: string }>(sql, [accountId]))[0].n);
-    const charges = () => count("SELECT count(*) AS n FROM credit_transactions WHERE account_id = $1 AND kind = 'charge'");
-    await until('the checks to be charged and under way', async () => (await charges()) === 10 && lab.stats('mx.single.test').sessions - sessions >= 2);
+    const charges = () =>
+      count("SELECT count(*) AS n FROM credit_transactions WHERE account_id = $1 AND kind = 'charge'");
+    await until(
+      'the checks to be charged and under way',
+      async () => (await charges()) === 10 && lab.stats('mx.single.test').sessions - sessions >= 2,
+    );
     expect(await gateway.stop('SIGKILL')).toBeNull();
     // The answers still in flight are lost with the connection; their charges are not orphans (below).
     expect((await Promise.all(inFlight)).filter((response) => response === null).length).toBeGreaterThan(0);
     await startGateway();
     // The workers finish the checks and store each answer under its request id.
-    await until('every charged check to be stored', async () => (await count('SELECT count(*) AS n FROM verifications WHERE account_id = $1')) === 10);
+    await until(
+      'every charged check to be stored',
+      async () => (await count('SELECT count(*) AS n FROM verifications WHERE account_id = $1')) === 10,
+    );
     expect(await charges()).toBe(10);
     await expectChargedOnce(accountId, 0);
     await expectCompletedOnce(apiKey, accountId, listId);

@@ -22,7 +22,22 @@ it('no 5xx, no process exit, no answer past the deadline + 1 s, no refusal charg
 it('sends every surface its inputs, and most of them past the doors (keys, rate limits) to the handlers', () => {
   const counted = Object.values(report.bySurface).reduce((sum, surface) => sum + surface.inputs, 0);
   expect(counted).toBe(3_000);
-  for (const surface of ['single', 'batch', 'lists', 'widget-keyless', 'widget-keyed', 'widget-settings', 'signup', 'keys', 'finder', 'domain', 'credits', 'headers', 'corpus', 'cli']) {
+  for (const surface of [
+    'single',
+    'batch',
+    'lists',
+    'widget-keyless',
+    'widget-keyed',
+    'widget-settings',
+    'signup',
+    'keys',
+    'finder',
+    'domain',
+    'credits',
+    'headers',
+    'corpus',
+    'cli',
+  ]) {
     expect(report.bySurface[surface]?.inputs).toBeGreaterThan(0);
   }
   expect(report.stoppedAtTheDoor).toBeLessThan(counted * 0.05);

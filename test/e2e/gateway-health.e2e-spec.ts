@@ -27,7 +27,10 @@ describe('gateway on real Postgres and Redis', () => {
 
   beforeAll(async () => {
     database = await createTestDatabase();
-    gateway = await startGatewayProcess({ DATABASE_URL: database.url, REDIS_URL: TEST_REDIS_URL, REDIS_PREFIX }, workDir());
+    gateway = await startGatewayProcess(
+      { DATABASE_URL: database.url, REDIS_URL: TEST_REDIS_URL, REDIS_PREFIX },
+      workDir(),
+    );
   });
 
   afterAll(async () => {
@@ -84,7 +87,11 @@ describe('gateway on real Postgres and Redis', () => {
   });
 
   it('answers a malformed JSON body with 400 and a bad percent-encoding with 400, never a stack trace', async () => {
-    const badJson = await fetch(`${gateway.url}/v1/anything`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"a":' });
+    const badJson = await fetch(`${gateway.url}/v1/anything`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"a":',
+    });
     expect(badJson.status).toBe(400);
     const body = await json(badJson);
     expect(body).toEqual({ error: expect.any(String), code: 'bad_request' });
@@ -105,7 +112,9 @@ describe('gateway on real Postgres and Redis', () => {
   });
 
   it('writes structured JSON log lines, one per request under its id, without the API key', async () => {
-    const response = await fetch(`${gateway.url}/v1/nothing-here?page=2`, { headers: { 'X-API-Key': 'mg_live_e2eSECRET' } });
+    const response = await fetch(`${gateway.url}/v1/nothing-here?page=2`, {
+      headers: { 'X-API-Key': 'mg_live_e2eSECRET' },
+    });
     await response.text();
     const id = response.headers.get('x-request-id');
     const requestLine = () =>
@@ -129,7 +138,10 @@ describe('gateway on real Postgres and Redis', () => {
   });
 
   it('stops cleanly on SIGTERM', async () => {
-    const other = await startGatewayProcess({ DATABASE_URL: database.url, REDIS_URL: TEST_REDIS_URL, REDIS_PREFIX }, workDir());
+    const other = await startGatewayProcess(
+      { DATABASE_URL: database.url, REDIS_URL: TEST_REDIS_URL, REDIS_PREFIX },
+      workDir(),
+    );
     expect(await other.stop('SIGTERM')).toBe(0);
   });
 });
@@ -146,10 +158,15 @@ describe('gateway on embedded defaults', () => {
       expect(existsSync(join(cwd, 'data', 'PG_VERSION'))).toBe(true);
 
       // A paid check, then the same one from the cache (its own charging statement), on PGlite.
-      const signup = await fetch(`${gateway.url}/v1/accounts`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'owner@catchall.test' }) });
+      const signup = await fetch(`${gateway.url}/v1/accounts`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ email: 'owner@catchall.test' }),
+      });
       expect(signup.status).toBe(201);
       const { apiKey, account } = (await signup.json()) as { apiKey: string; account: { credits: number } };
-      const check = () => fetch(`${gateway.url}/v1/email-validation/jane@acme.test`, { headers: { 'X-API-Key': apiKey } });
+      const check = () =>
+        fetch(`${gateway.url}/v1/email-validation/jane@acme.test`, { headers: { 'X-API-Key': apiKey } });
       const answers = [await check(), await check()];
       expect(answers.map((answer) => answer.status)).toEqual([200, 200]);
       expect(((await answers[1].json()) as { cached: boolean }).cached).toBe(true);
@@ -175,7 +192,9 @@ describe('gateway on embedded defaults', () => {
       expect(result.code).toBe(1);
       const lines = result.stderr.trim().split('\n');
       expect(lines).toHaveLength(1);
-      expect(lines[0]).toMatch(/^mailguard gateway: failed to start: DATABASE_URL is unset.*@electric-sql\/pglite.*--omit=optional/);
+      expect(lines[0]).toMatch(
+        /^mailguard gateway: failed to start: DATABASE_URL is unset.*@electric-sql\/pglite.*--omit=optional/,
+      );
     } finally {
       rmSync(install, { recursive: true, force: true });
     }
@@ -197,7 +216,10 @@ describe('readiness when a server is down', () => {
 
   it('answers 503 { error } while Redis does not answer', async () => {
     const database = await createTestDatabase();
-    const gateway = await startGatewayProcess({ DATABASE_URL: database.url, REDIS_URL: 'redis://127.0.0.1:1', REDIS_PREFIX }, workDir());
+    const gateway = await startGatewayProcess(
+      { DATABASE_URL: database.url, REDIS_URL: 'redis://127.0.0.1:1', REDIS_PREFIX },
+      workDir(),
+    );
     try {
       const ready = await fetch(`${gateway.url}/health/ready`);
       expect(ready.status).toBe(503);

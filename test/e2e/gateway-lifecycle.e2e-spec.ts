@@ -86,18 +86,24 @@ describe.each([
   });
 
   it('resolves, serves, and closing the app releases every resource', async () => {
-    const { GatewayModule } = await load<typeof import('../../apps/gateway/src/gateway.module')>('apps/gateway/src/gateway.module.js');
+    const { GatewayModule } = await load<typeof import('../../apps/gateway/src/gateway.module')>(
+      'apps/gateway/src/gateway.module.js',
+    );
     const { REDIS } = await load<typeof import('@mailguard/core')>('libs/core/src/index.js');
-    const { CHECK_PIPELINE, InProcessPipeline, BullMqPipeline } = await load<typeof import('@mailguard/queue')>('libs/queue/src/index.js');
+    const { CHECK_PIPELINE, InProcessPipeline, BullMqPipeline } =
+      await load<typeof import('@mailguard/queue')>('libs/queue/src/index.js');
     const env = distributed ? { DATABASE_URL: database?.url, REDIS_URL: TEST_REDIS_URL, REDIS_PREFIX: prefix } : {};
     const loaded = loadConfig({ PORT: '0', ...env });
     const config = { ...loaded, database: { ...loaded.database, embeddedDataDir: dataDir } };
     const before = handles();
 
-    const app = await NestFactory.create<NestExpressApplication>(GatewayModule.forRoot({ config, logger: createLogger({ level: 'silent' }, 'test') }), {
-      logger: false,
-      abortOnError: false,
-    });
+    const app = await NestFactory.create<NestExpressApplication>(
+      GatewayModule.forRoot({ config, logger: createLogger({ level: 'silent' }, 'test') }),
+      {
+        logger: false,
+        abortOnError: false,
+      },
+    );
     await app.listen(0, '127.0.0.1');
     const { port } = app.getHttpServer().address() as { port: number };
     expect(await status(`http://127.0.0.1:${port}/health/ready`)).toBe(200);

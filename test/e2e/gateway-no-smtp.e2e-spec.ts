@@ -74,7 +74,10 @@ it('opens no SMTP connection from the gateway for a check, the finder or domain 
   const track = <T>(name: string, pending: Promise<T>) => pending.finally(() => answered.push(name));
   const requests = Promise.all([
     track('check', api<{ reason: string }>('GET', '/v1/email-validation/jane@check.test', { key })),
-    track('finder', api<{ email: string | null }>('GET', '/v1/email-finder?firstName=John&lastName=Doe&domain=find.test', { key })),
+    track(
+      'finder',
+      api<{ email: string | null }>('GET', '/v1/email-finder?firstName=John&lastName=Doe&domain=find.test', { key }),
+    ),
     track('insight', api<{ catchAll: boolean | null }>('GET', '/v1/email-finder/domain/insight.test', { key })),
   ]);
 

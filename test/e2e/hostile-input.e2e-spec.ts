@@ -28,7 +28,10 @@ const uploads = mkdtempSync(join(tmpdir(), 'mailguard-hostile-tmp-'));
 beforeAll(async () => {
   lab = await startLab(loadScenario());
   database = await createTestDatabase();
-  gateway = await startGatewayProcess({ ...lab.env, DATABASE_URL: database.url, TMPDIR: uploads, SIGNUP_LIMIT_PER_IP_HOUR: '1000' }, mkdtempSync(join(tmpdir(), 'mailguard-hostile-')));
+  gateway = await startGatewayProcess(
+    { ...lab.env, DATABASE_URL: database.url, TMPDIR: uploads, SIGNUP_LIMIT_PER_IP_HOUR: '1000' },
+    mkdtempSync(join(tmpdir(), 'mailguard-hostile-')),
+  );
   api = apiClient(gateway.url);
   const signup = await api<{ apiKey: string }>('POST', '/v1/accounts', { body: { email: 'owner@catchall.test' } });
   key = signup.body.apiKey;
@@ -41,14 +44,23 @@ afterAll(async () => {
 });
 
 /** A raw request, so that bodies no client library would send can be sent. */
-function raw(path: string, headers: Record<string, string>, body: string, method = 'POST'): Promise<{ status: number; body: string }> {
+function raw(
+  path: string,
+  headers: Record<string, string>,
+  body: string,
+  method = 'POST',
+): Promise<{ status: number; body: string }> {
   return new Promise((done, fail) => {
     const url = new URL(path, gateway.url);
-    const req = request(url, { method, headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) } }, (res) => {
-      let text = '';
-      res.on('data', (chunk: Buffer) => (text += chunk.toString()));
-      res.on('end', () => done({ status: res.statusCode ?? 0, body: text }));
-    });
+    const req = request(
+      url,
+      { method, headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) } },
+      (res) => {
+        let text = '';
+        res.on('data', (chunk: Buffer) => (text += chunk.toString()));
+        res.on('end', () => done({ status: res.statusCode ?? 0, body: text }));
+      },
+    );
     req.on('error', fail);
     req.end(body);
   });
@@ -63,9 +75,16 @@ describe('POST /v1/lists with a broken multipart body', () => {
   it('a file part that ends without its closing boundary: 400, the gateway goes on, no temporary file stays', async () => {
     const body = '------fzb\r\nContent-Disposition: form-data; name="file"; filename="a.csv"\r\n\r\nemail\nx\r\n';
     for (let i = 0; i < 3; i++) {
-      const response = await raw('/v1/lists', { 'x-api-key': key, 'content-type': 'multipart/form-data; boundary=----fzb' }, body);
+      const response = await raw(
+        '/v1/lists',
+        { 'x-api-key': key, 'content-type': 'multipart/form-data; boundary=----fzb' },
+        body,
+      );
       expect(response.status).toBe(400);
-      expect(JSON.parse(response.body)).toMatchObject({ code: 'bad_request', error: expect.stringContaining('multipart') });
+      expect(JSON.parse(response.body)).toMatchObject({
+        code: 'bad_request',
+        error: expect.stringContaining('multipart'),
+      });
     }
     await stillServing();
     expect(readdirSync(uploads).filter((name) => name.startsWith('mailguard-upload-'))).toEqual([]);
@@ -74,14 +93,22 @@ describe('POST /v1/lists with a broken multipart body', () => {
 
   it('a file part under another name, cut short (found by the fuzz): 400, and no stream fails unheard', async () => {
     const body = '--b\r\nContent-Disposition: form-data; name="attachment"; filename="b.csv"\r\n\r\nemail\nx';
-    const response = await raw('/v1/lists', { 'x-api-key': key, 'content-type': 'multipart/form-data; boundary=b' }, body);
+    const response = await raw(
+      '/v1/lists',
+      { 'x-api-key': key, 'content-type': 'multipart/form-data; boundary=b' },
+      body,
+    );
     expect(response.status).toBe(400);
     await stillServing();
     expect(gateway.output()).not.toMatch(/unhandled|uncaught/i);
   });
 
   it('multipart/form-data without a boundary: 400 at once', async () => {
-    const response = await raw('/v1/lists', { 'x-api-key': key, 'content-type': 'multipart/form-data' }, 'email\nx@y.test\n');
+    const response = await raw(
+      '/v1/lists',
+      { 'x-api-key': key, 'content-type': 'multipart/form-data' },
+      'email\nx@y.test\n',
+    );
     expect(response.status).toBe(400);
     expect(JSON.parse(response.body)).toMatchObject({ code: 'bad_request' });
     await stillServing();
@@ -94,7 +121,8 @@ const multipart = (parts: Array<{ name: string; filename?: string; body: string 
   headers: { 'content-type': 'multipart/form-data; boundary=b' },
   body: `${parts.map((part) => `--b\r\nContent-Disposition: form-data; name="${part.name}"${part.filename ? `; filename="${part.filename}"` : ''}\r\n\r\n${part.body}\r\n`).join('')}--b--\r\n`,
 });
-const csv = (text: string, extra: Array<{ name: string; body: string }> = []) => multipart([...extra, { name: 'file', filename: 'a.csv', body: text }]);
+const csv = (text: string, extra: Array<{ name: string; body: string }> = []) =>
+  multipart([...extra, { name: 'file', filename: 'a.csv', body: text }]);
 
 describe('one input policy at every edge: 400 {error, code} at once, nothing charged', () => {
   async function balance(): Promise<number> {
@@ -102,18 +130,106 @@ describe('one input policy at every edge: 400 {error, code} at once, nothing cha
   }
 
   it.each<[string, () => Promise<{ status: number; body: string }>]>([
-    ['a NUL in a key name', () => raw('/v1/keys', { 'x-api-key': key, 'content-type': 'application/json' }, JSON.stringify({ name: `k${NUL}`, scope: 'full' }))],
-    ['a lone surrogate in a key name', () => raw('/v1/keys', { 'x-api-key': key, 'content-type': 'application/json' }, '{"name":"k\\ud800","scope":"full"}')],
-    ['a NUL in a sign-up name', () => raw('/v1/accounts', { 'content-type': 'application/json' }, JSON.stringify({ email: 'someone.new@catchall.test', name: `n${NUL}` }))],
-    ['a NUL in a sign-up address', () => raw('/v1/accounts', { 'content-type': 'application/json' }, JSON.stringify({ email: `some${NUL}one@catchall.test` }))],
-    ['a NUL in a widget message', () => raw('/v1/widget/settings', { 'x-api-key': key, 'content-type': 'application/json' }, JSON.stringify({ defaults: { messages: { invalid: `x${NUL}` } } }), 'PUT')],
-    ['JSON nested 2,000 deep at sign-up', () => raw('/v1/accounts', { 'content-type': 'application/json' }, `${'{"a":'.repeat(2000)}1${'}'.repeat(2000)}`)],
-    ['JSON nested 2,000 deep at the keyless widget check', () => raw('/v1/widget/verify', { 'content-type': 'application/json' }, `${'{"email":'.repeat(2000)}1${'}'.repeat(2000)}`)],
-    ['a NUL in a CSV field', () => raw('/v1/lists', { 'x-api-key': key, ...csv(`email,note\nx@acme.test,a${NUL}b\n`).headers }, csv(`email,note\nx@acme.test,a${NUL}b\n`).body)],
-    ['a NUL in a CSV header', () => raw('/v1/lists', { 'x-api-key': key, ...csv(`email,no${NUL}te\nx@acme.test,ab\n`).headers }, csv(`email,no${NUL}te\nx@acme.test,ab\n`).body)],
-    ['a NUL in a list name', () => raw('/v1/lists', { 'x-api-key': key, ...csv('email\nx@acme.test\n').headers }, csv('email\nx@acme.test\n', [{ name: 'name', body: `l${NUL}` }]).body)],
-    ['a NUL in a webhookUrl', () => raw('/v1/lists', { 'x-api-key': key, ...csv('email\nx@acme.test\n').headers }, csv('email\nx@acme.test\n', [{ name: 'webhookUrl', body: `https://hooks${NUL}.example.com/` }]).body)],
-    ['a CSV of 1,001 columns', () => raw('/v1/lists', { 'x-api-key': key, ...csv('').headers }, csv(`email${',c'.repeat(1000)}\nx@acme.test\n`).body)],
+    [
+      'a NUL in a key name',
+      () =>
+        raw(
+          '/v1/keys',
+          { 'x-api-key': key, 'content-type': 'application/json' },
+          JSON.stringify({ name: `k${NUL}`, scope: 'full' }),
+        ),
+    ],
+    [
+      'a lone surrogate in a key name',
+      () =>
+        raw('/v1/keys', { 'x-api-key': key, 'content-type': 'application/json' }, '{"name":"k\\ud800","scope":"full"}'),
+    ],
+    [
+      'a NUL in a sign-up name',
+      () =>
+        raw(
+          '/v1/accounts',
+          { 'content-type': 'application/json' },
+          JSON.stringify({ email: 'someone.new@catchall.test', name: `n${NUL}` }),
+        ),
+    ],
+    [
+      'a NUL in a sign-up address',
+      () =>
+        raw(
+          '/v1/accounts',
+          { 'content-type': 'application/json' },
+          JSON.stringify({ email: `some${NUL}one@catchall.test` }),
+        ),
+    ],
+    [
+      'a NUL in a widget message',
+      () =>
+        raw(
+          '/v1/widget/settings',
+          { 'x-api-key': key, 'content-type': 'application/json' },
+          JSON.stringify({ defaults: { messages: { invalid: `x${NUL}` } } }),
+          'PUT',
+        ),
+    ],
+    [
+      'JSON nested 2,000 deep at sign-up',
+      () => raw('/v1/accounts', { 'content-type': 'application/json' }, `${'{"a":'.repeat(2000)}1${'}'.repeat(2000)}`),
+    ],
+    [
+      'JSON nested 2,000 deep at the keyless widget check',
+      () =>
+        raw(
+          '/v1/widget/verify',
+          { 'content-type': 'application/json' },
+          `${'{"email":'.repeat(2000)}1${'}'.repeat(2000)}`,
+        ),
+    ],
+    [
+      'a NUL in a CSV field',
+      () =>
+        raw(
+          '/v1/lists',
+          { 'x-api-key': key, ...csv(`email,note\nx@acme.test,a${NUL}b\n`).headers },
+          csv(`email,note\nx@acme.test,a${NUL}b\n`).body,
+        ),
+    ],
+    [
+      'a NUL in a CSV header',
+      () =>
+        raw(
+          '/v1/lists',
+          { 'x-api-key': key, ...csv(`email,no${NUL}te\nx@acme.test,ab\n`).headers },
+          csv(`email,no${NUL}te\nx@acme.test,ab\n`).body,
+        ),
+    ],
+    [
+      'a NUL in a list name',
+      () =>
+        raw(
+          '/v1/lists',
+          { 'x-api-key': key, ...csv('email\nx@acme.test\n').headers },
+          csv('email\nx@acme.test\n', [{ name: 'name', body: `l${NUL}` }]).body,
+        ),
+    ],
+    [
+      'a NUL in a webhookUrl',
+      () =>
+        raw(
+          '/v1/lists',
+          { 'x-api-key': key, ...csv('email\nx@acme.test\n').headers },
+          csv('email\nx@acme.test\n', [{ name: 'webhookUrl', body: `https://hooks${NUL}.example.com/` }]).body,
+        ),
+    ],
+    [
+      'a CSV of 1,001 columns',
+      () =>
+        raw(
+          '/v1/lists',
+          { 'x-api-key': key, ...csv('').headers },
+          csv(`email${',c'.repeat(1000)}\nx@acme.test\n`).body,
+        ),
+    ],
   ])('%s', async (_, send) => {
     const before = await balance();
     const response = await send();
@@ -138,15 +254,20 @@ describe('one input policy at every edge: 400 {error, code} at once, nothing cha
     ['a NUL', 'a\u0000b@acme.test', true],
     ['a lone surrogate', 'a\uD800b@acme.test', false],
     ['junk after the domain', 'peter@acme.test/evil', true],
-  ])('an address to check with %s is invalid_syntax at once, in single, batch and widget checks', async (_, email, inPath) => {
-    const answers = [
-      (await api<{ results: unknown[] }>('POST', '/v1/email-validation/batch', { key, body: { emails: [email] } })).body.results[0],
-      (await api('POST', '/v1/widget/verify', { body: { email, deviceId: 'hostile-device-1' } })).body,
-    ];
-    // A lone surrogate has no UTF-8 form: it cannot be written into a URL at all.
-    if (inPath) answers.push((await api('GET', `/v1/email-validation/${encodeURIComponent(email)}`, { key })).body);
-    for (const answer of answers) expect(answer).toMatchObject({ status: 'invalid', reason: 'invalid_syntax', syntax: false });
-  });
+  ])(
+    'an address to check with %s is invalid_syntax at once, in single, batch and widget checks',
+    async (_, email, inPath) => {
+      const answers = [
+        (await api<{ results: unknown[] }>('POST', '/v1/email-validation/batch', { key, body: { emails: [email] } }))
+          .body.results[0],
+        (await api('POST', '/v1/widget/verify', { body: { email, deviceId: 'hostile-device-1' } })).body,
+      ];
+      // A lone surrogate has no UTF-8 form: it cannot be written into a URL at all.
+      if (inPath) answers.push((await api('GET', `/v1/email-validation/${encodeURIComponent(email)}`, { key })).body);
+      for (const answer of answers)
+        expect(answer).toMatchObject({ status: 'invalid', reason: 'invalid_syntax', syntax: false });
+    },
+  );
 });
 
 describe('requests Node refuses before any route sees them (found by the fuzz)', () => {
@@ -157,11 +278,36 @@ describe('requests Node refuses before any route sees them (found by the fuzz)',
   };
 
   it.each([
-    ['a control character in a header value', 'GET /v1/credits HTTP/1.1\r\nHost: x\r\nX-Request-Id: a\u0001b\r\nConnection: close\r\n', 400, 'bad_request'],
-    ['a header line without a colon', 'GET /v1/credits HTTP/1.1\r\nHost: x\r\nnonsense\r\nConnection: close\r\n', 400, 'bad_request'],
-    ['Transfer-Encoding beside Content-Length', 'POST /v1/accounts HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip\r\nContent-Length: 0\r\nConnection: close\r\n', 400, 'bad_request'],
-    ['headers over 16 KB', `GET /v1/credits HTTP/1.1\r\nHost: x\r\nX-A: ${'a'.repeat(20_000)}\r\nConnection: close\r\n`, 431, 'headers_too_large'],
-    ['an Expect the server cannot meet', 'GET /v1/credits HTTP/1.1\r\nHost: x\r\nExpect: x\r\nConnection: close\r\n', 417, 'bad_request'],
+    [
+      'a control character in a header value',
+      'GET /v1/credits HTTP/1.1\r\nHost: x\r\nX-Request-Id: a\u0001b\r\nConnection: close\r\n',
+      400,
+      'bad_request',
+    ],
+    [
+      'a header line without a colon',
+      'GET /v1/credits HTTP/1.1\r\nHost: x\r\nnonsense\r\nConnection: close\r\n',
+      400,
+      'bad_request',
+    ],
+    [
+      'Transfer-Encoding beside Content-Length',
+      'POST /v1/accounts HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip\r\nContent-Length: 0\r\nConnection: close\r\n',
+      400,
+      'bad_request',
+    ],
+    [
+      'headers over 16 KB',
+      `GET /v1/credits HTTP/1.1\r\nHost: x\r\nX-A: ${'a'.repeat(20_000)}\r\nConnection: close\r\n`,
+      431,
+      'headers_too_large',
+    ],
+    [
+      'an Expect the server cannot meet',
+      'GET /v1/credits HTTP/1.1\r\nHost: x\r\nExpect: x\r\nConnection: close\r\n',
+      417,
+      'bad_request',
+    ],
   ])('%s: {error, code} like every other error', async (_, head, status, code) => {
     expect(await send(head)).toEqual({ status, body: { error: expect.any(String), code } });
     await stillServing();
@@ -170,10 +316,14 @@ describe('requests Node refuses before any route sees them (found by the fuzz)',
 
 describe('sign-up credits cannot be farmed', () => {
   it('a work address whose mail server cannot be reached earns no work bonus; one a server accepted does', async () => {
-    const unreachable = await api<{ account: { credits: number } }>('POST', '/v1/accounts', { body: { email: 'farmer@deadmx.test' } });
+    const unreachable = await api<{ account: { credits: number } }>('POST', '/v1/accounts', {
+      body: { email: 'farmer@deadmx.test' },
+    });
     expect(unreachable.status).toBe(201);
     expect(unreachable.body.account.credits).toBe(1_000);
-    const accepted = await api<{ account: { credits: number } }>('POST', '/v1/accounts', { body: { email: 'john.doe@acme.test' } });
+    const accepted = await api<{ account: { credits: number } }>('POST', '/v1/accounts', {
+      body: { email: 'john.doe@acme.test' },
+    });
     expect(accepted.body.account.credits).toBe(2_500);
   });
 });
@@ -189,7 +339,11 @@ describe('the last resort of every process', () => {
     `;
     const { stdout } = await promisify(execFile)(process.execPath, ['-e', script]);
     const line = stdout.split('\n').find((text) => text.includes('unhandled rejection')) ?? '';
-    expect(JSON.parse(line)).toMatchObject({ level: 50, requestId: 'req-forgotten', err: { message: 'nobody awaited me' } });
+    expect(JSON.parse(line)).toMatchObject({
+      level: 50,
+      requestId: 'req-forgotten',
+      err: { message: 'nobody awaited me' },
+    });
     expect(stdout).toContain('still here');
   });
 });

@@ -41,7 +41,9 @@ export function hostileMxSuite(driver: Driver): void {
   const MAILBOXES = Object.fromEntries(Array.from({ length: 20 }, (_, i) => [`user${i}`, 'ok']));
 
   function scenario(): Scenario {
-    const domains: Scenario['domains'] = Object.fromEntries(Object.keys(HOSTILE).map((host) => [domainOf(host), { mx: [{ host, priority: 10 }], mailboxes: MAILBOXES }]));
+    const domains: Scenario['domains'] = Object.fromEntries(
+      Object.keys(HOSTILE).map((host) => [domainOf(host), { mx: [{ host, priority: 10 }], mailboxes: MAILBOXES }]),
+    );
     domains['fallback.test'] = {
       mx: [
         { host: 'mx1.fallback.test', priority: 10 },
@@ -51,7 +53,12 @@ export function hostileMxSuite(driver: Driver): void {
     };
     domains['owners.test'] = { mx: [{ host: 'mx.owners.test', priority: 10 }], catchAll: true };
     return {
-      servers: { ...HOSTILE, 'mx1.fallback.test': { tls: 'offered', stallAt: 'rcpt' }, 'mx2.fallback.test': {}, 'mx.owners.test': {} },
+      servers: {
+        ...HOSTILE,
+        'mx1.fallback.test': { tls: 'offered', stallAt: 'rcpt' },
+        'mx2.fallback.test': {},
+        'mx.owners.test': {},
+      },
       domains,
     };
   }
@@ -81,7 +88,9 @@ export function hostileMxSuite(driver: Driver): void {
       SIGNUP_LIMIT_PER_IP_HOUR: '1000',
     };
     const gateway = await startGatewayProcess(env, workDir());
-    const workers = distributed ? await Promise.all(WORKER_KINDS.map((kind) => startWorkerProcess(kind, env, workDir()))) : [];
+    const workers = distributed
+      ? await Promise.all(WORKER_KINDS.map((kind) => startWorkerProcess(kind, env, workDir())))
+      : [];
     processes.push(gateway, ...workers);
     probers = distributed ? workers.filter((_, index) => WORKER_KINDS[index] === 'smtp-worker') : [gateway];
     api = apiClient(gateway.url);
@@ -95,7 +104,9 @@ export function hostileMxSuite(driver: Driver): void {
   });
 
   async function signup(): Promise<{ apiKey: string; accountId: string }> {
-    const response = await api<{ apiKey: string; account: { id: string; credits: number } }>('POST', '/v1/accounts', { body: { email: `owner.${randomBytes(4).toString('hex')}@owners.test` } });
+    const response = await api<{ apiKey: string; account: { id: string; credits: number } }>('POST', '/v1/accounts', {
+      body: { email: `owner.${randomBytes(4).toString('hex')}@owners.test` },
+    });
     expect(response.status).toBe(201);
     return { apiKey: response.body.apiKey, accountId: response.body.account.id };
   }
@@ -103,7 +114,12 @@ export function hostileMxSuite(driver: Driver): void {
   /** Checks the addresses all at once; each must answer (200) within the bound. */
   async function checkAll(apiKey: string, emails: string[]): Promise<Array<{ reachable: string; status: string }>> {
     const responses = await Promise.all(
-      emails.map((email) => api<{ reachable: string; status: string }>('GET', `/v1/email-validation/${email}`, { key: apiKey, signal: AbortSignal.timeout(ANSWER_BOUND_MS) })),
+      emails.map((email) =>
+        api<{ reachable: string; status: string }>('GET', `/v1/email-validation/${email}`, {
+          key: apiKey,
+          signal: AbortSignal.timeout(ANSWER_BOUND_MS),
+        }),
+      ),
     );
     for (const response of responses) expect(response.status).toBe(200);
     return responses.map((response) => response.body);
@@ -111,7 +127,10 @@ export function hostileMxSuite(driver: Driver): void {
 
   /** Nothing charged twice, nothing lost: one charge per check, one refund per unknown answer, on the same references. */
   async function expectLedger(accountId: string, checks: number, unknown: number): Promise<void> {
-    const rows = await database.query<{ ref: string; kind: string; delta: number }>("SELECT ref, kind, delta FROM credit_transactions WHERE account_id = $1 AND kind <> 'grant'", [accountId]);
+    const rows = await database.query<{ ref: string; kind: string; delta: number }>(
+      "SELECT ref, kind, delta FROM credit_transactions WHERE account_id = $1 AND kind <> 'grant'",
+      [accountId],
+    );
     const charges = rows.filter((row) => row.kind === 'charge');
     const refunds = rows.filter((row) => row.kind === 'refund');
     expect(charges).toHaveLength(checks);
@@ -129,7 +148,10 @@ export function hostileMxSuite(driver: Driver): void {
     // A series that is not there at all reads as 0: the page must at least declare it.
     for (const page of pages) expect(page).toContain(`# TYPE ${name} `);
     const sample = new RegExp(`^${name}\\{[^}]*host="${host.replace(/\./g, '\\.')}"[^}]*\\} (\\S+)$`, 'gm');
-    return pages.reduce((sum, page) => sum + [...page.matchAll(sample)].reduce((total, match) => total + Number(match[1]), 0), 0);
+    return pages.reduce(
+      (sum, page) => sum + [...page.matchAll(sample)].reduce((total, match) => total + Number(match[1]), 0),
+      0,
+    );
   }
 
   /**
@@ -143,7 +165,8 @@ export function hostileMxSuite(driver: Driver): void {
     expect({ host, expired: await metricFor('mailguard_mx_lease_expired_total', host) }).toEqual({ host, expired: 0 });
   }
 
-  const mailboxes = (domain: string, from: number, count: number) => Array.from({ length: count }, (_, i) => `user${from + i}@${domain}`);
+  const mailboxes = (domain: string, from: number, count: number) =>
+    Array.from({ length: count }, (_, i) => `user${from + i}@${domain}`);
 
   // Each host has its own slots: the hosts are tried side by side, which keeps the suite short.
   it.concurrent.each(Object.keys(HOSTILE))(

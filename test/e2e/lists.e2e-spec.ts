@@ -7,7 +7,13 @@ import type { ListView } from '@mailguard/lists';
 import { startLab, type Lab } from '../lab';
 import { loadScenario } from '../lab/scenario';
 import { apiClient, type ApiCall } from '../support/api-client';
-import { startGatewayProcess, startWorkerProcess, WORKER_KINDS, type RunningProcess, type WorkerKindName } from '../support/processes';
+import {
+  startGatewayProcess,
+  startWorkerProcess,
+  WORKER_KINDS,
+  type RunningProcess,
+  type WorkerKindName,
+} from '../support/processes';
 import { createTestDatabase, flushRedisPrefix, TEST_REDIS_URL, type TestDatabase } from '../support/services';
 
 /**
@@ -44,7 +50,10 @@ function scenario() {
     base.domains![`bulk${d}.test`] = { mx: [{ host: 'mx.bulk.test', priority: 10 }], mailboxes };
   }
   // A server that greylists this mailbox for ever: retried 3 times, then settled as unknown.
-  base.domains!['stubborn.test'] = { mx: [{ host: 'mx.bulk.test', priority: 10 }], mailboxes: { later: '451 4.7.1 Greylisted, please try again later' } };
+  base.domains!['stubborn.test'] = {
+    mx: [{ host: 'mx.bulk.test', priority: 10 }],
+    mailboxes: { later: '451 4.7.1 Greylisted, please try again later' },
+  };
   return base;
 }
 
@@ -84,7 +93,9 @@ afterAll(async () => {
 
 let signups = 0;
 async function signup(): Promise<Signup> {
-  const response = await api<Signup>('POST', '/v1/accounts', { body: { email: `owner${++signups}.${randomBytes(3).toString('hex')}@catchall.test` } });
+  const response = await api<Signup>('POST', '/v1/accounts', {
+    body: { email: `owner${++signups}.${randomBytes(3).toString('hex')}@catchall.test` },
+  });
   expect(response.status).toBe(201);
   return response.body;
 }
@@ -109,7 +120,14 @@ async function settled(key: string, id: string, timeoutMs = 120_000): Promise<Li
 }
 
 async function results(key: string, id: string, query = '') {
-  return api<{ data: Array<{ row: number; email: string; result: { status: string; reason: string; subStatus?: string | null } | null }>; total: number }>('GET', `/v1/lists/${id}/results?limit=100${query}`, { key });
+  return api<{
+    data: Array<{
+      row: number;
+      email: string;
+      result: { status: string; reason: string; subStatus?: string | null } | null;
+    }>;
+    total: number;
+  }>('GET', `/v1/lists/${id}/results?limit=100${query}`, { key });
 }
 
 async function csvResults(key: string, id: string): Promise<string> {
@@ -122,13 +140,29 @@ async function csvResults(key: string, id: string): Promise<string> {
 describe('upload (#4): CSV variants', () => {
   it('reads comma-separated LF files, finds the "email" column, and checks every row', async () => {
     const { apiKey } = await signup();
-    const csv = 'name,email,company\nJohn,john.doe@acme.test,Acme\nNobody,nobody@acme.test,Acme\nBroken,not an address,None\n';
+    const csv =
+      'name,email,company\nJohn,john.doe@acme.test,Acme\nNobody,nobody@acme.test,Acme\nBroken,not an address,None\n';
     const created = await upload(apiKey, csv);
     expect(created.status).toBe(202);
-    expect(created.body).toMatchObject({ id: expect.stringMatching(/^lst_/), name: 'leads.csv', total: 3, duplicates: 0, creditsHeld: 2, creditsCharged: 0 });
+    expect(created.body).toMatchObject({
+      id: expect.stringMatching(/^lst_/),
+      name: 'leads.csv',
+      total: 3,
+      duplicates: 0,
+      creditsHeld: 2,
+      creditsCharged: 0,
+    });
     expect(['queued', 'processing']).toContain(created.body.status);
     const done = await settled(apiKey, created.body.id);
-    expect(done).toMatchObject({ status: 'completed', total: 3, processed: 3, percent: 100, counts: { valid: 1, risky: 0, invalid: 2 }, creditsHeld: 0, creditsCharged: 2 });
+    expect(done).toMatchObject({
+      status: 'completed',
+      total: 3,
+      processed: 3,
+      percent: 100,
+      counts: { valid: 1, risky: 0, invalid: 2 },
+      creditsHeld: 0,
+      creditsCharged: 2,
+    });
     const page = await results(apiKey, created.body.id);
     expect(page.body.data.map((row) => [row.row, row.email, row.result?.reason])).toEqual([
       [1, 'john.doe@acme.test', 'accepted_email'],
@@ -139,25 +173,32 @@ describe('upload (#4): CSV variants', () => {
 
   it('reads semicolons, CRLF, a BOM and quoted fields, and gives them back escaped in the same order', async () => {
     const { apiKey } = await signup();
-    const csv = '\uFEFF"Full name";"E-mail";"Notes"\r\n"Doe; John";john.doe@acme.test;"said ""hi""\r\non two lines"\r\nJane;jane@acme.test;plain\r\n';
+    const csv =
+      '\uFEFF"Full name";"E-mail";"Notes"\r\n"Doe; John";john.doe@acme.test;"said ""hi""\r\non two lines"\r\nJane;jane@acme.test;plain\r\n';
     const created = await upload(apiKey, csv);
     expect(created.status).toBe(202);
     await settled(apiKey, created.body.id);
     const text = await csvResults(apiKey, created.body.id);
     const lines = text.split('\r\n');
-    expect(lines[0]).toBe('Full name;E-mail;Notes;status;reason;confidence;reachable;is_free;is_role;is_disposable;is_catch_all;suggestion;score;sub_status');
+    expect(lines[0]).toBe(
+      'Full name;E-mail;Notes;status;reason;confidence;reachable;is_free;is_role;is_disposable;is_catch_all;suggestion;score;sub_status',
+    );
     expect(lines[1]).toBe('"Doe; John";john.doe@acme.test;"said ""hi""');
     expect(lines[2]).toBe('on two lines";valid;accepted_email;;safe;false;false;false;false;;97;');
     expect(lines[3]).toBe('Jane;jane@acme.test;plain;valid;accepted_email;;safe;false;false;false;false;;97;');
   });
 
-  it('writes our column as mailguard_<name> when the customer\'s header already has that name, and fills sub_status', async () => {
+  it("writes our column as mailguard_<name> when the customer's header already has that name, and fills sub_status", async () => {
     const { apiKey } = await signup();
     const created = await upload(apiKey, 'email,Status,score\nnobody@acme.test,lead,5\nx@nullmx.test,cold,1\n');
     await settled(apiKey, created.body.id);
     const lines = (await csvResults(apiKey, created.body.id)).split('\r\n');
-    expect(lines[0]).toBe('email,Status,score,mailguard_status,reason,confidence,reachable,is_free,is_role,is_disposable,is_catch_all,suggestion,mailguard_score,sub_status');
-    expect(lines[1]).toBe('nobody@acme.test,lead,5,invalid,rejected_email,,invalid,false,false,false,false,,2,no_such_user');
+    expect(lines[0]).toBe(
+      'email,Status,score,mailguard_status,reason,confidence,reachable,is_free,is_role,is_disposable,is_catch_all,suggestion,mailguard_score,sub_status',
+    );
+    expect(lines[1]).toBe(
+      'nobody@acme.test,lead,5,invalid,rejected_email,,invalid,false,false,false,false,,2,no_such_user',
+    );
     expect(lines[2]).toBe('x@nullmx.test,cold,1,invalid,no_mx,,invalid,false,false,false,false,,1,null_mx');
     const page = await results(apiKey, created.body.id);
     expect(page.body.data.map((row) => row.result?.subStatus)).toEqual(['no_such_user', 'null_mx']);
@@ -170,17 +211,24 @@ describe('upload (#4): CSV variants', () => {
     const named = await upload(apiKey, 'work,home\njohn.doe@acme.test,nobody@acme.test\n', { emailColumn: 'home' });
     expect(named.status).toBe(202);
     await settled(apiKey, named.body.id);
-    expect((await results(apiKey, named.body.id)).body.data[0]).toMatchObject({ email: 'nobody@acme.test', result: { reason: 'rejected_email' } });
+    expect((await results(apiKey, named.body.id)).body.data[0]).toMatchObject({
+      email: 'nobody@acme.test',
+      result: { reason: 'rejected_email' },
+    });
   });
 
-  it('charges nothing for duplicates (after normalisation) and syntax failures; a duplicate carries its first row\'s result', async () => {
+  it("charges nothing for duplicates (after normalisation) and syntax failures; a duplicate carries its first row's result", async () => {
     const { apiKey, account } = await signup();
     const csv = 'email\njohn.doe@acme.test\nJohn.Doe@ACME.test\nnot-an-address\njane@acme.test\n';
     const created = await upload(apiKey, csv);
     expect(created.body).toMatchObject({ total: 4, duplicates: 1, creditsHeld: 2 });
     const done = await settled(apiKey, created.body.id);
     expect(done).toMatchObject({ processed: 4, counts: { valid: 3, risky: 0, invalid: 1 }, creditsCharged: 2 });
-    expect((await results(apiKey, created.body.id)).body.data[1]).toMatchObject({ row: 2, email: 'John.Doe@ACME.test', result: { reason: 'accepted_email' } });
+    expect((await results(apiKey, created.body.id)).body.data[1]).toMatchObject({
+      row: 2,
+      email: 'John.Doe@ACME.test',
+      result: { reason: 'accepted_email' },
+    });
     const credits = await api<{ balance: number; held: number }>('GET', '/v1/credits', { key: apiKey });
     expect(credits.body).toMatchObject({ balance: account.credits - 2, held: 0 });
     expect((await results(apiKey, created.body.id, '&status=invalid')).body.total).toBe(1);
@@ -224,10 +272,12 @@ describe('upload errors', () => {
 });
 
 describe('lists (#5–8)', () => {
-  it('pages the account\'s lists; another account\'s list is 404', async () => {
+  it("pages the account's lists; another account's list is 404", async () => {
     const owner = await signup();
     const created = await upload(owner.apiKey, 'email\njohn.doe@acme.test\n', { name: 'Leads' });
-    const page = await api<{ data: List[]; page: number; limit: number; total: number }>('GET', '/v1/lists?limit=10', { key: owner.apiKey });
+    const page = await api<{ data: List[]; page: number; limit: number; total: number }>('GET', '/v1/lists?limit=10', {
+      key: owner.apiKey,
+    });
     expect(page.body).toMatchObject({ page: 1, limit: 10, total: 1 });
     expect(page.body.data[0]).toMatchObject({ id: created.body.id, name: 'Leads' });
     const stranger = await signup();
@@ -247,7 +297,11 @@ describe('lists (#5–8)', () => {
     expect(cancelled.status).toBe(200);
     expect(cancelled.body).toMatchObject({ status: 'cancelled', creditsHeld: 0 });
     const credits = await api<{ balance: number; held: number }>('GET', '/v1/credits', { key: apiKey });
-    expect(credits.body).toEqual({ balance: account.credits - cancelled.body.creditsCharged, held: 0, currency: 'credits' });
+    expect(credits.body).toEqual({
+      balance: account.credits - cancelled.body.creditsCharged,
+      held: 0,
+      currency: 'credits',
+    });
     expect((await api('DELETE', `/v1/lists/${created.body.id}`, { key: apiKey })).status).toBe(204);
     expect((await api('GET', `/v1/lists/${created.body.id}`, { key: apiKey })).status).toBe(404);
   });
@@ -257,7 +311,10 @@ describe('lists (#5–8)', () => {
     const created = await upload(apiKey, 'email\njohn.doe@acme.test\n');
     expect((await api('GET', `/v1/lists/${created.body.id}/results?format=xml`, { key: apiKey })).status).toBe(400);
     expect((await api('GET', `/v1/lists/${created.body.id}/results?status=great`, { key: apiKey })).status).toBe(400);
-    const reader = await api<{ key: string }>('POST', '/v1/keys', { key: apiKey, body: { name: 'reader', scope: 'read-only' } });
+    const reader = await api<{ key: string }>('POST', '/v1/keys', {
+      key: apiKey,
+      body: { name: 'reader', scope: 'read-only' },
+    });
     expect((await upload(reader.body.key, 'email\njohn.doe@acme.test\n')).status).toBe(403);
     expect((await api('GET', `/v1/lists/${created.body.id}`, { key: reader.body.key })).status).toBe(200);
   });
@@ -278,14 +335,23 @@ describe('greylisting', () => {
     ]);
     // The first probe and three retries (delayed jobs), each a session of its own.
     expect(lab.stats('mx.bulk.test').sessions - sessionsBefore).toBe(4);
-    const ledger = await database.query<{ kind: string; delta: number }>('SELECT kind, delta FROM credit_transactions WHERE account_id = $1 AND ref = $2 ORDER BY id', [account.id, created.body.id]);
-    expect(ledger).toEqual([{ kind: 'hold', delta: -2 }, { kind: 'refund', delta: 1 }]);
-    expect((await api('GET', '/v1/credits', { key: apiKey })).body).toMatchObject({ balance: account.credits - 1, held: 0 });
+    const ledger = await database.query<{ kind: string; delta: number }>(
+      'SELECT kind, delta FROM credit_transactions WHERE account_id = $1 AND ref = $2 ORDER BY id',
+      [account.id, created.body.id],
+    );
+    expect(ledger).toEqual([
+      { kind: 'hold', delta: -2 },
+      { kind: 'refund', delta: 1 },
+    ]);
+    expect((await api('GET', '/v1/credits', { key: apiKey })).body).toMatchObject({
+      balance: account.credits - 1,
+      held: 0,
+    });
   });
 });
 
 describe('webhooks', () => {
-  it('POSTs the finished list, signed with the account\'s webhook secret, retrying after a failure', async () => {
+  it("POSTs the finished list, signed with the account's webhook secret, retrying after a failure", async () => {
     const { apiKey, webhookSecret } = await signup();
     const received: Array<{ body: string; signature: string | undefined }> = [];
     let delivered: () => void;
@@ -303,7 +369,9 @@ describe('webhooks', () => {
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     try {
       const port = (server.address() as { port: number }).port;
-      const created = await upload(apiKey, 'email\njohn.doe@acme.test\n', { webhookUrl: `http://127.0.0.1:${port}/hook` });
+      const created = await upload(apiKey, 'email\njohn.doe@acme.test\n', {
+        webhookUrl: `http://127.0.0.1:${port}/hook`,
+      });
       expect(created.status).toBe(202);
       await done;
       const [, last] = received;
@@ -332,10 +400,21 @@ describe('crash safety', () => {
     await Promise.all((['smtp-worker', 'list-worker'] as const).map((kind) => workers.get(kind)?.stop('SIGKILL')));
     await Promise.all([startWorker('smtp-worker'), startWorker('list-worker')]);
     const done = await settled(apiKey, created.body.id, 150_000);
-    expect(done).toMatchObject({ status: 'completed', processed: 5_000, counts: { valid: 2_520, risky: 0, invalid: 2_480 }, creditsCharged: 5_000 });
-    const [rowsSettled] = await database.query<{ settled: string; results: string }>('SELECT count(*) FILTER (WHERE settled) AS settled, count(result) AS results FROM list_rows WHERE list_id = $1', [created.body.id]);
+    expect(done).toMatchObject({
+      status: 'completed',
+      processed: 5_000,
+      counts: { valid: 2_520, risky: 0, invalid: 2_480 },
+      creditsCharged: 5_000,
+    });
+    const [rowsSettled] = await database.query<{ settled: string; results: string }>(
+      'SELECT count(*) FILTER (WHERE settled) AS settled, count(result) AS results FROM list_rows WHERE list_id = $1',
+      [created.body.id],
+    );
     expect(rowsSettled).toEqual({ settled: '5000', results: '5000' });
-    const ledger = await database.query<{ kind: string; delta: number }>("SELECT kind, delta FROM credit_transactions WHERE account_id = $1 AND ref = $2 ORDER BY id", [account.id, created.body.id]);
+    const ledger = await database.query<{ kind: string; delta: number }>(
+      'SELECT kind, delta FROM credit_transactions WHERE account_id = $1 AND ref = $2 ORDER BY id',
+      [account.id, created.body.id],
+    );
     expect(ledger).toEqual([{ kind: 'hold', delta: -5_000 }]);
     expect((await api('GET', '/v1/credits', { key: apiKey })).body).toMatchObject({ balance: 5_000, held: 0 });
   });

@@ -36,7 +36,13 @@ function scenario(): Scenario {
   };
 }
 
-const EXTRA = { SMTP_HELO_NAME: 'long.mailguard.test', SMTP_TIMEOUT_MS: '3000', CHECK_DEADLINE_MS: '5000', SMTP_MX_CONCURRENCY: '2', SIGNUP_LIMIT_PER_IP_HOUR: '1000' };
+const EXTRA = {
+  SMTP_HELO_NAME: 'long.mailguard.test',
+  SMTP_TIMEOUT_MS: '3000',
+  CHECK_DEADLINE_MS: '5000',
+  SMTP_MX_CONCURRENCY: '2',
+  SIGNUP_LIMIT_PER_IP_HOUR: '1000',
+};
 const run = promisify(execFile);
 const BIN = resolve(__dirname, '../../bin/mailguard.js');
 let lab: Lab;
@@ -48,7 +54,9 @@ afterAll(() => lab.stop());
 
 it('the CLI at concurrency 1: twelve mailboxes at a STARTTLS host, all valid', async () => {
   const emails = Object.keys(MAILBOXES).map((local) => `${local}@tls.test`);
-  const { stdout } = await run(process.execPath, [BIN, 'verify', ...emails, '--json', '--concurrency', '1'], { env: { PATH: process.env.PATH ?? '', ...lab.env, ...EXTRA } });
+  const { stdout } = await run(process.execPath, [BIN, 'verify', ...emails, '--json', '--concurrency', '1'], {
+    env: { PATH: process.env.PATH ?? '', ...lab.env, ...EXTRA },
+  });
   const results = JSON.parse(stdout) as Array<{ status: string; reachable: string }>;
   expect(results.map((result) => result.status)).toEqual(emails.map(() => 'valid'));
   expect(lab.stats('mx.tls.test').tlsSessions).toBeGreaterThanOrEqual(12);
@@ -72,12 +80,20 @@ describe.each(['in-process', 'bullmq'] as const)('a long-lived service (%s)', (d
 
   beforeAll(async () => {
     database = await createTestDatabase();
-    const env = { ...lab.env, ...EXTRA, DATABASE_URL: database.url, ...(driver === 'bullmq' ? { REDIS_URL: TEST_REDIS_URL, REDIS_PREFIX: prefix } : {}) };
+    const env = {
+      ...lab.env,
+      ...EXTRA,
+      DATABASE_URL: database.url,
+      ...(driver === 'bullmq' ? { REDIS_URL: TEST_REDIS_URL, REDIS_PREFIX: prefix } : {}),
+    };
     const dir = () => mkdtempSync(join(tmpdir(), 'mailguard-long-'));
     gateway = await startGatewayProcess(env, dir());
-    if (driver === 'bullmq') workers = await Promise.all(WORKER_KINDS.map((kind) => startWorkerProcess(kind, env, dir())));
+    if (driver === 'bullmq')
+      workers = await Promise.all(WORKER_KINDS.map((kind) => startWorkerProcess(kind, env, dir())));
     api = apiClient(gateway.url);
-    const signup = await api<{ apiKey: string }>('POST', '/v1/accounts', { body: { email: `founder.${driver}@catchall.test` } });
+    const signup = await api<{ apiKey: string }>('POST', '/v1/accounts', {
+      body: { email: `founder.${driver}@catchall.test` },
+    });
     expect(signup.status).toBe(201);
     key = signup.body.apiKey;
   });
@@ -90,7 +106,8 @@ describe.each(['in-process', 'bullmq'] as const)('a long-lived service (%s)', (d
   });
 
   /** The processes that hold MX slots: the gateway in one process, the smtp-worker over BullMQ. */
-  const probers = () => (driver === 'bullmq' ? workers.filter((_, index) => WORKER_KINDS[index] === 'smtp-worker') : [gateway]);
+  const probers = () =>
+    driver === 'bullmq' ? workers.filter((_, index) => WORKER_KINDS[index] === 'smtp-worker') : [gateway];
 
   async function slotsHeld(): Promise<number> {
     const pages = await Promise.all(probers().map(async (process) => (await fetch(`${process.url}/metrics`)).text()));
@@ -98,7 +115,9 @@ describe.each(['in-process', 'bullmq'] as const)('a long-lived service (%s)', (d
   }
 
   async function reachable(email: string): Promise<string> {
-    const response = await api<{ reachable: string }>('GET', `/v1/email-validation/${encodeURIComponent(email)}`, { key });
+    const response = await api<{ reachable: string }>('GET', `/v1/email-validation/${encodeURIComponent(email)}`, {
+      key,
+    });
     expect(response.status).toBe(200);
     return response.body.reachable;
   }
@@ -112,7 +131,11 @@ describe.each(['in-process', 'bullmq'] as const)('a long-lived service (%s)', (d
   });
 
   it('keeps answering at a domain after a finder request that found nobody there', async () => {
-    const miss = await api<{ email: string | null }>('GET', '/v1/email-finder?firstName=Zebulon&lastName=Quartermain&domain=tlsreq.test', { key });
+    const miss = await api<{ email: string | null }>(
+      'GET',
+      '/v1/email-finder?firstName=Zebulon&lastName=Quartermain&domain=tlsreq.test',
+      { key },
+    );
     expect(miss.status).toBe(200);
     expect(miss.body.email).toBeNull();
     for (const local of Object.keys(MAILBOXES).slice(6)) expect(await reachable(`${local}@tlsreq.test`)).toBe('safe');

@@ -24,7 +24,10 @@ describe('apps/migrate', () => {
     rmSync(cwd, { recursive: true, force: true });
   });
 
-  const applied = () => database.query<{ name: string }>('SELECT name FROM migrations ORDER BY id').then((rows) => rows.map((row) => row.name));
+  const applied = () =>
+    database
+      .query<{ name: string }>('SELECT name FROM migrations ORDER BY id')
+      .then((rows) => rows.map((row) => row.name));
   const columns = () =>
     database.query<{ table_name: string; column_name: string; data_type: string }>(
       `SELECT table_name, column_name, data_type FROM information_schema.columns
@@ -36,7 +39,9 @@ describe('apps/migrate', () => {
     expect([first.code, first.stdout, first.stderr]).toEqual([0, 'mailguard migrate: schema up to date\n', '']);
     expect(await applied()).toEqual(MIGRATIONS.map((migration) => migration.name));
     const schema = await columns();
-    expect(schema.map((column) => column.table_name)).toEqual(expect.arrayContaining(['accounts', 'api_keys', 'list_rows']));
+    expect(schema.map((column) => column.table_name)).toEqual(
+      expect.arrayContaining(['accounts', 'api_keys', 'list_rows']),
+    );
 
     const second = await runGatewayToExit({ DATABASE_URL: database.url }, cwd, MIGRATE);
     expect([second.code, second.stdout, second.stderr]).toEqual([0, 'mailguard migrate: schema up to date\n', '']);

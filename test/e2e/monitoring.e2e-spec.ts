@@ -3,7 +3,14 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { renderOverlay } from '../deploy/k8s-validate';
-import { alertsOf, dashboardQueries, EXTERNAL_METRICS, exportedNames, metricNames, readDashboard } from '../deploy/promql';
+import {
+  alertsOf,
+  dashboardQueries,
+  EXTERNAL_METRICS,
+  exportedNames,
+  metricNames,
+  readDashboard,
+} from '../deploy/promql';
 import { startLab, type Lab } from '../lab';
 import { DEFAULT_SCENARIO } from '../lab/scenario';
 import { apiClient } from '../support/api-client';
@@ -29,9 +36,14 @@ async function countsACheck(gatewayUrl: string, metricsUrl: string, service: str
   const api = apiClient(gatewayUrl);
   const signup = await api<{ apiKey: string }>('POST', '/v1/accounts', { body: { email: 'owner@catchall.test' } });
   expect(signup.status).toBe(201);
-  const series = new RegExp(`^mailguard_checks_total\\{status="invalid",sub_status="no_such_user",service="${service}"\\} (\\d+)$`, 'm');
+  const series = new RegExp(
+    `^mailguard_checks_total\\{status="invalid",sub_status="no_such_user",service="${service}"\\} (\\d+)$`,
+    'm',
+  );
   const before = Number(series.exec(await scrape(metricsUrl))?.[1] ?? 0);
-  const check = await api<{ status: string; subStatus: string }>('GET', '/v1/email-validation/nobody@acme.test', { key: signup.body.apiKey });
+  const check = await api<{ status: string; subStatus: string }>('GET', '/v1/email-validation/nobody@acme.test', {
+    key: signup.body.apiKey,
+  });
   expect([check.status, check.body.status, check.body.subStatus]).toEqual([200, 'invalid', 'no_such_user']);
   expect(Number(series.exec(await scrape(metricsUrl))?.[1])).toBe(before + 1);
 }
@@ -45,7 +57,10 @@ describe('monitoring queries against a running gateway', () => {
   beforeAll(async () => {
     cwd = mkdtempSync(join(tmpdir(), 'mailguard-e2e-'));
     [lab, database] = await Promise.all([startLab(DEFAULT_SCENARIO), createTestDatabase()]);
-    gateway = await startGatewayProcess({ ...lab.env, DATABASE_URL: database.url, SMTP_HELO_NAME: 'e2e.mailguard.test' }, cwd);
+    gateway = await startGatewayProcess(
+      { ...lab.env, DATABASE_URL: database.url, SMTP_HELO_NAME: 'e2e.mailguard.test' },
+      cwd,
+    );
   });
 
   afterAll(async () => {
@@ -69,7 +84,8 @@ describe('monitoring queries against a running gateway', () => {
     expect(unknown).toEqual([]);
   });
 
-  it('counts a concluded check in mailguard_checks_total by status and sub_status', () => countsACheck(gateway.url, gateway.url, 'gateway'));
+  it('counts a concluded check in mailguard_checks_total by status and sub_status', () =>
+    countsACheck(gateway.url, gateway.url, 'gateway'));
 });
 
 describe('mailguard_checks_total with the checks on workers', () => {
@@ -88,7 +104,13 @@ describe('mailguard_checks_total with the checks on workers', () => {
 
   it('is counted by the scoring-worker', async () => {
     [lab, database] = await Promise.all([startLab(DEFAULT_SCENARIO), createTestDatabase()]);
-    const env = { ...lab.env, DATABASE_URL: database.url, REDIS_URL: TEST_REDIS_URL, REDIS_PREFIX: prefix, SMTP_HELO_NAME: 'e2e.mailguard.test' };
+    const env = {
+      ...lab.env,
+      DATABASE_URL: database.url,
+      REDIS_URL: TEST_REDIS_URL,
+      REDIS_PREFIX: prefix,
+      SMTP_HELO_NAME: 'e2e.mailguard.test',
+    };
     processes.push(
       ...(await Promise.all([
         startGatewayProcess(env, workDir()),

@@ -5,7 +5,12 @@ import { join } from 'node:path';
 import { startLab, type Lab } from '../lab';
 import type { Scenario } from '../lab/scenario';
 import { apiClient, type ApiCall } from '../support/api-client';
-import { startGatewayProcess, startWorkerProcess, type RunningProcess, type WorkerKindName } from '../support/processes';
+import {
+  startGatewayProcess,
+  startWorkerProcess,
+  type RunningProcess,
+  type WorkerKindName,
+} from '../support/processes';
 import { createTestDatabase, flushRedisPrefix, TEST_REDIS_URL, type TestDatabase } from '../support/services';
 
 /**
@@ -41,7 +46,10 @@ const runPrefix = `mgpipe:${randomBytes(6).toString('hex')}:`;
 const processes: RunningProcess[] = [];
 const workDir = () => mkdtempSync(join(tmpdir(), 'mailguard-pipeline-'));
 
-async function cluster(extra: Record<string, string>, smtpWorkers: number): Promise<{ api: ApiCall; smtp: RunningProcess[]; env: Record<string, string> }> {
+async function cluster(
+  extra: Record<string, string>,
+  smtpWorkers: number,
+): Promise<{ api: ApiCall; smtp: RunningProcess[]; env: Record<string, string> }> {
   const env = {
     ...lab.env,
     DATABASE_URL: database.url,
@@ -54,14 +62,20 @@ async function cluster(extra: Record<string, string>, smtpWorkers: number): Prom
     ...extra,
   };
   const gateway = await startGatewayProcess(env, workDir());
-  const kinds: WorkerKindName[] = ['dns-worker', 'scoring-worker', ...Array<WorkerKindName>(smtpWorkers).fill('smtp-worker')];
+  const kinds: WorkerKindName[] = [
+    'dns-worker',
+    'scoring-worker',
+    ...Array<WorkerKindName>(smtpWorkers).fill('smtp-worker'),
+  ];
   const workers = await Promise.all(kinds.map((kind) => startWorkerProcess(kind, env, workDir())));
   processes.push(gateway, ...workers);
   return { api: apiClient(gateway.url), smtp: workers.slice(2), env };
 }
 
 async function signup(api: ApiCall): Promise<{ apiKey: string; accountId: string }> {
-  const response = await api<{ apiKey: string; account: { id: string } }>('POST', '/v1/accounts', { body: { email: `owner.${randomBytes(4).toString('hex')}@owners.test` } });
+  const response = await api<{ apiKey: string; account: { id: string } }>('POST', '/v1/accounts', {
+    body: { email: `owner.${randomBytes(4).toString('hex')}@owners.test` },
+  });
   expect(response.status).toBe(201);
   return { apiKey: response.body.apiKey, accountId: response.body.account.id };
 }
@@ -84,7 +98,10 @@ describe('the prober fleet', () => {
     const { apiKey } = await signup(api);
     lab.resetStats();
     const emails = Array.from({ length: 60 }, (_, i) => `user${i}@capped.test`);
-    const response = await api<{ results: Array<{ reason: string }> }>('POST', '/v1/email-validation/batch', { key: apiKey, body: { emails } });
+    const response = await api<{ results: Array<{ reason: string }> }>('POST', '/v1/email-validation/batch', {
+      key: apiKey,
+      body: { emails },
+    });
     expect(response.status).toBe(200);
     expect(response.body.results.map((result) => result.reason)).toEqual(Array(60).fill('accepted_email'));
     const stats = lab.stats('mx.capped.test');
@@ -109,7 +126,10 @@ describe('crash safety', () => {
   it('completes every check and charges each once when an smtp-worker is SIGKILLed mid-job', async () => {
     const { api, smtp } = await cluster({ SMTP_MX_CONCURRENCY: '10' }, 2);
     const { apiKey, accountId } = await signup(api);
-    const second = await api<{ key: string }>('POST', '/v1/keys', { key: apiKey, body: { name: 'second', scope: 'verify' } });
+    const second = await api<{ key: string }>('POST', '/v1/keys', {
+      key: apiKey,
+      body: { name: 'second', scope: 'verify' },
+    });
     lab.resetStats();
     const batch = (domain: string, key: string) =>
       api<{ results: Array<{ reason: string; reachable: string }> }>('POST', '/v1/email-validation/batch', {
@@ -119,7 +139,10 @@ describe('crash safety', () => {
     const pending = Promise.all([batch('pipe-a.test', apiKey), batch('pipe-b.test', second.body.key)]);
     // Kill one prober once sessions are under way.
     await new Promise<void>((resolve) => {
-      const check = () => (lab.stats('mx1.pipe.test').sessions + lab.stats('mx2.pipe.test').sessions >= 10 ? resolve() : setTimeout(check, 20));
+      const check = () =>
+        lab.stats('mx1.pipe.test').sessions + lab.stats('mx2.pipe.test').sessions >= 10
+          ? resolve()
+          : setTimeout(check, 20);
       check();
     });
     expect(await smtp[0].stop('SIGKILL')).toBeNull();
@@ -128,12 +151,18 @@ describe('crash safety', () => {
       expect(response.status).toBe(200);
       expect(response.body.results.map((result) => result.reason)).toEqual(Array(100).fill('accepted_email'));
     }
-    const rows = await database.query<{ kind: string; delta: number }>("SELECT kind, delta FROM credit_transactions WHERE account_id = $1 AND kind <> 'grant'", [accountId]);
+    const rows = await database.query<{ kind: string; delta: number }>(
+      "SELECT kind, delta FROM credit_transactions WHERE account_id = $1 AND kind <> 'grant'",
+      [accountId],
+    );
     expect(rows).toEqual([
       { kind: 'charge', delta: -100 },
       { kind: 'charge', delta: -100 },
     ]);
-    const [stored] = await database.query<{ count: string; charged: string }>('SELECT count(*) AS count, sum(credits) AS charged FROM verifications WHERE account_id = $1', [accountId]);
+    const [stored] = await database.query<{ count: string; charged: string }>(
+      'SELECT count(*) AS count, sum(credits) AS charged FROM verifications WHERE account_id = $1',
+      [accountId],
+    );
     expect({ count: Number(stored.count), charged: Number(stored.charged) }).toEqual({ count: 200, charged: 200 });
   });
 

@@ -31,7 +31,10 @@ let port: number;
 beforeAll(async () => {
   lab = await startLab(loadScenario());
   database = await createTestDatabase();
-  gateway = await startGatewayProcess({ ...lab.env, DATABASE_URL: database.url, SMTP_TIMEOUT_MS: '3000', SIGNUP_LIMIT_PER_IP_HOUR: '1000' }, mkdtempSync(join(tmpdir(), 'mailguard-slow-')));
+  gateway = await startGatewayProcess(
+    { ...lab.env, DATABASE_URL: database.url, SMTP_TIMEOUT_MS: '3000', SIGNUP_LIMIT_PER_IP_HOUR: '1000' },
+    mkdtempSync(join(tmpdir(), 'mailguard-slow-')),
+  );
   api = apiClient(gateway.url);
   port = Number(new URL(gateway.url).port);
 });
@@ -91,7 +94,9 @@ class SlowClient {
     this.socket.once('connect', () => {
       // A header that never ends: a byte a second, for as long as the test is prepared to wait.
       let sent = 0;
-      const bytes = Buffer.from(`GET /health/live HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ${'s'.repeat(DROP_BOUND_MS / 1000)}`);
+      const bytes = Buffer.from(
+        `GET /health/live HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ${'s'.repeat(DROP_BOUND_MS / 1000)}`,
+      );
       const next = () => {
         if (sent < bytes.length && !this.socket.destroyed) this.socket.write(bytes.subarray(sent, ++sent));
       };
@@ -119,17 +124,28 @@ describe('slow-loris', () => {
     slow = Array.from({ length: SLOW_CLIENTS }, () => new SlowClient());
     await Promise.all(slow.map((client) => new Promise((resolve) => client.socket.once('connect', resolve))));
 
-    const signup = await api<{ apiKey: string; account: { id: string } }>('POST', '/v1/accounts', { body: { email: `slow.${randomBytes(4).toString('hex')}@catchall.test` } });
+    const signup = await api<{ apiKey: string; account: { id: string } }>('POST', '/v1/accounts', {
+      body: { email: `slow.${randomBytes(4).toString('hex')}@catchall.test` },
+    });
     expect(signup.status).toBe(201);
-    const check = await api('GET', '/v1/email-validation/jane@acme.test', { key: signup.body.apiKey, signal: AbortSignal.timeout(ANSWER_BOUND_MS) });
+    const check = await api('GET', '/v1/email-validation/jane@acme.test', {
+      key: signup.body.apiKey,
+      signal: AbortSignal.timeout(ANSWER_BOUND_MS),
+    });
     expect(check.status).toBe(200);
     expect(check.body).toMatchObject({ status: 'valid', reachable: 'safe' });
     // Answered while every slow client was still connected.
     expect(slow.filter((client) => client.open)).toHaveLength(SLOW_CLIENTS);
-    const rows = await database.query<{ kind: string; delta: number }>("SELECT kind, delta FROM credit_transactions WHERE account_id = $1 AND kind <> 'grant'", [signup.body.account.id]);
+    const rows = await database.query<{ kind: string; delta: number }>(
+      "SELECT kind, delta FROM credit_transactions WHERE account_id = $1 AND kind <> 'grant'",
+      [signup.body.account.id],
+    );
     expect(rows).toEqual([{ kind: 'charge', delta: -1 }]);
 
-    const dropped = await Promise.race([Promise.all(slow.map((client) => client.closed)).then(() => true), new Promise<false>((resolve) => setTimeout(() => resolve(false), DROP_BOUND_MS).unref())]);
+    const dropped = await Promise.race([
+      Promise.all(slow.map((client) => client.closed)).then(() => true),
+      new Promise<false>((resolve) => setTimeout(() => resolve(false), DROP_BOUND_MS).unref()),
+    ]);
     expect(dropped).toBe(true);
     expect(slow.map((client) => /^HTTP\/1\.1 408 /.test(client.received))).toEqual(Array(SLOW_CLIENTS).fill(true));
   });
@@ -137,21 +153,27 @@ describe('slow-loris', () => {
 
 describe('oversized requests', () => {
   it('refuses headers over 16 KiB with 431 { error, code }', async () => {
-    const exchange = await rawRequest(`GET /health/live HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: ${'b'.repeat(20 * 1024)}\r\n\r\n`);
+    const exchange = await rawRequest(
+      `GET /health/live HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: ${'b'.repeat(20 * 1024)}\r\n\r\n`,
+    );
     expect(statusOf(exchange)).toBe(431);
     expect(jsonOf(exchange)).toEqual({ error: expect.any(String), code: 'headers_too_large' });
     expect(exchange.closed).toBe(true);
   });
 
   it('refuses a JSON body declared over 1 MiB with 413 { error, code } before it is sent, and closes the connection', async () => {
-    const exchange = await rawRequest(`POST /v1/accounts HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${2 * 1024 * 1024}\r\n\r\n`);
+    const exchange = await rawRequest(
+      `POST /v1/accounts HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${2 * 1024 * 1024}\r\n\r\n`,
+    );
     expect(statusOf(exchange)).toBe(413);
     expect(jsonOf(exchange)).toEqual({ error: expect.any(String), code: 'payload_too_large' });
     expect(exchange.closed).toBe(true);
   });
 
   it('refuses a list upload declared over its limit with 413 { error, code } before it is sent', async () => {
-    const exchange = await rawRequest(`POST /v1/lists HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: multipart/form-data; boundary=x\r\nContent-Length: ${60 * 1024 * 1024}\r\n\r\n`);
+    const exchange = await rawRequest(
+      `POST /v1/lists HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: multipart/form-data; boundary=x\r\nContent-Length: ${60 * 1024 * 1024}\r\n\r\n`,
+    );
     expect(statusOf(exchange)).toBe(413);
     expect(jsonOf(exchange)).toEqual({ error: expect.any(String), code: 'payload_too_large' });
   });

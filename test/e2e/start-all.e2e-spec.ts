@@ -12,7 +12,12 @@ jest.setTimeout(90_000);
 
 const START_ALL = resolve(__dirname, '../../bin/start-all.js');
 /** The contract README documents, spelt out. */
-const PORT_VARIABLES: Record<WorkerKindName, string> = { 'dns-worker': 'DNS_WORKER_PORT', 'smtp-worker': 'SMTP_WORKER_PORT', 'scoring-worker': 'SCORING_WORKER_PORT', 'list-worker': 'LIST_WORKER_PORT' };
+const PORT_VARIABLES: Record<WorkerKindName, string> = {
+  'dns-worker': 'DNS_WORKER_PORT',
+  'smtp-worker': 'SMTP_WORKER_PORT',
+  'scoring-worker': 'SCORING_WORKER_PORT',
+  'list-worker': 'LIST_WORKER_PORT',
+};
 const prefix = `mgtest:${randomBytes(6).toString('hex')}:`;
 let database: TestDatabase;
 
@@ -28,10 +33,14 @@ afterAll(async () => {
 /** `count` distinct ports nobody listens on right now (held together, so they differ). */
 async function freePorts(count: number): Promise<number[]> {
   const servers = await Promise.all(
-    Array.from({ length: count }, () => new Promise<Server>((done) => {
-      const server = createServer();
-      server.listen(0, '127.0.0.1', () => done(server));
-    })),
+    Array.from(
+      { length: count },
+      () =>
+        new Promise<Server>((done) => {
+          const server = createServer();
+          server.listen(0, '127.0.0.1', () => done(server));
+        }),
+    ),
   );
   const ports = servers.map((server) => (server.address() as { port: number }).port);
   await Promise.all(servers.map((server) => new Promise((done) => server.close(done))));
@@ -49,7 +58,15 @@ interface StartAll {
 function startAll(env: Record<string, string>): StartAll {
   const child = spawn(process.execPath, [START_ALL], {
     cwd: mkdtempSync(join(tmpdir(), 'mailguard-start-all-')),
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', LOG_LEVEL: 'warn', DATABASE_URL: database.url, REDIS_URL: TEST_REDIS_URL, REDIS_PREFIX: prefix, ...env },
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? '',
+      LOG_LEVEL: 'warn',
+      DATABASE_URL: database.url,
+      REDIS_URL: TEST_REDIS_URL,
+      REDIS_PREFIX: prefix,
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
@@ -104,9 +121,21 @@ describe('npm run start:all', () => {
   });
 
   it.each([
-    ['WORKER_PORT, which would give every worker one port', (port: number): Record<string, string> => ({ WORKER_PORT: String(port) }), /WORKER_PORT is no longer read: each worker kind has its own port \(DNS_WORKER_PORT, SMTP_WORKER_PORT/],
-    ['two worker kinds on one port', (port: number): Record<string, string> => ({ DNS_WORKER_PORT: String(port), SMTP_WORKER_PORT: String(port) }), /DNS_WORKER_PORT and SMTP_WORKER_PORT are both \d+: processes on one machine need a port each/],
-    ['a worker on the gateway port', (port: number): Record<string, string> => ({ PORT: String(port), LIST_WORKER_PORT: String(port) }), /PORT and LIST_WORKER_PORT are both \d+/],
+    [
+      'WORKER_PORT, which would give every worker one port',
+      (port: number): Record<string, string> => ({ WORKER_PORT: String(port) }),
+      /WORKER_PORT is no longer read: each worker kind has its own port \(DNS_WORKER_PORT, SMTP_WORKER_PORT/,
+    ],
+    [
+      'two worker kinds on one port',
+      (port: number): Record<string, string> => ({ DNS_WORKER_PORT: String(port), SMTP_WORKER_PORT: String(port) }),
+      /DNS_WORKER_PORT and SMTP_WORKER_PORT are both \d+: processes on one machine need a port each/,
+    ],
+    [
+      'a worker on the gateway port',
+      (port: number): Record<string, string> => ({ PORT: String(port), LIST_WORKER_PORT: String(port) }),
+      /PORT and LIST_WORKER_PORT are both \d+/,
+    ],
   ])('refuses %s: one line on stderr, exit code 1, no process started', async (_name, variables, message) => {
     const [gatewayPort, port] = await freePorts(2);
     const running = startAll({ PORT: String(gatewayPort), ...variables(port) });

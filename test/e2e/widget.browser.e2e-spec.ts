@@ -50,10 +50,15 @@ let contexts: BrowserContext[] = [];
 let signups = 0;
 
 async function newAccount(): Promise<Account> {
-  const signup = await api<{ apiKey: string; webhookSecret: string; account: { id: string } }>('POST', '/v1/accounts', { body: { email: `owner${++signups}@catchall.test` } });
+  const signup = await api<{ apiKey: string; webhookSecret: string; account: { id: string } }>('POST', '/v1/accounts', {
+    body: { email: `owner${++signups}@catchall.test` },
+  });
   expect(signup.status).toBe(201);
   await database.setBalance(signup.body.account.id, 100_000);
-  const key = await api<{ key: string }>('POST', '/v1/keys', { key: signup.body.apiKey, body: { name: 'site', scope: 'verify', type: 'widget' } });
+  const key = await api<{ key: string }>('POST', '/v1/keys', {
+    key: signup.body.apiKey,
+    body: { name: 'site', scope: 'verify', type: 'widget' },
+  });
   expect(key.status).toBe(201);
   return { apiKey: signup.body.apiKey, widgetKey: key.body.key, webhookSecret: signup.body.webhookSecret };
 }
@@ -61,7 +66,10 @@ async function newAccount(): Promise<Account> {
 beforeAll(async () => {
   lab = await startLab(loadScenario());
   database = await createTestDatabase();
-  gateway = await startGatewayProcess({ ...lab.env, DATABASE_URL: database.url, SMTP_TIMEOUT_MS: '3000', SIGNUP_LIMIT_PER_IP_HOUR: '1000' }, mkdtempSync(join(tmpdir(), 'mailguard-widget-')));
+  gateway = await startGatewayProcess(
+    { ...lab.env, DATABASE_URL: database.url, SMTP_TIMEOUT_MS: '3000', SIGNUP_LIMIT_PER_IP_HOUR: '1000' },
+    mkdtempSync(join(tmpdir(), 'mailguard-widget-')),
+  );
   api = apiClient(gateway.url);
   site = await startPageServer(`${gateway.url}/v1/widget/widget.js`);
   browser = await launchChromium();
@@ -71,7 +79,10 @@ beforeAll(async () => {
 
 beforeEach(async () => {
   // A key per test: each key has its own per-visitor minute limit (KEYED_PER_IP_MINUTE).
-  const key = await api<{ key: string }>('POST', '/v1/keys', { key: account.apiKey, body: { name: 'site', scope: 'verify', type: 'widget' } });
+  const key = await api<{ key: string }>('POST', '/v1/keys', {
+    key: account.apiKey,
+    body: { name: 'site', scope: 'verify', type: 'widget' },
+  });
   account.widgetKey = key.body.key;
 });
 
@@ -123,7 +134,9 @@ async function tooltip(page: Page): Promise<string | null> {
 }
 
 const style = (page: Page, property: string, selector = '#email') =>
-  page.evaluate(`getComputedStyle(document.querySelector(${JSON.stringify(selector)})).getPropertyValue(${JSON.stringify(property)})`) as Promise<string>;
+  page.evaluate(
+    `getComputedStyle(document.querySelector(${JSON.stringify(selector)})).getPropertyValue(${JSON.stringify(property)})`,
+  ) as Promise<string>;
 
 describe('Guard in Chromium', () => {
   it('defaults: a valid address gets the valid icon inside the input, room for it, no tooltip, and onValid', async () => {
@@ -162,7 +175,9 @@ describe('Guard in Chromium', () => {
     const box = await page.$eval('#email', (element) => element.getBoundingClientRect().toJSON());
     const tip = await page.$eval('[data-guard-tooltip]', (element) => element.getBoundingClientRect().toJSON());
     expect(tip.top).toBeGreaterThanOrEqual(box.bottom);
-    expect(await reported(page)).toEqual([{ type: 'invalid', email: INVALID, keys: ['email', 'reason', 'result'], reason: 'invalid', status: 'invalid' }]);
+    expect(await reported(page)).toEqual([
+      { type: 'invalid', email: INVALID, keys: ['email', 'reason', 'result'], reason: 'invalid', status: 'invalid' },
+    ]);
     await page.click('#send');
     expect(await submits(page)).toBe(0);
   });
@@ -197,8 +212,18 @@ describe('Guard in Chromium', () => {
     expect(await tooltip(page)).toBeNull();
     await page.click('#send');
     expect(await submits(page)).toBe(1);
-    const blocked = { type: 'invalid', email: DISPOSABLE, keys: ['email', 'reason', 'result'], reason: 'disposable', status: 'risky' };
-    expect(await reported(page)).toEqual([blocked, blocked, { type: 'warning', email: DISPOSABLE, keys: ['email', 'result'], reason: 'disposable', status: 'risky' }]);
+    const blocked = {
+      type: 'invalid',
+      email: DISPOSABLE,
+      keys: ['email', 'reason', 'result'],
+      reason: 'disposable',
+      status: 'risky',
+    };
+    expect(await reported(page)).toEqual([
+      blocked,
+      blocked,
+      { type: 'warning', email: DISPOSABLE, keys: ['email', 'result'], reason: 'disposable', status: 'risky' },
+    ]);
   });
 
   it('lets free addresses through by default, and blocks them with blockFree: true (en and it)', async () => {
@@ -217,7 +242,13 @@ describe('Guard in Chromium', () => {
     expect(await tooltip(page)).toBe('Only company addresses, please');
     const events = await reported(page);
     expect(events[0]).toEqual({ type: 'valid', email: FREE, keys: ['email', 'result'], status: 'valid' });
-    expect(events[1]).toEqual({ type: 'invalid', email: FREE, keys: ['email', 'reason', 'result'], reason: 'free', status: 'valid' });
+    expect(events[1]).toEqual({
+      type: 'invalid',
+      email: FREE,
+      keys: ['email', 'reason', 'result'],
+      reason: 'free',
+      status: 'valid',
+    });
   });
 
   it('warns about catch-all and role addresses (risky, onWarning) and shows messages.warning only when set', async () => {
@@ -320,13 +351,19 @@ describe('Guard in Chromium', () => {
     expect(await page.getAttribute('#email', 'data-guard-status')).toBeNull();
     await enter(page, 'lisa.wong@catchall.test', 'risky');
     expect(asked).toHaveLength(1);
-    expect(JSON.parse(asked[0])).toEqual({ email: 'lisa.wong@catchall.test', deviceId: expect.stringMatching(/^[0-9a-f]{32}$/) });
+    expect(JSON.parse(asked[0])).toEqual({
+      email: 'lisa.wong@catchall.test',
+      deviceId: expect.stringMatching(/^[0-9a-f]{32}$/),
+    });
   });
 
   it('shows the answer for the latest value only: a slower answer to an older value is dropped', async () => {
     const page = await openForm();
     await init(page, keyed());
-    const slowAnswer = page.waitForResponse((response) => response.url().endsWith('/v1/widget/verify') && (response.request().postData() ?? '').includes('slow.test'));
+    const slowAnswer = page.waitForResponse(
+      (response) =>
+        response.url().endsWith('/v1/widget/verify') && (response.request().postData() ?? '').includes('slow.test'),
+    );
     await enter(page, 'someone@slow.test', 'checking');
     await enter(page, VALID, 'valid');
     await slowAnswer;
@@ -358,7 +395,9 @@ describe('Guard in Chromium', () => {
     const cdp = await page.context().newCDPSession(page);
     const listeners = async (expression: string) => {
       const { result } = await cdp.send('Runtime.evaluate', { expression });
-      const { listeners: found } = await cdp.send('DOMDebugger.getEventListeners', { objectId: result.objectId as string });
+      const { listeners: found } = await cdp.send('DOMDebugger.getEventListeners', {
+        objectId: result.objectId as string,
+      });
       return found.map((listener) => listener.type).sort();
     };
     const pageOwn = await listeners('document');
@@ -382,8 +421,18 @@ describe('Guard in Chromium', () => {
   it('Guard.validate(email) resolves to { email, status, reason, result } and fires the callbacks', async () => {
     const page = await openForm();
     await init(page, keyed());
-    const outcome = (await page.evaluate(`Guard.validate('${DISPOSABLE}')`)) as { email: string; status: string; reason: string; result: { isDisposable: boolean } };
-    expect(outcome).toMatchObject({ email: DISPOSABLE, status: 'disposable', reason: 'disposable', result: expect.objectContaining({ isDisposable: true }) });
+    const outcome = (await page.evaluate(`Guard.validate('${DISPOSABLE}')`)) as {
+      email: string;
+      status: string;
+      reason: string;
+      result: { isDisposable: boolean };
+    };
+    expect(outcome).toMatchObject({
+      email: DISPOSABLE,
+      status: 'disposable',
+      reason: 'disposable',
+      result: expect.objectContaining({ isDisposable: true }),
+    });
     const local = (await page.evaluate(`Guard.validate('not-an-address')`)) as { status: string };
     expect(local.status).toBe('invalid');
     expect(await reported(page)).toEqual([
@@ -394,7 +443,10 @@ describe('Guard in Chromium', () => {
 
   it('applies the account defaults from the widget settings unless init sets them', async () => {
     const owner = await newAccount();
-    const put = await api('PUT', '/v1/widget/settings', { key: owner.apiKey, body: { defaults: { blockFree: true, lang: 'de' } } });
+    const put = await api('PUT', '/v1/widget/settings', {
+      key: owner.apiKey,
+      body: { defaults: { blockFree: true, lang: 'de' } },
+    });
     expect(put.status).toBe(200);
     const page = await openForm();
     await init(page, { apiKey: owner.widgetKey });
@@ -406,14 +458,20 @@ describe('Guard in Chromium', () => {
 
   it('never blocks when the service refuses a widget key from an origin that is not allowed', async () => {
     const owner = await newAccount();
-    await api('PUT', '/v1/widget/settings', { key: owner.apiKey, body: { allowedOrigins: ['https://elsewhere.example'] } });
+    await api('PUT', '/v1/widget/settings', {
+      key: owner.apiKey,
+      body: { allowedOrigins: ['https://elsewhere.example'] },
+    });
     const page = await openForm();
     await init(page, { apiKey: owner.widgetKey });
     await enter(page, INVALID, 'unverified');
     await page.click('#send');
     expect(await submits(page)).toBe(1);
     // The same key from a listed origin works.
-    await api('PUT', '/v1/widget/settings', { key: owner.apiKey, body: { allowedOrigins: ['https://elsewhere.example', site.origin] } });
+    await api('PUT', '/v1/widget/settings', {
+      key: owner.apiKey,
+      body: { allowedOrigins: ['https://elsewhere.example', site.origin] },
+    });
     await init(page, { apiKey: owner.widgetKey });
     await page.waitForSelector('#email[data-guard-status="invalid"]');
   });
@@ -441,7 +499,8 @@ describe('Guard in Chromium', () => {
 
   describe('the demo page (screenshots in artifacts/widget)', () => {
     const demo = () => visit(`${gateway.url}/widget/demo/`);
-    const shoot = (page: Page, name: string) => page.screenshot({ path: join(SCREENSHOTS, `demo-${name}.png`), fullPage: true });
+    const shoot = (page: Page, name: string) =>
+      page.screenshot({ path: join(SCREENSHOTS, `demo-${name}.png`), fullPage: true });
 
     it.each([
       ['valid', VALID, 'valid'],
@@ -468,7 +527,8 @@ describe('Guard in Chromium', () => {
 
     it('shows the unverified state once the free tier is used up', async () => {
       const page = await demo();
-      for (const email of ['d.one@acme.test', 'd.two@acme.test', 'd.three@acme.test', 'd.four@acme.test']) await page.evaluate(`Guard.validate('${email}')`);
+      for (const email of ['d.one@acme.test', 'd.two@acme.test', 'd.three@acme.test', 'd.four@acme.test'])
+        await page.evaluate(`Guard.validate('${email}')`);
       await page.fill('#email', VALID);
       await page.waitForSelector('#email[data-guard-status="unverified"]');
       await shoot(page, 'unverified');

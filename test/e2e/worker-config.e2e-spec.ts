@@ -11,7 +11,11 @@ const workDir = () => mkdtempSync(join(tmpdir(), 'mailguard-worker-config-'));
 
 describe.each(WORKER_KINDS)('%s with bad configuration', (kind) => {
   it.each([
-    ['WORKER_CONCURRENCY=abc', { REDIS_URL: TEST_REDIS_URL, WORKER_CONCURRENCY: 'abc' }, /WORKER_CONCURRENCY must be an integer/],
+    [
+      'WORKER_CONCURRENCY=abc',
+      { REDIS_URL: TEST_REDIS_URL, WORKER_CONCURRENCY: 'abc' },
+      /WORKER_CONCURRENCY must be an integer/,
+    ],
     ['no REDIS_URL', {}, /REDIS_URL is required/],
   ])('exits 1 with one line on stderr for %s', async (_name, env, message) => {
     const result = await runWorkerToExit(kind, env, workDir());

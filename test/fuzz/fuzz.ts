@@ -9,12 +9,18 @@ function option(name: string, fallback: number): number {
   const at = process.argv.indexOf(`--${name}`);
   if (at < 0) return fallback;
   const value = Number(process.argv[at + 1]);
-  if (!Number.isInteger(value) || value < 0) throw new Error(`--${name} takes a whole number (got ${process.argv[at + 1]})`);
+  if (!Number.isInteger(value) || value < 0)
+    throw new Error(`--${name} takes a whole number (got ${process.argv[at + 1]})`);
   return value;
 }
 
 async function main(): Promise<void> {
-  const report = await runFuzz({ inputs: option('inputs', 20_000), seed: option('seed', 1), lanes: option('lanes', 8), log: (line) => process.stdout.write(`${line}\n`) });
+  const report = await runFuzz({
+    inputs: option('inputs', 20_000),
+    seed: option('seed', 1),
+    lanes: option('lanes', 8),
+    log: (line) => process.stdout.write(`${line}\n`),
+  });
   process.stdout.write(`${report.figures}\n`);
   if (report.failures.length > 0) process.exitCode = 1;
 }

@@ -66,12 +66,15 @@ const BALANCE = 10_000_000;
 const CLI_SHARE = 0.02;
 const CLI_BATCH = 50;
 /** What an SMTP client may say: anything else on a lab socket was injected. */
-const SMTP_COMMAND = /^(EHLO|HELO) [^\s<>]+$|^MAIL FROM:<[^\s<>]*>( [A-Z0-9=.-]+)*$|^RCPT TO:<("([^"\\]|\\.)*"|[^\s<>"]+)@[^\s<>"]+>$|^(RSET|QUIT|STARTTLS|NOOP)$/;
+const SMTP_COMMAND =
+  /^(EHLO|HELO) [^\s<>]+$|^MAIL FROM:<[^\s<>]*>( [A-Z0-9=.-]+)*$|^RCPT TO:<("([^"\\]|\\.)*"|[^\s<>"]+)@[^\s<>"]+>$|^(RSET|QUIT|STARTTLS|NOOP)$/;
 const KEEP_FAILURES = 40;
 
 function describe(request: FuzzCase): string {
   const body = request.body.subarray(0, 160).toString('utf8');
-  return JSON.stringify(`${request.method} ${request.path.slice(0, 200)} ${request.headers.map(([n, v]) => `${n}: ${v.slice(0, 60)}`).join(' | ')} ${body}`);
+  return JSON.stringify(
+    `${request.method} ${request.path.slice(0, 200)} ${request.headers.map(([n, v]) => `${n}: ${v.slice(0, 60)}`).join(' | ')} ${body}`,
+  );
 }
 
 function percentile(sorted: number[], p: number): number {
@@ -86,7 +89,17 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
   const database: TestDatabase = await createTestDatabase();
   const uploads = mkdtempSync(join(tmpdir(), 'mailguard-fuzz-tmp-'));
   const workDir = mkdtempSync(join(tmpdir(), 'mailguard-fuzz-'));
-  const env = { ...lab.env, DATABASE_URL: database.url, TMPDIR: uploads, TRUST_PROXY: '1', SIGNUP_LIMIT_PER_IP_HOUR: '1000000', CHECK_DEADLINE_MS: String(deadlineMs), SMTP_TIMEOUT_MS: String(Math.min(3_000, deadlineMs)), SMTP_HELO_NAME: 'fuzz.mailguard.test', LOG_LEVEL: 'error' };
+  const env = {
+    ...lab.env,
+    DATABASE_URL: database.url,
+    TMPDIR: uploads,
+    TRUST_PROXY: '1',
+    SIGNUP_LIMIT_PER_IP_HOUR: '1000000',
+    CHECK_DEADLINE_MS: String(deadlineMs),
+    SMTP_TIMEOUT_MS: String(Math.min(3_000, deadlineMs)),
+    SMTP_HELO_NAME: 'fuzz.mailguard.test',
+    LOG_LEVEL: 'error',
+  };
   let gateway: RunningProcess | null = null;
   const pool = new Pool({ connectionString: database.url, max: laneCount + 2 });
   try {
@@ -98,7 +111,10 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
     const net = new Random(options.seed ^ 0x5bd1e995);
     const clientAddress = () => `10.${net.int(0, 255)}.${net.int(0, 255)}.${net.int(1, 254)}`;
 
-    const send = async (request: FuzzCase, key?: string): Promise<{ response: RawResponse | { failure: string }; ms: number }> => {
+    const send = async (
+      request: FuzzCase,
+      key?: string,
+    ): Promise<{ response: RawResponse | { failure: string }; ms: number }> => {
       const headers = [...request.headers];
       if (key && !headers.some(([name]) => name === 'x-api-key')) headers.push(['x-api-key', key]);
       if (!headers.some(([name]) => name === 'x-forwarded-for')) headers.push(['x-forwarded-for', clientAddress()]);
@@ -108,8 +124,21 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
       return { response, ms: performance.now() - started };
     };
     const json = async <T>(method: string, path: string, body: unknown, key?: string): Promise<T> => {
-      const { response } = await send({ surface: 'corpus', method, path, headers: [['content-type', 'application/json']], body: Buffer.from(body === undefined ? '' : JSON.stringify(body)), auth: 'none' }, key);
-      if ('failure' in response || response.status >= 300) throw new Error(`fuzz set-up: ${method} ${path} → ${'failure' in response ? response.failure : `${response.status} ${response.body.toString()}`}`);
+      const { response } = await send(
+        {
+          surface: 'corpus',
+          method,
+          path,
+          headers: [['content-type', 'application/json']],
+          body: Buffer.from(body === undefined ? '' : JSON.stringify(body)),
+          auth: 'none',
+        },
+        key,
+      );
+      if ('failure' in response || response.status >= 300)
+        throw new Error(
+          `fuzz set-up: ${method} ${path} → ${'failure' in response ? response.failure : `${response.status} ${response.body.toString()}`}`,
+        );
       return JSON.parse(response.body.toString()) as T;
     };
 
@@ -117,20 +146,44 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
     // lab's catch-all domain, with keys enough for the rate limit and credits enough for every check.
     const lanes: Lane[] = [];
     for (let i = 0; i <= laneCount; i++) {
-      const signup = await json<{ apiKey: string; account: { id: string } }>('POST', '/v1/accounts', { email: `fuzz.lane${i}.${options.seed}@catchall.test` });
+      const signup = await json<{ apiKey: string; account: { id: string } }>('POST', '/v1/accounts', {
+        email: `fuzz.lane${i}.${options.seed}@catchall.test`,
+      });
       const keys = [signup.apiKey];
       // Each key makes a few of the next ones: no key goes past its own rate limit while setting up.
-      for (let k = 1; k < KEYS_PER_LANE; k++) keys.push((await json<{ key: string }>('POST', '/v1/keys', { name: `lane ${i} key ${k}`, scope: 'full' }, keys[Math.floor(k / 10)])).key);
-      const widgetKey = (await json<{ key: string }>('POST', '/v1/keys', { name: `lane ${i} widget`, scope: 'verify', type: 'widget' }, signup.apiKey)).key;
+      for (let k = 1; k < KEYS_PER_LANE; k++)
+        keys.push(
+          (
+            await json<{ key: string }>(
+              'POST',
+              '/v1/keys',
+              { name: `lane ${i} key ${k}`, scope: 'full' },
+              keys[Math.floor(k / 10)],
+            )
+          ).key,
+        );
+      const widgetKey = (
+        await json<{ key: string }>(
+          'POST',
+          '/v1/keys',
+          { name: `lane ${i} widget`, scope: 'verify', type: 'widget' },
+          signup.apiKey,
+        )
+      ).key;
       await database.setBalance(signup.account.id, BALANCE);
       lanes.push({ accountId: signup.account.id, keys, widgetKey, turn: 0 });
     }
     const settingsAccount = lanes.pop() as Lane;
-    log(`fuzz: seed ${options.seed}, ${options.inputs.toLocaleString('en')} inputs, ${laneCount} lanes, check deadline ${deadlineMs} ms, gateway ${running.url}`);
+    log(
+      `fuzz: seed ${options.seed}, ${options.inputs.toLocaleString('en')} inputs, ${laneCount} lanes, check deadline ${deadlineMs} ms, gateway ${running.url}`,
+    );
 
     // What a lane's account has been charged, but for the refunds of lists (those arrive whenever a list completes).
     const charged = async (lane: Lane): Promise<number> => {
-      const { rows } = await pool.query<{ sum: string }>("SELECT coalesce(sum(delta), 0) AS sum FROM credit_transactions WHERE account_id = $1 AND NOT (kind = 'refund' AND ref LIKE 'lst\\_%')", [lane.accountId]);
+      const { rows } = await pool.query<{ sum: string }>(
+        "SELECT coalesce(sum(delta), 0) AS sum FROM credit_transactions WHERE account_id = $1 AND NOT (kind = 'refund' AND ref LIKE 'lst\\_%')",
+        [lane.accountId],
+      );
       return Number(rows[0].sum);
     };
 
@@ -173,8 +226,15 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
       }
       count(request.surface, String(response.status));
       const text = response.body.toString('utf8');
-      if (response.status >= 500 && !(response.status === 503 && /"code":"unavailable"/.test(text))) fail(`${response.status}`, request.surface, describe(request), text.slice(0, 300));
-      if (ms > deadlineMs + 1_000) fail('slower than the deadline + 1 s', request.surface, describe(request), `${Math.round(ms)} ms, ${response.status}`);
+      if (response.status >= 500 && !(response.status === 503 && /"code":"unavailable"/.test(text)))
+        fail(`${response.status}`, request.surface, describe(request), text.slice(0, 300));
+      if (ms > deadlineMs + 1_000)
+        fail(
+          'slower than the deadline + 1 s',
+          request.surface,
+          describe(request),
+          `${Math.round(ms)} ms, ${response.status}`,
+        );
       if (response.status < 400) return;
       // An answer to HEAD has no body, by definition.
       if (request.method !== 'HEAD') {
@@ -185,23 +245,42 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
           // Judged just below: not JSON at all.
         }
         const fields = body as { error?: unknown; code?: unknown } | null;
-        const reason = `${response.status} ${String(fields?.error ?? text).slice(0, 70).replace(/\d+/g, 'N')}`;
+        const reason = `${response.status} ${String(fields?.error ?? text)
+          .slice(0, 70)
+          .replace(/\d+/g, 'N')}`;
         const refused = (refusals[request.surface] ??= {});
         refused[reason] = (refused[reason] ?? 0) + 1;
-        if (typeof fields?.error !== 'string' || typeof fields.code !== 'string') fail('error body without {error, code}', request.surface, describe(request), `${response.status} ${text.slice(0, 200)}`);
+        if (typeof fields?.error !== 'string' || typeof fields.code !== 'string')
+          fail(
+            'error body without {error, code}',
+            request.surface,
+            describe(request),
+            `${response.status} ${text.slice(0, 200)}`,
+          );
       }
       const ownKey = request.headers.some(([name]) => name === 'x-api-key');
       if (key && !ownKey && (response.status === 429 || response.status === 401)) stoppedAtTheDoor++;
       if (request.auth !== 'none' && response.status < 500) {
         const after = await charged(lane);
-        if (after !== before) fail('charged for a refusal', request.surface, describe(request), `${response.status}: the ledger moved by ${after - before}`);
+        if (after !== before)
+          fail(
+            'charged for a refusal',
+            request.surface,
+            describe(request),
+            `${response.status}: the ledger moved by ${after - before}`,
+          );
       }
     };
 
     const runLane = async (lane: Lane) => {
       for (let request = nextCase(); request && !exited; request = nextCase()) {
         const account = request.auth === 'settings' ? settingsAccount : lane;
-        const key = request.auth === 'widget' ? lane.widgetKey : request.auth === 'none' ? undefined : account.keys[account.turn++ % account.keys.length];
+        const key =
+          request.auth === 'widget'
+            ? lane.widgetKey
+            : request.auth === 'none'
+              ? undefined
+              : account.keys[account.turn++ % account.keys.length];
         await judge(account, request, key);
         if (++done % 5_000 === 0) log(`  ${done.toLocaleString('en')} inputs answered`);
       }
@@ -213,7 +292,13 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
       for (let at = 0; at < addresses.length && !exited; at += CLI_BATCH) {
         const batch = addresses.slice(at, at + CLI_BATCH);
         const outcome = await new Promise<{ code: number | null; stdout: string; stderr: string }>((done) => {
-          execFile(process.execPath, [CLI, 'verify', '--json', ...batch], { env: { PATH: process.env.PATH ?? '', ...env }, timeout: 120_000, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => done({ code: error ? ((error as { code?: number }).code ?? null) : 0, stdout, stderr }));
+          execFile(
+            process.execPath,
+            [CLI, 'verify', '--json', ...batch],
+            { env: { PATH: process.env.PATH ?? '', ...env }, timeout: 120_000, maxBuffer: 64 * 1024 * 1024 },
+            (error, stdout, stderr) =>
+              done({ code: error ? ((error as { code?: number }).code ?? null) : 0, stdout, stderr }),
+          );
         });
         let results: unknown[] = [];
         try {
@@ -222,7 +307,13 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
           // Judged just below.
         }
         for (const _ of batch) count('cli', outcome.code === 0 ? 'exit 0' : `exit ${outcome.code}`);
-        if (outcome.code !== 0 || !Array.isArray(results) || results.length !== batch.length) fail('cli', 'cli', JSON.stringify(batch.slice(0, 5)), `exit ${outcome.code}: ${outcome.stderr.slice(0, 300)}`);
+        if (outcome.code !== 0 || !Array.isArray(results) || results.length !== batch.length)
+          fail(
+            'cli',
+            'cli',
+            JSON.stringify(batch.slice(0, 5)),
+            `exit ${outcome.code}: ${outcome.stderr.slice(0, 300)}`,
+          );
       }
     };
 
@@ -232,13 +323,30 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
 
     // Still serving, and serving right: a valid check after everything else.
     if (!exited) {
-      const { response } = await send({ surface: 'corpus', method: 'GET', path: '/v1/email-validation/jane@acme.test', headers: [], body: Buffer.alloc(0), auth: 'secret' }, lanes[0].keys[0]);
+      const { response } = await send(
+        {
+          surface: 'corpus',
+          method: 'GET',
+          path: '/v1/email-validation/jane@acme.test',
+          headers: [],
+          body: Buffer.alloc(0),
+          auth: 'secret',
+        },
+        lanes[0].keys[0],
+      );
       const answer = 'failure' in response ? null : (JSON.parse(response.body.toString()) as { status?: string });
-      if (answer?.status !== 'valid') fail('not serving right afterwards', 'single', 'GET /v1/email-validation/jane@acme.test', JSON.stringify(answer));
+      if (answer?.status !== 'valid')
+        fail(
+          'not serving right afterwards',
+          'single',
+          'GET /v1/email-validation/jane@acme.test',
+          JSON.stringify(answer),
+        );
     }
     if (exited) fail('process exit', 'corpus', '', exited);
     for (const line of running.output().split('\n')) {
-      if (/unhandled rejection|uncaught exception/i.test(line)) fail('unhandled error in the gateway', 'corpus', '', line.slice(0, 300));
+      if (/unhandled rejection|uncaught exception/i.test(line))
+        fail('unhandled error in the gateway', 'corpus', '', line.slice(0, 300));
     }
     const leftovers = readdirSync(uploads).filter((name) => name.startsWith('mailguard-upload-'));
     if (leftovers.length > 0) fail('temporary upload files left', 'lists', '', leftovers.slice(0, 5).join(', '));
@@ -249,7 +357,8 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
       const stats = lab.stats(server.name);
       commands += stats.commands.length;
       violations.push(...stats.violations.map((violation) => `${server.name}: ${violation}`));
-      for (const command of stats.commands) if (!SMTP_COMMAND.test(command)) violations.push(`${server.name}: ${JSON.stringify(command)}`);
+      for (const command of stats.commands)
+        if (!SMTP_COMMAND.test(command)) violations.push(`${server.name}: ${JSON.stringify(command)}`);
     }
     for (const violation of violations) fail('SMTP socket', 'corpus', '', violation);
 
@@ -291,11 +400,22 @@ function figures(report: FuzzReport): string {
     `fuzz: ${report.inputs.toLocaleString('en')} inputs in ${report.seconds.toFixed(0)} s (${Math.round(report.inputs / report.seconds)}/s); answers p50 ${report.latency.p50.toFixed(0)} ms, p99 ${report.latency.p99.toFixed(0)} ms, max ${report.latency.max.toFixed(0)} ms`,
     ...Object.entries(report.bySurface)
       .sort(([a], [b]) => a.localeCompare(b))
-      .map(([surface, { inputs, statuses }]) => `  ${surface.padEnd(16)} ${String(inputs).padStart(7)}   ${statusList(statuses)}`),
+      .map(
+        ([surface, { inputs, statuses }]) =>
+          `  ${surface.padEnd(16)} ${String(inputs).padStart(7)}   ${statusList(statuses)}`,
+      ),
     `  statuses: ${statusList(report.statuses)}`,
     `  5xx: ${fivexx}; keyed requests stopped at the door (401/429): ${report.stoppedAtTheDoor}; SMTP commands checked: ${report.smtp.commands.toLocaleString('en')}, violations: ${report.smtp.violations.length}`,
-    `  failures: ${Object.keys(report.failureCounts).length === 0 ? 'none' : Object.entries(report.failureCounts).map(([kind, n]) => `${kind} ×${n}`).join(', ')}`,
-    ...report.failures.map((failure) => `    [${failure.kind}] ${failure.surface} ${failure.request}\n      → ${failure.detail}`),
+    `  failures: ${
+      Object.keys(report.failureCounts).length === 0
+        ? 'none'
+        : Object.entries(report.failureCounts)
+            .map(([kind, n]) => `${kind} ×${n}`)
+            .join(', ')
+    }`,
+    ...report.failures.map(
+      (failure) => `    [${failure.kind}] ${failure.surface} ${failure.request}\n      → ${failure.detail}`,
+    ),
   ];
   return lines.join('\n');
 }

@@ -47,7 +47,12 @@ function parseResponse(data: Buffer): RawResponse | null {
  * and bodies no HTTP client library would let through. Resolves with the response, or with why
  * there was none (the connection reset or closed without an answer, or no answer in `timeoutMs`).
  */
-export function rawRequest(port: number, head: string, body: Buffer, timeoutMs: number): Promise<RawResponse | { failure: string }> {
+export function rawRequest(
+  port: number,
+  head: string,
+  body: Buffer,
+  timeoutMs: number,
+): Promise<RawResponse | { failure: string }> {
   return new Promise((done) => {
     const chunks: Buffer[] = [];
     const socket = connect({ host: '127.0.0.1', port });

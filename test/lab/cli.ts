@@ -32,12 +32,17 @@ async function main(): Promise<void> {
     socksPort: port('LAB_SOCKS_PORT', 1080),
   });
   const out = process.stdout;
-  out.write(`MailGuard mail lab: ${lab.world.servers.length} mail servers, DNS at ${lab.dnsServer}, RDAP/avatars at ${lab.http.baseUrl}\n`);
+  out.write(
+    `MailGuard mail lab: ${lab.world.servers.length} mail servers, DNS at ${lab.dnsServer}, RDAP/avatars at ${lab.http.baseUrl}\n`,
+  );
   out.write('Point the service at it with:\n');
   for (const [key, value] of Object.entries(lab.env)) out.write(`  export ${key}=${value}\n`);
   out.write(`SOCKS5 proxy for SMTP_PROXY: ${lab.socks.url}\n`);
   out.write('Mail servers:\n');
-  for (const server of lab.world.servers) out.write(`  ${server.name.padEnd(32)} ${server.spec.down || server.spec.unresolvable ? '(no listener)' : server.ip}\n`);
+  for (const server of lab.world.servers)
+    out.write(
+      `  ${server.name.padEnd(32)} ${server.spec.down || server.spec.unresolvable ? '(no listener)' : server.ip}\n`,
+    );
   out.write('Ctrl-C stops the lab.\n');
   const stop = () => void lab.stop().then(() => process.exit(0));
   process.once('SIGINT', stop);

@@ -26,7 +26,11 @@ function udpQuery(name: string, type: 'MX' | 'A'): Promise<packet.Packet> {
       resolve(packet.decode(message));
     });
     socket.once('error', reject);
-    socket.send(packet.encode({ type: 'query', id: 9, flags: packet.RECURSION_DESIRED, questions: [{ type, name }] }), Number(port), host);
+    socket.send(
+      packet.encode({ type: 'query', id: 9, flags: packet.RECURSION_DESIRED, questions: [{ type, name }] }),
+      Number(port),
+      host,
+    );
   });
 }
 
@@ -126,7 +130,9 @@ describe('misbehaving DNS', () => {
     const started = Date.now();
     const response = await udpQuery('slowdns.test', 'MX');
     expect(Date.now() - started).toBeGreaterThanOrEqual(290);
-    expect(response.answers).toEqual([expect.objectContaining({ type: 'MX', data: { preference: 10, exchange: 'mx1.acme.test' } })]);
+    expect(response.answers).toEqual([
+      expect.objectContaining({ type: 'MX', data: { preference: 10, exchange: 'mx1.acme.test' } }),
+    ]);
   });
 });
 
@@ -135,7 +141,14 @@ describe('transport', () => {
     const [host, port] = lab.dnsServer.split(':');
     const response = await new Promise<packet.Packet>((resolve, reject) => {
       const socket = connect({ host, port: Number(port) }, () => {
-        socket.write(packet.streamEncode({ type: 'query', id: 7, flags: packet.RECURSION_DESIRED, questions: [{ type: 'MX', name: 'acme.test' }] }));
+        socket.write(
+          packet.streamEncode({
+            type: 'query',
+            id: 7,
+            flags: packet.RECURSION_DESIRED,
+            questions: [{ type: 'MX', name: 'acme.test' }],
+          }),
+        );
       });
       let buffer = Buffer.alloc(0);
       socket.on('data', (chunk) => {
@@ -148,6 +161,8 @@ describe('transport', () => {
       socket.on('error', reject);
     });
     expect(response.id).toBe(7);
-    expect(response.answers).toEqual([expect.objectContaining({ type: 'MX', data: { preference: 10, exchange: 'mx1.acme.test' } })]);
+    expect(response.answers).toEqual([
+      expect.objectContaining({ type: 'MX', data: { preference: 10, exchange: 'mx1.acme.test' } }),
+    ]);
   });
 });

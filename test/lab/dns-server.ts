@@ -21,7 +21,8 @@ interface Resolution {
 function txtStrings(value: string): Buffer[] {
   const bytes = Buffer.from(value, 'utf8');
   const chunks: Buffer[] = [];
-  for (let offset = 0; offset < bytes.length || chunks.length === 0; offset += 255) chunks.push(bytes.subarray(offset, offset + 255));
+  for (let offset = 0; offset < bytes.length || chunks.length === 0; offset += 255)
+    chunks.push(bytes.subarray(offset, offset + 255));
   return chunks;
 }
 
@@ -77,7 +78,12 @@ export class LabDnsServer {
       case 'AAAA':
         return (records.aaaa ?? []).map((data) => ({ type: 'AAAA', name, ttl: TTL, data }));
       case 'MX':
-        return (records.mx ?? []).map(({ host, priority }) => ({ type: 'MX', name, ttl: TTL, data: { preference: priority, exchange: host } }));
+        return (records.mx ?? []).map(({ host, priority }) => ({
+          type: 'MX',
+          name,
+          ttl: TTL,
+          data: { preference: priority, exchange: host },
+        }));
       case 'TXT':
         return (records.txt ?? []).map((value) => ({ type: 'TXT', name, ttl: TTL, data: txtStrings(value) }));
       case 'NS':
@@ -171,7 +177,10 @@ export class LabDnsServer {
   }
 
   async stop(): Promise<void> {
-    await Promise.all([new Promise<void>((resolve) => (this.udp ? this.udp.close(() => resolve()) : resolve())), this.tcp.close()]);
+    await Promise.all([
+      new Promise<void>((resolve) => (this.udp ? this.udp.close(() => resolve()) : resolve())),
+      this.tcp.close(),
+    ]);
     this.udp = null;
   }
 }

@@ -17,7 +17,10 @@ describe('RDAP', () => {
     const response = await fetch(`${lab.env.RDAP_BASE_URL}/domain/acme.test`);
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toBe('application/rdap+json');
-    const body = (await response.json()) as { objectClassName: string; events: Array<{ eventAction: string; eventDate: string }> };
+    const body = (await response.json()) as {
+      objectClassName: string;
+      events: Array<{ eventAction: string; eventDate: string }>;
+    };
     expect(body.objectClassName).toBe('domain');
     expect(body.events).toContainEqual({ eventAction: 'registration', eventDate: '1998-04-12T00:00:00Z' });
   });
@@ -40,10 +43,17 @@ describe('avatars', () => {
 
 describe('scenario validation', () => {
   it('refuses a scenario whose MX names an undeclared host', async () => {
-    await expect(startLab({ domains: { 'x.test': { mx: [{ host: 'typo.test', priority: 1 }] } } })).rejects.toThrow(/neither a server nor a domain/);
+    await expect(startLab({ domains: { 'x.test': { mx: [{ host: 'typo.test', priority: 1 }] } } })).rejects.toThrow(
+      /neither a server nor a domain/,
+    );
   });
 
   it('refuses an unknown mailbox state', async () => {
-    await expect(startLab({ servers: { 'mx.x.test': {} }, domains: { 'x.test': { mx: [{ host: 'mx.x.test', priority: 1 }], mailboxes: { a: 'fine' } } } })).rejects.toThrow(/unknown state/);
+    await expect(
+      startLab({
+        servers: { 'mx.x.test': {} },
+        domains: { 'x.test': { mx: [{ host: 'mx.x.test', priority: 1 }], mailboxes: { a: 'fine' } } },
+      }),
+    ).rejects.toThrow(/unknown state/);
   });
 });

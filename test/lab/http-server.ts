@@ -2,7 +2,10 @@ import { createServer, type Server } from 'node:http';
 import type { World } from './world';
 
 /** 1×1 transparent PNG, what an avatar service returns for a found avatar. */
-const PIXEL = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=', 'base64');
+const PIXEL = Buffer.from(
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=',
+  'base64',
+);
 
 /**
  * RDAP (`/domain/<name>`, RFC 9083 shape with a registration event) and a Gravatar-like avatar
@@ -34,19 +37,23 @@ export class LabHttpServer {
           const registered = this.world.registered(name);
           if (!registered) {
             res.writeHead(404, { 'content-type': 'application/rdap+json' });
-            res.end(JSON.stringify({ errorCode: 404, title: 'Not Found', description: [`${name} is not registered here`] }));
+            res.end(
+              JSON.stringify({ errorCode: 404, title: 'Not Found', description: [`${name} is not registered here`] }),
+            );
             return;
           }
           res.writeHead(200, { 'content-type': 'application/rdap+json' });
-          res.end(JSON.stringify({
-            objectClassName: 'domain',
-            ldhName: name.toUpperCase(),
-            status: ['active'],
-            events: [
-              { eventAction: 'registration', eventDate: registered },
-              { eventAction: 'last update of RDAP database', eventDate: new Date().toISOString() },
-            ],
-          }));
+          res.end(
+            JSON.stringify({
+              objectClassName: 'domain',
+              ldhName: name.toUpperCase(),
+              status: ['active'],
+              events: [
+                { eventAction: 'registration', eventDate: registered },
+                { eventAction: 'last update of RDAP database', eventDate: new Date().toISOString() },
+              ],
+            }),
+          );
           return;
         }
         const avatar = /^\/avatar\/([0-9a-f]{64})$/i.exec(url.pathname);

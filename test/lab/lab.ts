@@ -55,8 +55,16 @@ async function startOnce(scenario: Scenario, options: LabOptions & { network: st
   const world = new World(scenario, options.network);
   const smtpPort = options.smtpPort ?? 2525;
   const dns = new LabDnsServer(world, `${options.network}.0.53`, options.dnsPort ?? 5353);
-  const http = new LabHttpServer(world, `${options.network}.0.80`, options.httpPort ?? 8080, options.httpLatencyMs ?? 0);
-  const socks = new LabSocksServer(`${options.network}.0.108`, options.socksPort ?? 1080, { username: 'lab', password: 'lab-secret' });
+  const http = new LabHttpServer(
+    world,
+    `${options.network}.0.80`,
+    options.httpPort ?? 8080,
+    options.httpLatencyMs ?? 0,
+  );
+  const socks = new LabSocksServer(`${options.network}.0.108`, options.socksPort ?? 1080, {
+    username: 'lab',
+    password: 'lab-secret',
+  });
   const smtpServers = new Map(world.servers.map((server) => [server.name, new LabSmtpServer(world, server, smtpPort)]));
   const started: Array<{ stop(): Promise<void> }> = [];
   try {

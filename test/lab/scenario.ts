@@ -124,7 +124,9 @@ export function validateScenario(scenario: Scenario): void {
       const target = canonicalName(host);
       const known = servers.has(target) || Object.keys(scenario.domains ?? {}).some((d) => canonicalName(d) === target);
       if (!known) {
-        throw new Error(`scenario: ${domain} has MX ${host}, which is neither a server nor a domain (declare a server with "unresolvable": true for a dangling MX)`);
+        throw new Error(
+          `scenario: ${domain} has MX ${host}, which is neither a server nor a domain (declare a server with "unresolvable": true for a dangling MX)`,
+        );
       }
     }
     for (const [local, state] of Object.entries(spec.mailboxes ?? {})) {

@@ -269,8 +269,12 @@ describe('HELO fallback and SMTPUTF8', () => {
 
 describe('dead and failing hosts', () => {
   it('refuses connections to a host with an address but no server', async () => {
-    await expect(SmtpDialogue.open(lab.ipOf('mx.dead.test'), lab.smtpPort)).rejects.toMatchObject({ code: 'ECONNREFUSED' });
-    await expect(SmtpDialogue.open(lab.ipOf('mx-primary.failover.test'), lab.smtpPort)).rejects.toMatchObject({ code: 'ECONNREFUSED' });
+    await expect(SmtpDialogue.open(lab.ipOf('mx.dead.test'), lab.smtpPort)).rejects.toMatchObject({
+      code: 'ECONNREFUSED',
+    });
+    await expect(SmtpDialogue.open(lab.ipOf('mx-primary.failover.test'), lab.smtpPort)).rejects.toMatchObject({
+      code: 'ECONNREFUSED',
+    });
     const [reply] = await probe('mx-backup.failover.test', ['henry@failover.test']);
     expect(reply.code).toBe(250);
   });
@@ -315,7 +319,10 @@ describe('hostile servers', () => {
 
   /** The next reply, 'closed' when the server hung up, or null when nothing came within QUIET_MS. */
   function replyWithin(dialogue: SmtpDialogue): Promise<Reply | 'closed' | null> {
-    return Promise.race([dialogue.reply().catch(() => 'closed' as const), new Promise<null>((resolve) => setTimeout(() => resolve(null), QUIET_MS))]);
+    return Promise.race([
+      dialogue.reply().catch(() => 'closed' as const),
+      new Promise<null>((resolve) => setTimeout(() => resolve(null), QUIET_MS)),
+    ]);
   }
 
   afterEach(() => lab.smtp(HOSTILE).behave({ silent: undefined, stallAt: undefined, dropAfter: undefined }));
@@ -335,20 +342,23 @@ describe('hostile servers', () => {
     ['ehlo', [], 'EHLO x.test', /^250-mx\.hostile\.test\r\n250-/],
     ['mail', ['EHLO x.test'], 'MAIL FROM:<a@b.test>', /^250 2\.1$/],
     ['rcpt', ['EHLO x.test', 'MAIL FROM:<a@b.test>'], 'RCPT TO:<kim@hostile.test>', /^250 2\.1$/],
-  ] as const)('a server stalling at %s writes half of that reply, then nothing; turned good, it answers the next session', async (step, before, command, cut) => {
-    lab.smtp(HOSTILE).behave({ stallAt: step });
-    const dialogue = await session(HOSTILE);
-    for (const line of before) expect((await dialogue.command(line)).code).toBe(250);
-    dialogue.write(`${command}\r\n`);
-    expect(await dialogue.partial()).toMatch(cut);
-    expect(await replyWithin(dialogue)).toBeNull();
-    dialogue.write('NOOP\r\n');
-    expect(await replyWithin(dialogue)).toBeNull();
-    dialogue.close();
-    lab.smtp(HOSTILE).behave({ stallAt: undefined });
-    const [reply] = await probe(HOSTILE, ['kim@hostile.test']);
-    expect(reply.code).toBe(250);
-  });
+  ] as const)(
+    'a server stalling at %s writes half of that reply, then nothing; turned good, it answers the next session',
+    async (step, before, command, cut) => {
+      lab.smtp(HOSTILE).behave({ stallAt: step });
+      const dialogue = await session(HOSTILE);
+      for (const line of before) expect((await dialogue.command(line)).code).toBe(250);
+      dialogue.write(`${command}\r\n`);
+      expect(await dialogue.partial()).toMatch(cut);
+      expect(await replyWithin(dialogue)).toBeNull();
+      dialogue.write('NOOP\r\n');
+      expect(await replyWithin(dialogue)).toBeNull();
+      dialogue.close();
+      lab.smtp(HOSTILE).behave({ stallAt: undefined });
+      const [reply] = await probe(HOSTILE, ['kim@hostile.test']);
+      expect(reply.code).toBe(250);
+    },
+  );
 
   it('a server dropping after RCPT answers the pipelined MAIL, then closes the connection without a reply', async () => {
     lab.smtp(HOSTILE).behave({ dropAfter: 'rcpt' });

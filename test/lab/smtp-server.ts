@@ -13,8 +13,10 @@ const DEFAULT_REPLIES: Record<ReplyName, string> = {
   full: '552 5.2.2 <{addr}>: Recipient address rejected: Mailbox full',
   fullTemporary: '452 4.2.2 <{addr}>: Recipient address rejected: Mailbox full, try again later',
   disabled: '550 5.2.1 <{addr}>: Recipient address rejected: Mailbox disabled, not accepting messages',
-  greylisted: '450 4.2.0 <{addr}>: Recipient address rejected: Greylisted, see http://postgrey.schweikert.ch/help/{host}.html',
-  blocked: '554 5.7.1 Service unavailable; Client host [{ip}] blocked using zen.spamhaus.org; https://www.spamhaus.org/query/ip/{ip}',
+  greylisted:
+    '450 4.2.0 <{addr}>: Recipient address rejected: Greylisted, see http://postgrey.schweikert.ch/help/{host}.html',
+  blocked:
+    '554 5.7.1 Service unavailable; Client host [{ip}] blocked using zen.spamhaus.org; https://www.spamhaus.org/query/ip/{ip}',
   tooManyRecipients: '452 4.5.3 Error: too many recipients',
   relayDenied: '554 5.7.1 <{addr}>: Relay access denied',
   tlsRequired: '530 5.7.0 Must issue a STARTTLS command first',
@@ -42,7 +44,16 @@ export interface SmtpStats {
 }
 
 function emptyStats(): SmtpStats {
-  return { sessions: 0, active: 0, peakConcurrent: 0, refused: 0, tlsSessions: 0, replyBatches: 0, commands: [], violations: [] };
+  return {
+    sessions: 0,
+    active: 0,
+    peakConcurrent: 0,
+    refused: 0,
+    tlsSessions: 0,
+    replyBatches: 0,
+    commands: [],
+    violations: [],
+  };
 }
 
 /** Renders a reply template: `\n` separates lines, continuation lines get `code-`. */
@@ -50,10 +61,12 @@ function render(template: string, values: Record<string, string>): string {
   const text = template.replace(/\{(\w+)\}/g, (_, key: string) => values[key] ?? '');
   const lines = text.split('\n');
   const code = lines[0].slice(0, 3);
-  return lines.map((line, index) => {
-    const body = /^\d{3}[ -]/.test(line) ? line.slice(4) : line;
-    return `${code}${index < lines.length - 1 ? '-' : ' '}${body}\r\n`;
-  }).join('');
+  return lines
+    .map((line, index) => {
+      const body = /^\d{3}[ -]/.test(line) ? line.slice(4) : line;
+      return `${code}${index < lines.length - 1 ? '-' : ' '}${body}\r\n`;
+    })
+    .join('');
 }
 
 function addressOf(argument: string, verb: 'FROM' | 'TO'): string | null {
@@ -189,7 +202,9 @@ export class LabSmtpServer {
       return;
     }
     const banner = this.spec.multilineBanner
-      ? render(`220 {host} ESMTP ready\nNo unsolicited bulk mail\nPolicy: http://{host}/policy`, { host: this.lab.name })
+      ? render(`220 {host} ESMTP ready\nNo unsolicited bulk mail\nPolicy: http://{host}/policy`, {
+          host: this.lab.name,
+        })
       : this.reply('banner', session);
     void this.send(session, banner, bannerDelay);
     this.read(session, socket);
@@ -267,7 +282,8 @@ export class LabSmtpServer {
     if (step && this.spec.dropAfter === step) return { reply: '', after: 'drop' };
     const outcome = this.answer(session, verb, argument);
     // Half of the reply: a multi-line one cut between or inside its lines, a single line without its CRLF.
-    if (step && this.spec.stallAt === step) return { reply: outcome.reply.slice(0, Math.ceil(outcome.reply.length / 2)), after: 'stall' };
+    if (step && this.spec.stallAt === step)
+      return { reply: outcome.reply.slice(0, Math.ceil(outcome.reply.length / 2)), after: 'stall' };
     return outcome;
   }
 
@@ -341,7 +357,8 @@ export class LabSmtpServer {
       const key = `${session.clientIp}|${session.mailFrom}|${addr.toLowerCase()}`;
       const firstSeen = this.greylist.get(key);
       if (firstSeen === undefined) this.greylist.set(key, Date.now());
-      if (firstSeen === undefined || Date.now() - firstSeen < this.spec.greylistMs) return this.reply('greylisted', session, addr);
+      if (firstSeen === undefined || Date.now() - firstSeen < this.spec.greylistMs)
+        return this.reply('greylisted', session, addr);
     }
     if (answer.kind === 'unknown') return this.reply('unknownUser', session, addr);
     switch (answer.state) {

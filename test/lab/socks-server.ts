@@ -17,7 +17,9 @@ export class LabSocksServer {
   ) {}
 
   get url(): string {
-    const auth = this.credentials ? `${encodeURIComponent(this.credentials.username)}:${encodeURIComponent(this.credentials.password)}@` : '';
+    const auth = this.credentials
+      ? `${encodeURIComponent(this.credentials.username)}:${encodeURIComponent(this.credentials.password)}@`
+      : '';
     return `socks5://${auth}${this.host}:${this.port}`;
   }
 

@@ -1,6 +1,14 @@
 import { createHash } from 'node:crypto';
 import { isIP } from 'node:net';
-import { canonicalName, validateScenario, type DomainSpec, type MailboxState, type RecordSet, type Scenario, type ServerSpec } from './scenario';
+import {
+  canonicalName,
+  validateScenario,
+  type DomainSpec,
+  type MailboxState,
+  type RecordSet,
+  type Scenario,
+  type ServerSpec,
+} from './scenario';
 
 export interface LabServer {
   name: string;
@@ -27,7 +35,9 @@ export class World {
     readonly network: string,
   ) {
     validateScenario(scenario);
-    const names = Object.keys(scenario.servers ?? {}).map(canonicalName).sort();
+    const names = Object.keys(scenario.servers ?? {})
+      .map(canonicalName)
+      .sort();
     const specs = new Map(Object.entries(scenario.servers ?? {}).map(([name, spec]) => [canonicalName(name), spec]));
     this.servers = names.map((name, index) => ({
       name,
@@ -49,10 +59,17 @@ export class World {
         txt,
         cname: cname ? canonicalName(cname) : undefined,
         ns,
-        mx: mx === null ? [{ host: '', priority: 0 }] : mx?.map(({ host, priority }) => ({ host: canonicalName(host), priority })),
+        mx:
+          mx === null
+            ? [{ host: '', priority: 0 }]
+            : mx?.map(({ host, priority }) => ({ host: canonicalName(host), priority })),
       });
       for (const [relative, set] of Object.entries(spec.records ?? {})) {
-        this.addRecords(`${canonicalName(relative)}.${domain}`, { ...set, a: set.a?.map((target) => this.address(target)), rebind: set.rebind?.map((target) => this.address(target)) });
+        this.addRecords(`${canonicalName(relative)}.${domain}`, {
+          ...set,
+          a: set.a?.map((target) => this.address(target)),
+          rebind: set.rebind?.map((target) => this.address(target)),
+        });
       }
       for (const local of spec.gravatars ?? []) {
         this.avatars.add(createHash('sha256').update(`${local}@${rawName}`.toLowerCase()).digest('hex'));
@@ -120,7 +137,9 @@ export class World {
     const domain = canonicalName(address.slice(at + 1));
     if (at < 1 || !this.serves(server, domain)) return { kind: 'not-served' };
     const spec = this.domains.get(domain) ?? {};
-    const state = Object.entries(spec.mailboxes ?? {}).find(([name]) => name.toLowerCase() === local.toLowerCase())?.[1];
+    const state = Object.entries(spec.mailboxes ?? {}).find(
+      ([name]) => name.toLowerCase() === local.toLowerCase(),
+    )?.[1];
     if (state) return { kind: 'mailbox', state };
     if (server.spec.catchAll || spec.catchAll) return { kind: 'mailbox', state: 'ok' };
     return { kind: 'unknown' };

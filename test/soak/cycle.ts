@@ -35,13 +35,19 @@ export class Tally {
 
   constructor(private readonly strict: Set<string>) {}
 
-  async track<T>(surface: Surface, expected: number[], what: string, send: () => Promise<{ status: number; body: T }>): Promise<{ status: number; body: T }> {
+  async track<T>(
+    surface: Surface,
+    expected: number[],
+    what: string,
+    send: () => Promise<{ status: number; body: T }>,
+  ): Promise<{ status: number; body: T }> {
     const started = performance.now();
     const response = await send();
     this.durations.push(performance.now() - started);
     this.requests[surface]++;
     this.statuses[response.status] = (this.statuses[response.status] ?? 0) + 1;
-    if (!expected.includes(response.status)) this.unexpected.push(`${what}: ${response.status} ${JSON.stringify(response.body).slice(0, 300)}`);
+    if (!expected.includes(response.status))
+      this.unexpected.push(`${what}: ${response.status} ${JSON.stringify(response.body).slice(0, 300)}`);
     return response;
   }
 
@@ -113,7 +119,8 @@ const LIST_TIMEOUT_MS = 60_000;
 /** Checks in flight at once in the single-check lane: more than one MX host's slots (5), so probes also wait for slots. */
 const SINGLE_CONCURRENCY = 8;
 
-const person = (index: number) => `${PEOPLE[index % PEOPLE.length][0]}.${PEOPLE[index % PEOPLE.length][1]}`.toLowerCase();
+const person = (index: number) =>
+  `${PEOPLE[index % PEOPLE.length][0]}.${PEOPLE[index % PEOPLE.length][1]}`.toLowerCase();
 export const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Addresses of cycle `cycle`: known people (cached after their first check), fresh unknown users, and malformed ones. */
@@ -131,10 +138,20 @@ function addresses(domains: SoakDomain[], cycle: number, count: number, tag: str
 
 /** `scale` multiplies the single checks, batches and the completed list's rows (the long run's cycles are heavier). */
 export async function runCycle(context: CycleContext, cycle: number, scale = 1): Promise<Tally> {
-  const tally = new Tally(new Set(context.domains.filter((domain) => domain.role === 'strict').map((domain) => domain.name)));
+  const tally = new Tally(
+    new Set(context.domains.filter((domain) => domain.role === 'strict').map((domain) => domain.name)),
+  );
   const api: ApiCall = apiClient(context.url);
-  const call = <T = Record<string, unknown>>(surface: Surface, expected: number[], method: string, path: string, options: ApiOptions = {}) =>
-    tally.track<T>(surface, expected, `${method} ${path}`, () => api<T>(method, path, { key: context.key, ...options }));
+  const call = <T = Record<string, unknown>>(
+    surface: Surface,
+    expected: number[],
+    method: string,
+    path: string,
+    options: ApiOptions = {},
+  ) =>
+    tally.track<T>(surface, expected, `${method} ${path}`, () =>
+      api<T>(method, path, { key: context.key, ...options }),
+    );
   const strict = context.domains.filter((domain) => domain.role === 'strict');
   const catchAll = context.domains.filter((domain) => domain.role === 'catch-all');
   const dark = context.domains.filter((domain) => domain.role === 'dark');
@@ -146,7 +163,12 @@ export async function runCycle(context: CycleContext, cycle: number, scale = 1):
     await Promise.all(
       Array.from({ length: SINGLE_CONCURRENCY }, async () => {
         for (let email = queue.shift(); email !== undefined; email = queue.shift()) {
-          const answer = await call<Result>('single', [200], 'GET', `/v1/email-validation/${encodeURIComponent(email)}`);
+          const answer = await call<Result>(
+            'single',
+            [200],
+            'GET',
+            `/v1/email-validation/${encodeURIComponent(email)}`,
+          );
           tally.results([answer.body]);
         }
       }),
@@ -158,9 +180,12 @@ export async function runCycle(context: CycleContext, cycle: number, scale = 1):
       const emails = addresses(context.domains, cycle + b, 22, `batch${b}`);
       // Duplicates, one of them in another case: checked and charged once.
       emails.push(emails[0], emails[3].toUpperCase(), emails[1]);
-      const answer = await call<{ results: Result[] }>('batch', [200], 'POST', '/v1/email-validation/batch', { body: { emails } });
+      const answer = await call<{ results: Result[] }>('batch', [200], 'POST', '/v1/email-validation/batch', {
+        body: { emails },
+      });
       if (answer.status !== 200) continue;
-      if (answer.body.results.length !== emails.length) tally.unexpected.push(`batch of ${emails.length} answered ${answer.body.results.length} results`);
+      if (answer.body.results.length !== emails.length)
+        tally.unexpected.push(`batch of ${emails.length} answered ${answer.body.results.length} results`);
       tally.results(answer.body.results);
     }
   }
@@ -169,17 +194,35 @@ export async function runCycle(context: CycleContext, cycle: number, scale = 1):
     const at = (list: SoakDomain[], n: number) => list[(cycle + n) % list.length].name;
     const hits = [0, 1].map((n) => [PEOPLE[(cycle + n) % PEOPLE.length], at(strict, n)] as const);
     for (const [[first, last], domain] of hits) {
-      const found = await call<{ email: string | null }>('finder', [200], 'GET', `/v1/email-finder?firstName=${first}&lastName=${last}&domain=${domain}`);
-      if (found.status === 200 && found.body.email !== `${first}.${last}@${domain}`.toLowerCase()) tally.unexpected.push(`finder missed ${first} ${last} at ${domain}: ${JSON.stringify(found.body).slice(0, 200)}`);
+      const found = await call<{ email: string | null }>(
+        'finder',
+        [200],
+        'GET',
+        `/v1/email-finder?firstName=${first}&lastName=${last}&domain=${domain}`,
+      );
+      if (found.status === 200 && found.body.email !== `${first}.${last}@${domain}`.toLowerCase())
+        tally.unexpected.push(
+          `finder missed ${first} ${last} at ${domain}: ${JSON.stringify(found.body).slice(0, 200)}`,
+        );
     }
     for (const domain of [at(strict, 2), at(strict, 3), at(catchAll, 0), at(dark, 0)]) {
       // Nobody of that name: every pattern is asked (a miss), or guessed at a catch-all domain.
-      await call('finder', [200], 'GET', `/v1/email-finder?fullName=${encodeURIComponent(`Quentin Zabriskie${cycle}`)}&domain=${domain}`);
+      await call(
+        'finder',
+        [200],
+        'GET',
+        `/v1/email-finder?fullName=${encodeURIComponent(`Quentin Zabriskie${cycle}`)}&domain=${domain}`,
+      );
     }
   }
 
   async function insight(): Promise<void> {
-    for (const domain of [strict[cycle % strict.length], catchAll[cycle % catchAll.length], dark[cycle % dark.length], strict[(cycle + 5) % strict.length]]) {
+    for (const domain of [
+      strict[cycle % strict.length],
+      catchAll[cycle % catchAll.length],
+      dark[cycle % dark.length],
+      strict[(cycle + 5) % strict.length],
+    ]) {
       await call('insight', [200], 'GET', `/v1/email-finder/domain/${domain.name}`);
     }
   }
@@ -187,9 +230,17 @@ export async function runCycle(context: CycleContext, cycle: number, scale = 1):
   async function upload(rows: string[], fields: Record<string, string>): Promise<ListView | null> {
     const form = new FormData();
     for (const [name, value] of Object.entries(fields)) form.append(name, value);
-    form.append('file', new Blob([`name,email\n${rows.map((email, i) => `row ${i},${email}`).join('\n')}\n`], { type: 'text/csv' }), `soak-${cycle}.csv`);
+    form.append(
+      'file',
+      new Blob([`name,email\n${rows.map((email, i) => `row ${i},${email}`).join('\n')}\n`], { type: 'text/csv' }),
+      `soak-${cycle}.csv`,
+    );
     const created = await tally.track<ListView>('lists', [202], 'POST /v1/lists', async () => {
-      const response = await fetch(`${context.url}/v1/lists`, { method: 'POST', headers: { 'X-API-Key': context.key }, body: form });
+      const response = await fetch(`${context.url}/v1/lists`, {
+        method: 'POST',
+        headers: { 'X-API-Key': context.key },
+        body: form,
+      });
       return { status: response.status, body: (await response.json()) as ListView };
     });
     return created.status === 202 ? created.body : null;
@@ -203,7 +254,9 @@ export async function runCycle(context: CycleContext, cycle: number, scale = 1):
       if (status !== 200) return null;
       if (done(body)) return body;
       if (Date.now() > until) {
-        tally.unexpected.push(`list ${id} not ${what} after ${LIST_TIMEOUT_MS} ms: ${body.status} ${body.processed}/${body.total}`);
+        tally.unexpected.push(
+          `list ${id} not ${what} after ${LIST_TIMEOUT_MS} ms: ${body.status} ${body.processed}/${body.total}`,
+        );
         return null;
       }
       await pause(250);
@@ -215,7 +268,8 @@ export async function runCycle(context: CycleContext, cycle: number, scale = 1):
     const domains = [...strict, ...catchAll, ...dark];
     for (let r = 0; rows.length < 300 * scale; r++) {
       const domain = domains[r % domains.length].name;
-      if (r % 4 === 3) rows.push(rows[rows.length - 3]); // a duplicate of an earlier row
+      if (r % 4 === 3)
+        rows.push(rows[rows.length - 3]); // a duplicate of an earlier row
       else if (r % 4 === 2) rows.push(`${person(r).toUpperCase()}@${domain}`);
       else rows.push(r % 4 === 0 ? `${person(r)}@${domain}` : `list.c${cycle}.r${r}@${domain}`);
     }
@@ -225,17 +279,34 @@ export async function runCycle(context: CycleContext, cycle: number, scale = 1):
     const done = await waitForList(created.id, 'completed', (list) => !['queued', 'processing'].includes(list.status));
     if (!done) return;
     const counted = done.counts.valid + done.counts.risky + done.counts.invalid;
-    if (done.status !== 'completed' || done.processed !== done.total || counted !== done.total || done.creditsHeld !== 0 || done.duplicates === 0) {
+    if (
+      done.status !== 'completed' ||
+      done.processed !== done.total ||
+      counted !== done.total ||
+      done.creditsHeld !== 0 ||
+      done.duplicates === 0
+    ) {
       tally.unexpected.push(`list ${done.id} ended ${JSON.stringify(done)}`);
     }
     if (done.status === 'completed') tally.completedLists.push(done.id);
-    const page = await call<{ data: Array<{ result: Result | null }>; total: number }>('lists', [200], 'GET', `/v1/lists/${created.id}/results?limit=100&page=2`);
-    if (page.status === 200 && page.body.data.some((row) => !row.result)) tally.unexpected.push(`list ${created.id} has rows without a result`);
+    const page = await call<{ data: Array<{ result: Result | null }>; total: number }>(
+      'lists',
+      [200],
+      'GET',
+      `/v1/lists/${created.id}/results?limit=100&page=2`,
+    );
+    if (page.status === 200 && page.body.data.some((row) => !row.result))
+      tally.unexpected.push(`list ${created.id} has rows without a result`);
     const csv = await tally.track('lists', [200], 'GET results.csv', async () => {
-      const response = await fetch(`${context.url}/v1/lists/${created.id}/results?format=csv`, { headers: { 'X-API-Key': context.key } });
+      const response = await fetch(`${context.url}/v1/lists/${created.id}/results?format=csv`, {
+        headers: { 'X-API-Key': context.key },
+      });
       return { status: response.status, body: await response.text() };
     });
-    if (csv.status === 200 && csv.body.trim().split(/\r?\n/).length !== rows.length + 1) tally.unexpected.push(`list ${created.id} CSV has ${csv.body.trim().split(/\r?\n/).length - 1} rows, not ${rows.length}`);
+    if (csv.status === 200 && csv.body.trim().split(/\r?\n/).length !== rows.length + 1)
+      tally.unexpected.push(
+        `list ${created.id} CSV has ${csv.body.trim().split(/\r?\n/).length - 1} rows, not ${rows.length}`,
+      );
   }
 
   async function cancelledList(): Promise<void> {
@@ -244,10 +315,19 @@ export async function runCycle(context: CycleContext, cycle: number, scale = 1):
     for (let r = 0; r < 100; r++) rows.push(`cancel.c${cycle}.r${r}@${strict[r % strict.length].name}`);
     const created = await upload(rows, { name: `soak ${cycle} (cancelled)` });
     if (!created) return;
-    const started = await waitForList(created.id, 'started', (list) => list.processed > 0 || !['queued', 'processing'].includes(list.status));
+    const started = await waitForList(
+      created.id,
+      'started',
+      (list) => list.processed > 0 || !['queued', 'processing'].includes(list.status),
+    );
     if (!started) return;
     const cancelled = await call<ListView>('lists', [200], 'DELETE', `/v1/lists/${created.id}`);
-    if (cancelled.status === 200 && (cancelled.body.status !== 'cancelled' || cancelled.body.creditsHeld !== 0 || cancelled.body.processed >= cancelled.body.total)) {
+    if (
+      cancelled.status === 200 &&
+      (cancelled.body.status !== 'cancelled' ||
+        cancelled.body.creditsHeld !== 0 ||
+        cancelled.body.processed >= cancelled.body.total)
+    ) {
       tally.unexpected.push(`list ${created.id} was not cancelled mid-way: ${JSON.stringify(cancelled.body)}`);
     }
   }
@@ -255,59 +335,107 @@ export async function runCycle(context: CycleContext, cycle: number, scale = 1):
   /** A sign-up, a secret key used then revoked, and a widget key for the keyed widget checks. */
   async function keys(): Promise<string | null> {
     const signup = await tally.track<{ apiKey: string }>('keys', [201], 'POST /v1/accounts', () =>
-      api<{ apiKey: string }>('POST', '/v1/accounts', { headers: { 'X-Forwarded-For': clientIp(3) }, body: { email: `${person(cycle)}@${catchAll[cycle % catchAll.length].name}`.replace('@', `.c${cycle}@`) } }),
+      api<{ apiKey: string }>('POST', '/v1/accounts', {
+        headers: { 'X-Forwarded-For': clientIp(3) },
+        body: { email: `${person(cycle)}@${catchAll[cycle % catchAll.length].name}`.replace('@', `.c${cycle}@`) },
+      }),
     );
     if (signup.status !== 201) return null;
     const owner = signup.body.apiKey;
-    const created = await tally.track<{ id: string; key: string }>('keys', [201], 'POST /v1/keys', () => api('POST', '/v1/keys', { key: owner, body: { name: `soak ${cycle}`, scope: 'verify' } }));
+    const created = await tally.track<{ id: string; key: string }>('keys', [201], 'POST /v1/keys', () =>
+      api('POST', '/v1/keys', { key: owner, body: { name: `soak ${cycle}`, scope: 'verify' } }),
+    );
     if (created.status !== 201) return null;
-    await tally.track('keys', [200], 'check with a new key', () => api('GET', `/v1/email-validation/${person(cycle)}@${strict[0].name}`, { key: created.body.key }));
-    await tally.track('keys', [204], 'DELETE /v1/keys/:id', () => api('DELETE', `/v1/keys/${created.body.id}`, { key: owner }));
+    await tally.track('keys', [200], 'check with a new key', () =>
+      api('GET', `/v1/email-validation/${person(cycle)}@${strict[0].name}`, { key: created.body.key }),
+    );
+    await tally.track('keys', [204], 'DELETE /v1/keys/:id', () =>
+      api('DELETE', `/v1/keys/${created.body.id}`, { key: owner }),
+    );
     // From the cycle's own client address: a revoked key is an unknown key, and unknown keys are throttled per address (20 per 10 minutes).
-    await tally.track('keys', [401], 'check with a revoked key', () => api('GET', `/v1/email-validation/${person(cycle)}@${strict[0].name}`, { key: created.body.key, headers: { 'X-Forwarded-For': clientIp(4) } }));
+    await tally.track('keys', [401], 'check with a revoked key', () =>
+      api('GET', `/v1/email-validation/${person(cycle)}@${strict[0].name}`, {
+        key: created.body.key,
+        headers: { 'X-Forwarded-For': clientIp(4) },
+      }),
+    );
     await tally.track('keys', [200], 'GET /v1/keys', () => api('GET', '/v1/keys', { key: owner }));
-    const widget = await tally.track<{ key: string }>('keys', [201], 'POST /v1/keys (widget)', () => api('POST', '/v1/keys', { key: owner, body: { name: 'site', scope: 'verify', type: 'widget' } }));
+    const widget = await tally.track<{ key: string }>('keys', [201], 'POST /v1/keys (widget)', () =>
+      api('POST', '/v1/keys', { key: owner, body: { name: 'site', scope: 'verify', type: 'widget' } }),
+    );
     return widget.status === 201 ? widget.body.key : null;
   }
 
   async function widget(keyed: Promise<string | null>): Promise<void> {
     const verify = (expected: number[], email: string, body: Record<string, unknown>, key?: string, ip = clientIp(1)) =>
-      tally.track<Result>('widget', expected, `widget verify ${key ? 'keyed' : 'public'}`, () => api<Result>('POST', '/v1/widget/verify', { key, headers: { 'X-Forwarded-For': ip, Origin: 'https://shop.example' }, body: { email, ...body } }));
+      tally.track<Result>('widget', expected, `widget verify ${key ? 'keyed' : 'public'}`, () =>
+        api<Result>('POST', '/v1/widget/verify', {
+          key,
+          headers: { 'X-Forwarded-For': ip, Origin: 'https://shop.example' },
+          body: { email, ...body },
+        }),
+      );
     // The public tier: four checks per device, the fifth refused (429); a second device has its own four.
     for (const device of [`soak-${cycle}-a`, `soak-${cycle}-b`]) {
-      for (let i = 0; i < 4; i++) tally.results([(await verify([200], `${person(i)}@${strict[(cycle + i) % strict.length].name}`, { deviceId: device })).body]);
+      for (let i = 0; i < 4; i++)
+        tally.results([
+          (await verify([200], `${person(i)}@${strict[(cycle + i) % strict.length].name}`, { deviceId: device })).body,
+        ]);
     }
     await verify([429], `${person(0)}@${strict[0].name}`, { deviceId: `soak-${cycle}-a` });
     const key = await keyed;
     if (!key) return;
-    for (let i = 0; i < 8; i++) tally.results([(await verify([200], `widget.c${cycle}.${i}@${strict[i % strict.length].name}`, {}, key, clientIp(2))).body]);
+    for (let i = 0; i < 8; i++)
+      tally.results([
+        (await verify([200], `widget.c${cycle}.${i}@${strict[i % strict.length].name}`, {}, key, clientIp(2))).body,
+      ]);
   }
 
   async function feedback(): Promise<void> {
     for (let i = 0; i < 4; i++) {
       const email = `${person(i)}@${catchAll[i % catchAll.length].name}`;
-      await call('feedback', [202], 'POST', '/v1/email-validation/feedback', { body: { email, outcome: i % 2 === 0 ? 'delivered' : 'bounced' } });
+      await call('feedback', [202], 'POST', '/v1/email-validation/feedback', {
+        body: { email, outcome: i % 2 === 0 ? 'delivered' : 'bounced' },
+      });
     }
   }
 
   /** An agent's session over streamable HTTP: the tool list, single and batch checks, a finder call, the balance. */
   async function agent(): Promise<void> {
     const client = new Client({ name: 'soak', version: '1.0.0' });
-    await client.connect(new StreamableHTTPClientTransport(new URL(`${context.url}/mcp`), { requestInit: { headers: { 'X-API-Key': context.key } } }));
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${context.url}/mcp`), {
+        requestInit: { headers: { 'X-API-Key': context.key } },
+      }),
+    );
     try {
       const tool = (what: string, name: string, args: Record<string, unknown>) =>
         tally.track<{ structuredContent?: unknown }>('mcp', [200], what, async () => {
           const result = await client.callTool({ name, arguments: args });
-          return { status: result.isError ? 400 : 200, body: { structuredContent: 'structuredContent' in result ? result.structuredContent : undefined } };
+          return {
+            status: result.isError ? 400 : 200,
+            body: { structuredContent: 'structuredContent' in result ? result.structuredContent : undefined },
+          };
         });
-      await tally.track('mcp', [200], 'tools/list', async () => ({ status: (await client.listTools()).tools.length > 0 ? 200 : 500, body: {} }));
+      await tally.track('mcp', [200], 'tools/list', async () => ({
+        status: (await client.listTools()).tools.length > 0 ? 200 : 500,
+        body: {},
+      }));
       for (let i = 0; i < 3 * scale; i++) {
-        const answer = await tool('verify_email', 'verify_email', { email: `${person(i + cycle)}@${strict[(i + cycle) % strict.length].name}` });
+        const answer = await tool('verify_email', 'verify_email', {
+          email: `${person(i + cycle)}@${strict[(i + cycle) % strict.length].name}`,
+        });
         tally.results([answer.body.structuredContent as Result]);
       }
-      const batch = await tool('verify_emails', 'verify_emails', { emails: addresses(context.domains, cycle, 5, 'agent') });
+      const batch = await tool('verify_emails', 'verify_emails', {
+        emails: addresses(context.domains, cycle, 5, 'agent'),
+      });
       tally.results((batch.body.structuredContent as { results?: Result[] } | undefined)?.results ?? []);
-      await tool('find_email', 'find_email', { firstName: PEOPLE[cycle % PEOPLE.length][0], lastName: PEOPLE[cycle % PEOPLE.length][1], domain: strict[cycle % strict.length].name });
+      await tool('find_email', 'find_email', {
+        firstName: PEOPLE[cycle % PEOPLE.length][0],
+        lastName: PEOPLE[cycle % PEOPLE.length][1],
+        domain: strict[cycle % strict.length].name,
+      });
       await tool('credits', 'credits', {});
     } finally {
       await client.close();
@@ -315,6 +443,17 @@ export async function runCycle(context: CycleContext, cycle: number, scale = 1):
   }
 
   const keyed = keys();
-  await Promise.all([singles(), batches(), finder(), insight(), completedList(), cancelledList(), widget(keyed), feedback(), keyed, agent()]);
+  await Promise.all([
+    singles(),
+    batches(),
+    finder(),
+    insight(),
+    completedList(),
+    cancelledList(),
+    widget(keyed),
+    feedback(),
+    keyed,
+    agent(),
+  ]);
   return tally;
 }

@@ -19,16 +19,20 @@ function parse(args: string[]): { minutes: number; drivers: Driver[] } {
     else throw new Error(`unknown option ${args[i]} (use --minutes N, --driver in-process|bullmq|both)`);
   }
   if (!Number.isFinite(minutes) || minutes <= 0) throw new Error('--minutes takes a positive number');
-  if (driver !== 'both' && !DRIVERS.includes(driver as Driver)) throw new Error('--driver takes in-process, bullmq or both');
+  if (driver !== 'both' && !DRIVERS.includes(driver as Driver))
+    throw new Error('--driver takes in-process, bullmq or both');
   return { minutes, drivers: driver === 'both' ? DRIVERS : [driver as Driver] };
 }
 
 async function main(): Promise<void> {
   const { minutes, drivers } = parse(process.argv.slice(2));
   const reports: SoakReport[] = [];
-  for (const driver of drivers) reports.push(await soak({ driver, minutes, scale: SCALE, print: (line) => process.stdout.write(`${line}\n`) }));
+  for (const driver of drivers)
+    reports.push(await soak({ driver, minutes, scale: SCALE, print: (line) => process.stdout.write(`${line}\n`) }));
   for (const report of reports) {
-    process.stdout.write(`soak ${report.driver}: ${report.cycles.length} cycles, ${report.failures.length === 0 ? 'every assertion held' : `${report.failures.length} failures`}\n`);
+    process.stdout.write(
+      `soak ${report.driver}: ${report.cycles.length} cycles, ${report.failures.length === 0 ? 'every assertion held' : `${report.failures.length} failures`}\n`,
+    );
   }
   if (reports.some((report) => report.failures.length > 0 || report.cycles.length === 0)) process.exitCode = 1;
 }

@@ -48,7 +48,12 @@ export class SoakService {
   static async start(driver: Driver, lab: Lab): Promise<SoakService> {
     const database = await createTestDatabase();
     const redisPrefix = driver === 'bullmq' ? `mgsoak:${randomBytes(6).toString('hex')}:` : null;
-    const env = { ...lab.env, ...SOAK_SETTINGS, DATABASE_URL: database.url, ...(redisPrefix ? { REDIS_URL: TEST_REDIS_URL, REDIS_PREFIX: redisPrefix } : {}) };
+    const env = {
+      ...lab.env,
+      ...SOAK_SETTINGS,
+      DATABASE_URL: database.url,
+      ...(redisPrefix ? { REDIS_URL: TEST_REDIS_URL, REDIS_PREFIX: redisPrefix } : {}),
+    };
     const cwd = () => mkdtempSync(join(tmpdir(), 'mailguard-soak-'));
     const processes: ServiceProcess[] = [];
     const service = new SoakService(driver, database, processes, redisPrefix);
@@ -57,7 +62,9 @@ export class SoakService {
       processes.push({ name: 'gateway', process: gateway, url: gateway.url, scanned: 0 });
       if (redisPrefix) {
         const workers = await Promise.all(WORKER_KINDS.map((kind) => startWorkerProcess(kind, env, cwd())));
-        workers.forEach((worker, index) => processes.push({ name: WORKER_KINDS[index], process: worker, url: worker.url, scanned: 0 }));
+        workers.forEach((worker, index) =>
+          processes.push({ name: WORKER_KINDS[index], process: worker, url: worker.url, scanned: 0 }),
+        );
       }
     } catch (error) {
       await service.stop();
@@ -121,7 +128,8 @@ export class SoakService {
     let warnings = 0;
     for (const entry of this.processes) {
       const { child } = entry.process;
-      if (child.exitCode !== null || child.signalCode !== null) found.push(`${entry.name} exited (${child.exitCode ?? child.signalCode})`);
+      if (child.exitCode !== null || child.signalCode !== null)
+        found.push(`${entry.name} exited (${child.exitCode ?? child.signalCode})`);
       const output = entry.process.output();
       const fresh = output.slice(entry.scanned);
       // Only whole lines: the rest is read next time.

@@ -54,7 +54,13 @@ const RULES: Record<'rss' | 'heap' | 'lag', Omit<GrowthRule, 'warmup'>> = {
   lag: { ratio: 2, slack: 25 },
 };
 
-const SHORT: Record<string, string> = { gateway: 'gw', 'dns-worker': 'dns', 'smtp-worker': 'smtp', 'scoring-worker': 'scoring', 'list-worker': 'list' };
+const SHORT: Record<string, string> = {
+  gateway: 'gw',
+  'dns-worker': 'dns',
+  'smtp-worker': 'smtp',
+  'scoring-worker': 'scoring',
+  'list-worker': 'list',
+};
 
 /** Polls `condition` until it returns null (holds) or the time is up; returns the last complaint. */
 async function until(condition: () => Promise<string | null>, timeoutMs: number): Promise<string | null> {
@@ -80,12 +86,18 @@ export async function soak(options: SoakOptions): Promise<SoakReport> {
   let leasesExpired = 0;
   try {
     service = await SoakService.start(options.driver, lab);
-    const signup = await apiClient(service.url)<{ apiKey: string; account: { id: string }; webhookSecret: string }>('POST', '/v1/accounts', { body: { email: 'soak@catchall0.soak' } });
+    const signup = await apiClient(service.url)<{ apiKey: string; account: { id: string }; webhookSecret: string }>(
+      'POST',
+      '/v1/accounts',
+      { body: { email: 'soak@catchall0.soak' } },
+    );
     if (signup.status !== 201) throw new Error(`sign-up answered ${signup.status}: ${JSON.stringify(signup.body)}`);
     webhookSecret = signup.body.webhookSecret;
     await service.database.setBalance(signup.body.account.id, 100_000_000);
     const context = { url: service.url, key: signup.body.apiKey, domains: world.domains, webhooks };
-    options.print(`soak ${options.driver}: ${service.processes.map((entry) => entry.name).join(' + ')}, ${world.domains.length} lab domains, ${options.cycles ? `${options.cycles} cycles` : `${options.minutes} minutes`}`);
+    options.print(
+      `soak ${options.driver}: ${service.processes.map((entry) => entry.name).join(' + ')}, ${world.domains.length} lab domains, ${options.cycles ? `${options.cycles} cycles` : `${options.minutes} minutes`}`,
+    );
 
     const started = Date.now();
     for (let cycle = 1; cycle <= maxCycles; cycle++) {
@@ -94,7 +106,12 @@ export async function soak(options: SoakOptions): Promise<SoakReport> {
       report.cycles.push(figures);
       report.failures.push(...figures.failures.map((failure) => `cycle ${cycle}: ${failure}`));
       // A process that died leaves nothing further to learn; the short form stops at its first failing cycle.
-      if (service.processes.some((entry) => entry.process.child.exitCode !== null || entry.process.child.signalCode !== null)) break;
+      if (
+        service.processes.some(
+          (entry) => entry.process.child.exitCode !== null || entry.process.child.signalCode !== null,
+        )
+      )
+        break;
       if (options.cycles && figures.failures.length > 0) break;
     }
     const { summary, failures } = trends(report.cycles);
@@ -110,7 +127,14 @@ export async function soak(options: SoakOptions): Promise<SoakReport> {
   }
   return report;
 
-  async function runOne(service: SoakService, lab: Lab, world: SoakWorld, context: Parameters<typeof runCycle>[0], webhooks: WebhookReceiver, cycle: number): Promise<CycleFigures> {
+  async function runOne(
+    service: SoakService,
+    lab: Lab,
+    world: SoakWorld,
+    context: Parameters<typeof runCycle>[0],
+    webhooks: WebhookReceiver,
+    cycle: number,
+  ): Promise<CycleFigures> {
     const failures: string[] = [];
     const cycleStarted = performance.now();
     lab.resetStats();
@@ -118,21 +142,27 @@ export async function soak(options: SoakOptions): Promise<SoakReport> {
     failures.push(...tally.unexpected);
     // Event-loop delay since the previous scrape, i.e. during this cycle's traffic (prom-client resets it on each read).
     const lagMs: Record<string, number> = {};
-    for (const entry of service.processes) lagMs[entry.name] = (metricSum(await service.metrics(entry), 'nodejs_eventloop_lag_p99_seconds') ?? 0) * 1000;
+    for (const entry of service.processes)
+      lagMs[entry.name] = (metricSum(await service.metrics(entry), 'nodejs_eventloop_lag_p99_seconds') ?? 0) * 1000;
 
     // (a) Once idle, every slot is back: the gauge, the Redis gate's leases, and the lab's open sessions.
     let held: number | null = null;
     const idle = await until(async () => {
       held = await service.gateSum('mailguard_mx_slots_held');
       const leases = await service.redisLeases();
-      const open = world.scenario.servers ? Object.keys(world.scenario.servers).filter((host) => !world.scenario.servers?.[host].down && lab.stats(host).active > 0) : [];
+      const open = world.scenario.servers
+        ? Object.keys(world.scenario.servers).filter(
+            (host) => !world.scenario.servers?.[host].down && lab.stats(host).active > 0,
+          )
+        : [];
       if (held === 0 && Object.keys(leases).length === 0 && open.length === 0) return null;
       return `slots held ${held ?? '(no mailguard_mx_slots_held gauge)'}, Redis leases ${JSON.stringify(leases)}, lab sessions open at ${open.join(', ') || 'none'}`;
     }, IDLE_TIMEOUT_MS);
     if (idle) failures.push(`not idle ${IDLE_TIMEOUT_MS} ms after the traffic: ${idle}`);
     // Nor does an agent's session leave its transport behind.
     const transports = metricSum(await service.metrics(service.processes[0]), 'mailguard_mcp_transports_open');
-    if (transports !== 0) failures.push(`MCP transports open once idle: ${transports ?? '(no mailguard_mcp_transports_open gauge)'}`);
+    if (transports !== 0)
+      failures.push(`MCP transports open once idle: ${transports ?? '(no mailguard_mcp_transports_open gauge)'}`);
 
     // (b) A known mailbox at every strict domain, never asked before, answers definitely. With every
     // slot back (a) and one check per domain (no host is asked beyond its cap), none waits for a slot;
@@ -140,7 +170,8 @@ export async function soak(options: SoakOptions): Promise<SoakReport> {
     const probes = await probeStrictDomains(service, world, context.key, cycle);
     failures.push(...probes);
     const expired = (await service.gateSum('mailguard_mx_lease_expired_total')) ?? 0;
-    if (expired > leasesExpired) failures.push(`${expired - leasesExpired} slot leases expired unreturned (mailguard_mx_lease_expired_total)`);
+    if (expired > leasesExpired)
+      failures.push(`${expired - leasesExpired} slot leases expired unreturned (mailguard_mx_lease_expired_total)`);
     leasesExpired = expired;
 
     // (c) Nothing an operator would be paged for, and the ledger adds up.
@@ -153,7 +184,8 @@ export async function soak(options: SoakOptions): Promise<SoakReport> {
     }, IDLE_TIMEOUT_MS);
     if (undelivered) failures.push(undelivered);
     failures.push(...webhooks.bad.splice(0));
-    for (const [id, count] of webhooks.deliveries) if (count > 1) failures.push(`list ${id} webhook delivered ${count} times`);
+    for (const [id, count] of webhooks.deliveries)
+      if (count > 1) failures.push(`list ${id} webhook delivered ${count} times`);
 
     const rssMb: Record<string, number> = {};
     const heapMb: Record<string, number> = {};
@@ -161,9 +193,17 @@ export async function soak(options: SoakOptions): Promise<SoakReport> {
       const text = await service.metrics(entry);
       rssMb[entry.name] = (metricSum(text, 'process_resident_memory_bytes') ?? 0) / MB;
       heapMb[entry.name] = (metricSum(text, 'nodejs_heap_size_used_bytes') ?? 0) / MB;
-      if (rssMb[entry.name] > RSS_CEILING_MB) failures.push(`${entry.name} RSS ${rssMb[entry.name].toFixed(0)} MB, above ${RSS_CEILING_MB} MB`);
+      if (rssMb[entry.name] > RSS_CEILING_MB)
+        failures.push(`${entry.name} RSS ${rssMb[entry.name].toFixed(0)} MB, above ${RSS_CEILING_MB} MB`);
     }
-    const figures: CycleFigures = { cycle, seconds: (performance.now() - cycleStarted) / 1000, rssMb, heapMb, lagMs, failures };
+    const figures: CycleFigures = {
+      cycle,
+      seconds: (performance.now() - cycleStarted) / 1000,
+      rssMb,
+      heapMb,
+      lagMs,
+      failures,
+    };
     options.print(figureLine(options.driver, figures, tally, held, output.warnings));
     for (const failure of failures) options.print(`  FAIL cycle ${cycle}: ${failure}`);
     return figures;
@@ -171,16 +211,26 @@ export async function soak(options: SoakOptions): Promise<SoakReport> {
 }
 
 /** One uncached check per strict domain at once (no host is asked more than its slots allow), each definite. */
-async function probeStrictDomains(service: SoakService, world: SoakWorld, key: string, cycle: number): Promise<string[]> {
+async function probeStrictDomains(
+  service: SoakService,
+  world: SoakWorld,
+  key: string,
+  cycle: number,
+): Promise<string[]> {
   const api = apiClient(service.url);
   const strict = world.domains.filter((domain) => domain.role === 'strict');
   const answers = await Promise.all(
     strict.map(async (domain) => {
       const email = world.probeAddress(domain.name, cycle);
-      const answer = await api<{ reachable?: string; reason?: string; subStatus?: string; cached?: boolean }>('GET', `/v1/email-validation/${encodeURIComponent(email)}`, { key });
+      const answer = await api<{ reachable?: string; reason?: string; subStatus?: string; cached?: boolean }>(
+        'GET',
+        `/v1/email-validation/${encodeURIComponent(email)}`,
+        { key },
+      );
       if (answer.status !== 200) return `${email} (${domain.behaviour}) answered ${answer.status}`;
       const { reachable, reason, subStatus, cached } = answer.body;
-      if (reachable === 'unknown' || cached || reason !== 'accepted_email') return `${email} (${domain.behaviour}) answered ${reason}/${subStatus ?? '-'}, reachable ${reachable}${cached ? ', cached' : ''}`;
+      if (reachable === 'unknown' || cached || reason !== 'accepted_email')
+        return `${email} (${domain.behaviour}) answered ${reason}/${subStatus ?? '-'}, reachable ${reachable}${cached ? ', cached' : ''}`;
       return null;
     }),
   );
@@ -189,18 +239,37 @@ async function probeStrictDomains(service: SoakService, world: SoakWorld, key: s
 
 /** Every account's ledger sums to its balance, its last row says that balance, and it holds only what its running lists hold. */
 async function ledgerProblems(service: SoakService): Promise<string[]> {
-  const rows = await service.database.query<{ id: string; balance: number; held: number; ledger: string; last_after: number | null; running_held: string }>(`
+  const rows = await service.database.query<{
+    id: string;
+    balance: number;
+    held: number;
+    ledger: string;
+    last_after: number | null;
+    running_held: string;
+  }>(`
     SELECT a.id, a.balance, a.held,
       (SELECT coalesce(sum(delta), 0) FROM credit_transactions t WHERE t.account_id = a.id) AS ledger,
       (SELECT balance_after FROM credit_transactions t WHERE t.account_id = a.id ORDER BY id DESC LIMIT 1) AS last_after,
       (SELECT coalesce(sum(credits_held), 0) FROM lists l WHERE l.account_id = a.id AND l.status IN ('queued', 'processing')) AS running_held
     FROM accounts a`);
   return rows
-    .filter((row) => Number(row.ledger) !== row.balance || row.last_after !== row.balance || Number(row.running_held) !== row.held)
-    .map((row) => `account ${row.id}: balance ${row.balance}, ledger sum ${row.ledger}, last balanceAfter ${row.last_after}, held ${row.held} while running lists hold ${row.running_held}`);
+    .filter(
+      (row) =>
+        Number(row.ledger) !== row.balance || row.last_after !== row.balance || Number(row.running_held) !== row.held,
+    )
+    .map(
+      (row) =>
+        `account ${row.id}: balance ${row.balance}, ledger sum ${row.ledger}, last balanceAfter ${row.last_after}, held ${row.held} while running lists hold ${row.running_held}`,
+    );
 }
 
-function figureLine(driver: Driver, figures: CycleFigures, tally: Tally, held: number | null, warnings: number): string {
+function figureLine(
+  driver: Driver,
+  figures: CycleFigures,
+  tally: Tally,
+  held: number | null,
+  warnings: number,
+): string {
   const requests = SURFACES.map((surface) => `${surface} ${tally.requests[surface]}`).join(' ');
   const statuses = Object.entries(tally.statuses)
     .map(([status, count]) => `${status}:${count}`)
@@ -240,10 +309,13 @@ function trends(cycles: CycleFigures[]): { summary: string[]; failures: string[]
     ] as const) {
       const growth = judgeGrowth(values, { warmup, ...RULES[series] });
       if (!growth) continue;
-      parts.push(`${unit} ${growth.first.toFixed(0)} -> ${growth.last.toFixed(0)} (${growth.slope >= 0 ? '+' : ''}${growth.slope.toFixed(2)}/cycle)`);
+      parts.push(
+        `${unit} ${growth.first.toFixed(0)} -> ${growth.last.toFixed(0)} (${growth.slope >= 0 ? '+' : ''}${growth.slope.toFixed(2)}/cycle)`,
+      );
       if (growth.verdict) failures.push(`${name} ${unit} ${growth.verdict}`);
     }
-    if (parts.length > 0) summary.push(`  trend ${name} over cycles ${warmup + 1}-${cycles.length}: ${parts.join(', ')}`);
+    if (parts.length > 0)
+      summary.push(`  trend ${name} over cycles ${warmup + 1}-${cycles.length}: ${parts.join(', ')}`);
   }
   return { summary, failures };
 }

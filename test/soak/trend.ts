@@ -60,5 +60,12 @@ export function judgeGrowth(series: number[], rule: GrowthRule): Growth | null {
   const allowance = first * (rule.ratio - 1) + rule.slack;
   const rise = perCycle * (values.length - 1);
   const grows = rise > allowance && last - first > allowance / 2;
-  return { first, last, slope: perCycle, verdict: grows ? `grew from ${first.toFixed(1)} to ${last.toFixed(1)} (fitted rise ${rise.toFixed(1)} over ${values.length} cycles, allowed ${allowance.toFixed(1)})` : null };
+  return {
+    first,
+    last,
+    slope: perCycle,
+    verdict: grows
+      ? `grew from ${first.toFixed(1)} to ${last.toFixed(1)} (fitted rise ${rise.toFixed(1)} over ${values.length} cycles, allowed ${allowance.toFixed(1)})`
+      : null,
+  };
 }

@@ -64,19 +64,62 @@ const ENTRIES: Record<string, Entry> = {
   plain: { role: 'strict', behaviour: 'no TLS', mx: [['mx.plain.soak', { tls: 'none' }]] },
   tls: { role: 'strict', behaviour: 'STARTTLS offered', mx: [['mx.tls.soak', TLS]], domains: 3 },
   tlsreq: { role: 'strict', behaviour: 'STARTTLS required', mx: [['mx.tlsreq.soak', { tls: 'required' }]] },
-  tlsfallback: { role: 'strict', behaviour: 'STARTTLS broken, plaintext retry', mx: [['mx.tlsfallback.soak', { tls: 'offered', tlsBroken: true }]] },
-  picky: { role: 'strict', behaviour: 'one recipient per session', mx: [['mx.picky.soak', { ...TLS, maxRecipients: 1 }]] },
+  tlsfallback: {
+    role: 'strict',
+    behaviour: 'STARTTLS broken, plaintext retry',
+    mx: [['mx.tlsfallback.soak', { tls: 'offered', tlsBroken: true }]],
+  },
+  picky: {
+    role: 'strict',
+    behaviour: 'one recipient per session',
+    mx: [['mx.picky.soak', { ...TLS, maxRecipients: 1 }]],
+  },
   greylist: { role: 'strict', behaviour: 'greylisting', mx: [['mx.greylist.soak', { ...TLS, greylistMs: 300 }]] },
   slow: { role: 'strict', behaviour: 'latency', mx: [['mx.slow.soak', { ...TLS, latencyMs: 120 }]] },
-  failover: { role: 'strict', behaviour: 'dead primary MX', mx: [['mx-primary.failover.soak', { down: true }], ['mx-backup.failover.soak', TLS]] },
+  failover: {
+    role: 'strict',
+    behaviour: 'dead primary MX',
+    mx: [
+      ['mx-primary.failover.soak', { down: true }],
+      ['mx-backup.failover.soak', TLS],
+    ],
+  },
   // 421 above two sessions: the primary cools down and the backup answers meanwhile.
-  busy: { role: 'strict', behaviour: '421 above the connection cap, backup MX', mx: [['mx.busy.soak', { ...TLS, maxConnections: 2 }], ['mx-backup.busy.soak', TLS]] },
-  catchall: { role: 'catch-all', behaviour: 'catch-all', mx: [['mx.catchall.soak', { ...TLS, catchAll: true }]], domains: 2 },
-  busyonly: { role: 'dark', behaviour: '421 above the connection cap, single MX', mx: [['mx.busyonly.soak', { ...TLS, maxConnections: 1 }]] },
+  busy: {
+    role: 'strict',
+    behaviour: '421 above the connection cap, backup MX',
+    mx: [
+      ['mx.busy.soak', { ...TLS, maxConnections: 2 }],
+      ['mx-backup.busy.soak', TLS],
+    ],
+  },
+  catchall: {
+    role: 'catch-all',
+    behaviour: 'catch-all',
+    mx: [['mx.catchall.soak', { ...TLS, catchAll: true }]],
+    domains: 2,
+  },
+  busyonly: {
+    role: 'dark',
+    behaviour: '421 above the connection cap, single MX',
+    mx: [['mx.busyonly.soak', { ...TLS, maxConnections: 1 }]],
+  },
   tarpit: { role: 'dark', behaviour: 'tarpit', mx: [['mx.tarpit.soak', { ...TLS, bannerDelayMs: TARPIT_BANNER_MS }]] },
-  blocked: { role: 'dark', behaviour: 'sender blocked at RCPT', mx: [['mx.blocked.soak', { ...TLS, blockSender: 'rcpt' }]] },
-  blockedbanner: { role: 'dark', behaviour: 'sender blocked at the banner', mx: [['mx.blockedbanner.soak', { blockSender: 'banner' }]] },
-  tlsbroken: { role: 'dark', behaviour: 'STARTTLS required and broken', mx: [['mx.tlsbroken.soak', { tls: 'required', tlsBroken: true }]] },
+  blocked: {
+    role: 'dark',
+    behaviour: 'sender blocked at RCPT',
+    mx: [['mx.blocked.soak', { ...TLS, blockSender: 'rcpt' }]],
+  },
+  blockedbanner: {
+    role: 'dark',
+    behaviour: 'sender blocked at the banner',
+    mx: [['mx.blockedbanner.soak', { blockSender: 'banner' }]],
+  },
+  tlsbroken: {
+    role: 'dark',
+    behaviour: 'STARTTLS required and broken',
+    mx: [['mx.tlsbroken.soak', { tls: 'required', tlsBroken: true }]],
+  },
 };
 
 export interface SoakWorld {
@@ -100,7 +143,12 @@ export function soakWorld(cycles: number): SoakWorld {
     const mx = entry.mx.map(([host], index) => ({ host, priority: 10 * (index + 1) }));
     for (let d = 0; d < (entry.domains ?? 1); d++) {
       const name = entry.domains ? `${key}${d}.soak` : `${key}.soak`;
-      domainSpecs[name] = { mx, mailboxes: entry.role === 'strict' ? strictMailboxes : { [`${PEOPLE[0][0]}.${PEOPLE[0][1]}`.toLowerCase()]: 'ok' }, txt: ['v=spf1 mx -all'] };
+      domainSpecs[name] = {
+        mx,
+        mailboxes:
+          entry.role === 'strict' ? strictMailboxes : { [`${PEOPLE[0][0]}.${PEOPLE[0][1]}`.toLowerCase()]: 'ok' },
+        txt: ['v=spf1 mx -all'],
+      };
       domains.push({ name, role: entry.role, behaviour: entry.behaviour, host: entry.mx[0][0] });
     }
   }

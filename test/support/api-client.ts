@@ -14,7 +14,11 @@ export interface ApiOptions {
 }
 
 export function apiClient(baseUrl: string) {
-  return async function call<T = Record<string, unknown>>(method: string, path: string, options: ApiOptions = {}): Promise<ApiResponse<T>> {
+  return async function call<T = Record<string, unknown>>(
+    method: string,
+    path: string,
+    options: ApiOptions = {},
+  ): Promise<ApiResponse<T>> {
     const headers: Record<string, string> = { ...options.headers };
     if (options.key) headers['X-API-Key'] = options.key;
     let body: string | undefined;

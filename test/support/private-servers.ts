@@ -68,7 +68,20 @@ export async function startPrivateRedis(): Promise<PrivateServer> {
     url: `redis://127.0.0.1:${port}`,
     port,
     async start() {
-      const args = ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'yes', '--appendfsync', 'always'];
+      const args = [
+        '--port',
+        String(port),
+        '--bind',
+        '127.0.0.1',
+        '--dir',
+        dir,
+        '--save',
+        '',
+        '--appendonly',
+        'yes',
+        '--appendfsync',
+        'always',
+      ];
       child = spawn('redis-server', args, { stdio: 'ignore' });
       await waitForPort(port, true);
     },
@@ -94,7 +107,9 @@ export async function startPrivateRedis(): Promise<PrivateServer> {
 function postgresBin(): string {
   if (process.env.PG_BIN) return process.env.PG_BIN;
   const versions = readdirSync('/usr/lib/postgresql').sort((a, b) => Number(b) - Number(a));
-  const found = versions.map((version) => `/usr/lib/postgresql/${version}/bin`).find((bin) => existsSync(join(bin, 'pg_ctl')));
+  const found = versions
+    .map((version) => `/usr/lib/postgresql/${version}/bin`)
+    .find((bin) => existsSync(join(bin, 'pg_ctl')));
   if (!found) throw new Error('no PostgreSQL programs under /usr/lib/postgresql (set PG_BIN)');
   return found;
 }
@@ -102,9 +117,12 @@ function postgresBin(): string {
 /** Runs a Postgres program as the postgres user (initdb and postgres refuse to run as root). */
 function asPostgres(bin: string, program: string, args: string[]): void {
   const asRoot = process.getuid?.() === 0;
-  const [command, argv] = asRoot ? ['runuser', ['-u', 'postgres', '--', join(bin, program), ...args]] : [join(bin, program), args];
+  const [command, argv] = asRoot
+    ? ['runuser', ['-u', 'postgres', '--', join(bin, program), ...args]]
+    : [join(bin, program), args];
   const run = spawnSync(command, argv, { encoding: 'utf8' });
-  if (run.status !== 0) throw new Error(`${program} ${args.join(' ')} failed (${run.status}): ${run.stderr}${run.stdout}`);
+  if (run.status !== 0)
+    throw new Error(`${program} ${args.join(' ')} failed (${run.status}): ${run.stderr}${run.stdout}`);
 }
 
 /**
@@ -115,13 +133,15 @@ export async function startPrivatePostgres(): Promise<PrivateServer> {
   const bin = postgresBin();
   const dir = mkdtempSync(join(tmpdir(), 'mailguard-postgres-'));
   const data = join(dir, 'data');
-  if (process.getuid?.() === 0) chownSync(dir, Number(spawnSync('id', ['-u', 'postgres'], { encoding: 'utf8' }).stdout.trim()), -1);
+  if (process.getuid?.() === 0)
+    chownSync(dir, Number(spawnSync('id', ['-u', 'postgres'], { encoding: 'utf8' }).stdout.trim()), -1);
   const port = await freePort();
   asPostgres(bin, 'initdb', ['-D', data, '-A', 'trust', '-U', 'postgres', '--no-sync', '--no-instructions']);
   const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200`;
   let running = false;
   const kill = () => {
-    if (running) spawnSync('runuser', ['-u', 'postgres', '--', join(bin, 'pg_ctl'), '-D', data, '-m', 'immediate', 'stop']);
+    if (running)
+      spawnSync('runuser', ['-u', 'postgres', '--', join(bin, 'pg_ctl'), '-D', data, '-m', 'immediate', 'stop']);
     rmSync(dir, { recursive: true, force: true });
   };
   cleanups.add(kill);

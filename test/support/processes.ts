@@ -3,7 +3,9 @@ import { join, resolve, sep } from 'node:path';
 import { WORKER_PORT_VARIABLES } from '@mailguard/config';
 
 /** The build, whether this file runs from the sources (Jest) or from dist/ itself (benchmarks). */
-export const DIST = __dirname.includes(`${sep}dist${sep}`) ? resolve(__dirname, '../..') : resolve(__dirname, '../../dist');
+export const DIST = __dirname.includes(`${sep}dist${sep}`)
+  ? resolve(__dirname, '../..')
+  : resolve(__dirname, '../../dist');
 const MAIN = join(DIST, 'apps/gateway/src/main.js');
 const WORKER_MAIN = (kind: WorkerKindName) => join(DIST, `apps/${kind}/src/main.js`);
 
@@ -11,7 +13,10 @@ export type WorkerKindName = 'dns-worker' | 'smtp-worker' | 'scoring-worker' | '
 export const WORKER_KINDS: WorkerKindName[] = ['dns-worker', 'smtp-worker', 'scoring-worker', 'list-worker'];
 
 /** Every port a process opens left to the system (0), so that tests and benchmarks run side by side. */
-export const ANY_FREE_PORTS: Record<string, string> = { PORT: '0', ...Object.fromEntries(Object.values(WORKER_PORT_VARIABLES).map((variable) => [variable, '0'])) };
+export const ANY_FREE_PORTS: Record<string, string> = {
+  PORT: '0',
+  ...Object.fromEntries(Object.values(WORKER_PORT_VARIABLES).map((variable) => [variable, '0'])),
+};
 
 export interface RunningProcess {
   url: string;
@@ -67,7 +72,11 @@ export function startGatewayProcess(env: Record<string, string>, cwd: string): P
 }
 
 /** Runs one built worker process and resolves once it takes jobs. */
-export function startWorkerProcess(kind: WorkerKindName, env: Record<string, string>, cwd: string): Promise<RunningProcess> {
+export function startWorkerProcess(
+  kind: WorkerKindName,
+  env: Record<string, string>,
+  cwd: string,
+): Promise<RunningProcess> {
   return startProcess(env, cwd, WORKER_MAIN(kind), /working on queue.*metrics on (http:\/\/[^\s]+)/);
 }
 
@@ -87,6 +96,10 @@ export function runGatewayToExit(env: Record<string, string>, cwd: string, main 
 }
 
 /** Runs one worker expecting it to exit by itself (bad configuration). */
-export function runWorkerToExit(kind: WorkerKindName, env: Record<string, string>, cwd: string): Promise<ExitedProcess> {
+export function runWorkerToExit(
+  kind: WorkerKindName,
+  env: Record<string, string>,
+  cwd: string,
+): Promise<ExitedProcess> {
   return runToExit(env, cwd, WORKER_MAIN(kind));
 }

@@ -22,7 +22,11 @@ export interface StageWorker {
  * A worker of one queue wired as a worker process wires it (QueueModule and the queue's processor,
  * concurrency 1), its keys under `redisPrefix`.
  */
-export async function startStageWorker(queue: QueueName, handlers: Partial<JobHandlers>, redisPrefix: string): Promise<StageWorker> {
+export async function startStageWorker(
+  queue: QueueName,
+  handlers: Partial<JobHandlers>,
+  redisPrefix: string,
+): Promise<StageWorker> {
   const config = loadConfig({ REDIS_URL: TEST_REDIS_URL, REDIS_PREFIX: redisPrefix });
   const processor = stageProcessor(queue, 1);
   @Module({
@@ -35,7 +39,10 @@ export async function startStageWorker(queue: QueueName, handlers: Partial<JobHa
     ],
   })
   class TestWorkerModule {}
-  const app: INestApplicationContext = await NestFactory.createApplicationContext(TestWorkerModule, { logger: false, abortOnError: false });
+  const app: INestApplicationContext = await NestFactory.createApplicationContext(TestWorkerModule, {
+    logger: false,
+    abortOnError: false,
+  });
   await app.init();
   const worker = app.get<StageProcessor>(processor).worker;
   return {

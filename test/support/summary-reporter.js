@@ -5,7 +5,9 @@
 class SummaryReporter {
   onRunComplete(_contexts, results) {
     const failed = results.numFailedTests + results.numRuntimeErrorTestSuites;
-    process.stdout.write(`jest: ${results.numPassedTests} passed, ${failed} failed, ${results.numPendingTests} skipped\n`);
+    process.stdout.write(
+      `jest: ${results.numPassedTests} passed, ${failed} failed, ${results.numPendingTests} skipped\n`,
+    );
   }
 }
 

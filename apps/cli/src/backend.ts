@@ -71,7 +71,8 @@ export function remoteBackend(url: string, apiKey: string, notice: (message: str
         });
       } catch (error) {
         // fetch says only "fetch failed"; its cause names the socket's error (ECONNREFUSED, ENOTFOUND…).
-        const reason = error instanceof Error ? (error.cause instanceof Error ? error.cause : error).message : String(error);
+        const reason =
+          error instanceof Error ? (error.cause instanceof Error ? error.cause : error).message : String(error);
         throw new AppError('unavailable', `cannot reach ${base}: ${reason}`);
       }
       const text = await response.text();

@@ -179,7 +179,12 @@ export async function call<T>(key: string | null, method: string, path: string, 
       // Not JSON (a proxy's page): the status line says enough.
     }
     const retry = Number(response.headers.get('Retry-After'));
-    throw new ApiError(kindOf(response.status), message, response.status, Number.isFinite(retry) && retry > 0 ? retry : null);
+    throw new ApiError(
+      kindOf(response.status),
+      message,
+      response.status,
+      Number.isFinite(retry) && retry > 0 ? retry : null,
+    );
   }
   if (options.raw) return response as T;
   if (response.status === 204) return undefined as T;

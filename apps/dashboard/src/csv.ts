@@ -29,7 +29,11 @@ export function headerOf(text: string): string[] {
 
 /** The column the service would pick by itself: the first named like email / e-mail / mail. */
 export function likelyEmailColumn(header: string[]): string | null {
-  return header.find((name) => /^(e-?mail|mail)([ _-]?address)?$/i.test(name)) ?? header.find((name) => /mail/i.test(name)) ?? null;
+  return (
+    header.find((name) => /^(e-?mail|mail)([ _-]?address)?$/i.test(name)) ??
+    header.find((name) => /mail/i.test(name)) ??
+    null
+  );
 }
 
 /** Saves a Blob as a file through a temporary link (the key travels in a header, so links cannot be used). */

@@ -25,7 +25,8 @@ export function ResultCard({ result }: { result: VerificationResult }) {
         <ul class="checks">
           {describeChecks(result.checks).map(([title, finding, passed]) => (
             <li key={title} class={passed === null ? 'neutral' : passed ? 'pass' : 'fail'}>
-              <strong>{title}</strong> <span class="visually-hidden">{passed === null ? '' : passed ? '(good)' : '(warning)'}</span>
+              <strong>{title}</strong>{' '}
+              <span class="visually-hidden">{passed === null ? '' : passed ? '(good)' : '(warning)'}</span>
               {finding}
             </li>
           ))}

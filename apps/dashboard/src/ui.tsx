@@ -87,7 +87,19 @@ export function Secret({ label, value, id }: { label: string; value: string; id:
   );
 }
 
-export function Pager({ page, limit, total, onPage, label }: { page: number; limit: number; total: number; onPage: (page: number) => void; label: string }) {
+export function Pager({
+  page,
+  limit,
+  total,
+  onPage,
+  label,
+}: {
+  page: number;
+  limit: number;
+  total: number;
+  onPage: (page: number) => void;
+  label: string;
+}) {
   const pages = Math.max(1, Math.ceil(total / limit));
   return (
     <nav class="pager" aria-label={label}>
@@ -107,7 +119,10 @@ export function Pager({ page, limit, total, onPage, label }: { page: number; lim
 export const when = (iso: string | null) => (iso ? new Date(iso).toLocaleString() : '—');
 
 /** Runs `load` on mount and on `deps`, keeping its answer or its refusal. */
-export function useLoad<T>(load: () => Promise<T>, deps: unknown[]): { data: T | null; error: unknown; reload: () => void } {
+export function useLoad<T>(
+  load: () => Promise<T>,
+  deps: unknown[],
+): { data: T | null; error: unknown; reload: () => void } {
   const [data, setData] = useState<T | null>(null);
   const [error, setError] = useState<unknown>(null);
   const [tick, setTick] = useState(0);

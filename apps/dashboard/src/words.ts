@@ -53,11 +53,23 @@ export function describeChecks(checks: Record<string, Check>): Array<[string, st
   const smtp = get('smtp');
   const catchAll = get('catchAll');
   const age = get('domainAge');
-  const auth = get('authentication') as { spf?: { present?: boolean }; dkim?: { present?: boolean }; dmarc?: { present?: boolean; policy?: string | null } };
+  const auth = get('authentication') as {
+    spf?: { present?: boolean };
+    dkim?: { present?: boolean };
+    dmarc?: { present?: boolean; policy?: string | null };
+  };
   const records = (mx.records as Array<{ exchange: string }> | undefined) ?? [];
-  const present = [auth.spf?.present && 'SPF', auth.dkim?.present && 'DKIM', auth.dmarc?.present && `DMARC${auth.dmarc.policy ? ` (${auth.dmarc.policy})` : ''}`].filter(Boolean);
+  const present = [
+    auth.spf?.present && 'SPF',
+    auth.dkim?.present && 'DKIM',
+    auth.dmarc?.present && `DMARC${auth.dmarc.policy ? ` (${auth.dmarc.policy})` : ''}`,
+  ].filter(Boolean);
   return [
-    ['Format', yes(syntax.valid) ? 'The address is written correctly.' : 'The address is not written correctly.', yes(syntax.valid)],
+    [
+      'Format',
+      yes(syntax.valid) ? 'The address is written correctly.' : 'The address is not written correctly.',
+      yes(syntax.valid),
+    ],
     ['Domain', yes(domain.exists) ? 'The domain exists.' : 'The domain does not exist.', yes(domain.exists)],
     [
       'Mail servers',
@@ -73,8 +85,16 @@ export function describeChecks(checks: Record<string, Check>): Array<[string, st
         : `The mail server answered ${String(smtp.code ?? '—')}${smtp.message ? `: "${String(smtp.message)}"` : ''}.`,
       yes(smtp.checked) ? Number(smtp.code) >= 200 && Number(smtp.code) < 300 : null,
     ],
-    ['Disposable', yes(get('disposable').value) ? 'A throwaway email provider.' : 'Not a throwaway provider.', !yes(get('disposable').value)],
-    ['Role', yes(get('role').value) ? 'A shared role address, not a person.' : 'A personal address, not a role.', !yes(get('role').value)],
+    [
+      'Disposable',
+      yes(get('disposable').value) ? 'A throwaway email provider.' : 'Not a throwaway provider.',
+      !yes(get('disposable').value),
+    ],
+    [
+      'Role',
+      yes(get('role').value) ? 'A shared role address, not a person.' : 'A personal address, not a role.',
+      !yes(get('role').value),
+    ],
     [
       'Catch-all',
       yes(catchAll.value)
@@ -82,7 +102,17 @@ export function describeChecks(checks: Record<string, Check>): Array<[string, st
         : 'The domain does not accept just any address.',
       !yes(catchAll.value),
     ],
-    ['Domain age', typeof age.ageDays === 'number' ? `The domain was registered ${Math.floor(age.ageDays / 365)} years ago (${age.ageDays} days).` : 'The registration date is unknown.', null],
-    ['Sender authentication', present.length ? `The domain publishes ${present.join(', ')}.` : 'The domain publishes no SPF, DKIM or DMARC.', present.length > 0],
+    [
+      'Domain age',
+      typeof age.ageDays === 'number'
+        ? `The domain was registered ${Math.floor(age.ageDays / 365)} years ago (${age.ageDays} days).`
+        : 'The registration date is unknown.',
+      null,
+    ],
+    [
+      'Sender authentication',
+      present.length ? `The domain publishes ${present.join(', ')}.` : 'The domain publishes no SPF, DKIM or DMARC.',
+      present.length > 0,
+    ],
   ];
 }

@@ -8,5 +8,8 @@ void runWorker('dns-worker', {
   queue: 'dns',
   concurrency: 50,
   imports: [EngineModule],
-  handlers: { inject: [ENGINE], useFactory: (engine: VerificationEngine) => ({ 'dns.inspect': inspectHandler(engine) }) },
+  handlers: {
+    inject: [ENGINE],
+    useFactory: (engine: VerificationEngine) => ({ 'dns.inspect': inspectHandler(engine) }),
+  },
 });

@@ -12,7 +12,13 @@ import { publishApiDocument } from './docs/document';
 import { answerNoRoute, ErrorFilter } from './http/error.filter';
 import { InputPolicyPipe } from './http/input-policy.pipe';
 import { BULL_BOARD_ROUTE } from './http/queue-board';
-import { isMcpRequest, JSON_BODY_LIMIT, LimitedExpressAdapter, MCP_BODY_LIMIT, refuseOversizedBodies } from './http/limits';
+import {
+  isMcpRequest,
+  JSON_BODY_LIMIT,
+  LimitedExpressAdapter,
+  MCP_BODY_LIMIT,
+  refuseOversizedBodies,
+} from './http/limits';
 import { KeyMeter } from './auth/key-meter';
 import { GatewayModule } from './gateway.module';
 import { requestLogging } from './http/request-logging';
@@ -33,12 +39,16 @@ export interface Gateway {
  * ends the modules in order, and the process exits 0 (1 when closing failed).
  */
 export async function startGateway(config: AppConfig, logger: Logger): Promise<Gateway> {
-  const app = await NestFactory.create<NestExpressApplication>(GatewayModule.forRoot({ config, logger }), new LimitedExpressAdapter(), {
-    logger: new PinoNestLogger(logger),
-    bodyParser: false,
-    // A module that cannot start (the embedded database) is main()'s error to report, not an abort.
-    abortOnError: false,
-  });
+  const app = await NestFactory.create<NestExpressApplication>(
+    GatewayModule.forRoot({ config, logger }),
+    new LimitedExpressAdapter(),
+    {
+      logger: new PinoNestLogger(logger),
+      bodyParser: false,
+      // A module that cannot start (the embedded database) is main()'s error to report, not an abort.
+      abortOnError: false,
+    },
+  );
   const metrics = app.get(Metrics);
   const meter = app.get(KeyMeter);
   app.disable('x-powered-by');
@@ -59,11 +69,19 @@ export async function startGateway(config: AppConfig, logger: Logger): Promise<G
     next();
   });
   // The docs page loads Swagger UI's own script and styles from this origin only.
-  app.use(securityHeaders({ contentSecurityPolicy: { directives: { 'script-src': ["'self'"], 'style-src': ["'self'", "'unsafe-inline'"] } } }));
+  app.use(
+    securityHeaders({
+      contentSecurityPolicy: { directives: { 'script-src': ["'self'"], 'style-src': ["'self'", "'unsafe-inline'"] } },
+    }),
+  );
   app.use('/v1/widget', widgetCors);
   app.use(refuseOversizedBodies);
   // MCP messages first, with their own limit; a body read by one parser is skipped by the next.
-  app.useBodyParser('json', { limit: MCP_BODY_LIMIT, type: (req: IncomingMessage) => isMcpRequest(req) && /^application\/json\b/i.test(req.headers['content-type'] ?? '') });
+  app.useBodyParser('json', {
+    limit: MCP_BODY_LIMIT,
+    type: (req: IncomingMessage) =>
+      isMcpRequest(req) && /^application\/json\b/i.test(req.headers['content-type'] ?? ''),
+  });
   app.useBodyParser('json', { limit: JSON_BODY_LIMIT });
   app.useStaticAssets(swaggerUiPath(), { prefix: '/docs/assets/', index: false });
   app.useStaticAssets(WIDGET_DEMO_DIR, { prefix: '/widget/demo/' });
@@ -75,11 +93,27 @@ export async function startGateway(config: AppConfig, logger: Logger): Promise<G
       whitelist: true,
       transform: true,
       exceptionFactory: (errors) =>
-        new AppError('bad_request', errors.flatMap((error) => Object.values(error.constraints ?? { [error.property]: `${error.property} is invalid` })).join('; ')),
+        new AppError(
+          'bad_request',
+          errors
+            .flatMap((error) =>
+              Object.values(error.constraints ?? { [error.property]: `${error.property} is invalid` }),
+            )
+            .join('; '),
+        ),
     }),
   );
   app.setGlobalPrefix('v1', {
-    exclude: ['health/live', 'health/ready', 'metrics', 'docs', 'docs-json', 'docs/assets/docs-init.js', 'mcp', BULL_BOARD_ROUTE],
+    exclude: [
+      'health/live',
+      'health/ready',
+      'metrics',
+      'docs',
+      'docs-json',
+      'docs/assets/docs-init.js',
+      'mcp',
+      BULL_BOARD_ROUTE,
+    ],
   });
   publishApiDocument(app);
 

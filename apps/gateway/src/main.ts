@@ -17,11 +17,22 @@ async function main(): Promise<void> {
   const logger = createLogger(config.log, 'gateway');
   surviveUnhandled(logger);
   const gateway = await startGateway(config, logger);
-  logger.info({ url: gateway.url, database: config.database.url ? 'postgres' : 'embedded', redis: config.redis.url ? 'redis' : 'in-process' }, 'gateway listening');
-  process.stdout.write(`MailGuard gateway listening on ${gateway.url} (health: ${gateway.url}/health/ready, API: ${gateway.url}/v1)\n`);
+  logger.info(
+    {
+      url: gateway.url,
+      database: config.database.url ? 'postgres' : 'embedded',
+      redis: config.redis.url ? 'redis' : 'in-process',
+    },
+    'gateway listening',
+  );
+  process.stdout.write(
+    `MailGuard gateway listening on ${gateway.url} (health: ${gateway.url}/health/ready, API: ${gateway.url}/v1)\n`,
+  );
 }
 
 main().catch((error: unknown) => {
-  process.stderr.write(`mailguard gateway: failed to start: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.stderr.write(
+    `mailguard gateway: failed to start: ${error instanceof Error ? error.message : String(error)}\n`,
+  );
   process.exit(1);
 });

@@ -7,7 +7,8 @@ import { createDataSource, runMigrations } from '@mailguard/db';
  */
 async function main(): Promise<void> {
   const config = loadConfig();
-  if (!config.database.url) throw new ConfigError(['DATABASE_URL is required: migrations run against a Postgres server']);
+  if (!config.database.url)
+    throw new ConfigError(['DATABASE_URL is required: migrations run against a Postgres server']);
   const source = createDataSource({ url: config.database.url, poolSize: 1, sharedSession: false });
   await source.initialize();
   try {

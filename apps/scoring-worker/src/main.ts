@@ -25,7 +25,14 @@ void runWorker('scoring-worker', {
       metrics: Metrics,
     ) => ({
       'scoring.conclude': concludeHandler(engine, store, knowledge, metrics.countCheck),
-      'scoring.concludeGroup': concludeGroupHandler(engine, lists, cache, knowledge, listOptions(config), metrics.countCheck),
+      'scoring.concludeGroup': concludeGroupHandler(
+        engine,
+        lists,
+        cache,
+        knowledge,
+        listOptions(config),
+        metrics.countCheck,
+      ),
     }),
   },
 });

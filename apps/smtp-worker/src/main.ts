@@ -13,7 +13,10 @@ void runWorker('smtp-worker', {
     inject: [ENGINE, Metrics],
     useFactory: (engine: VerificationEngine, metrics: Metrics) => ({
       'smtp.probe': probeHandler(engine, ({ probe: outcome }, job) => {
-        metrics.smtpOutcomes.inc({ class: outcome.replyClass ?? outcome.failure ?? 'none', provider: job.facts.provider ?? 'other' });
+        metrics.smtpOutcomes.inc({
+          class: outcome.replyClass ?? outcome.failure ?? 'none',
+          provider: job.facts.provider ?? 'other',
+        });
       }),
     }),
   },

@@ -17,9 +17,15 @@
       blockSubmit: value('opt-submit'),
       lang: value('opt-lang'),
       messages: { valid: 'Looks good', warning: 'We could not fully confirm this address' },
-      onValid: function (e) { log('onValid ' + e.email); },
-      onInvalid: function (e) { log('onInvalid ' + e.email + ' (' + e.reason + ')'); },
-      onWarning: function (e) { log('onWarning ' + e.email + ' (' + e.result.reason + ')'); },
+      onValid: function (e) {
+        log('onValid ' + e.email);
+      },
+      onInvalid: function (e) {
+        log('onInvalid ' + e.email + ' (' + e.reason + ')');
+      },
+      onWarning: function (e) {
+        log('onWarning ' + e.email + ' (' + e.result.reason + ')');
+      },
     });
   }
   // What the widget says of the input, for people trying it (an unverified address shows no icon).

@@ -62,7 +62,12 @@ export async function verify(apiUrl: string, apiKey: string | undefined, email: 
     });
     const body = (await response.json().catch(() => ({}))) as WidgetResult & { error?: string };
     if (!response.ok) return { ok: false, error: body.error ?? `HTTP ${response.status}` };
-    return { ok: true, result: body, token: response.headers.get('X-Guard-Token'), defaults: decodeDefaults(response.headers.get('X-Guard-Settings')) };
+    return {
+      ok: true,
+      result: body,
+      token: response.headers.get('X-Guard-Token'),
+      defaults: decodeDefaults(response.headers.get('X-Guard-Settings')),
+    };
   } catch (error) {
     return { ok: false, error: error instanceof Error ? error.message : String(error) };
   } finally {

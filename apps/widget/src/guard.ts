@@ -57,7 +57,9 @@ const BLOCKED: GuardStatus[] = ['invalid', 'disposable', 'free'];
 const SCRIPT_SRC =
   typeof document === 'undefined'
     ? ''
-    : ((document.currentScript as HTMLScriptElement | null)?.src ?? document.querySelector<HTMLScriptElement>('script[src*="/widget/widget.js"]')?.src ?? '');
+    : ((document.currentScript as HTMLScriptElement | null)?.src ??
+      document.querySelector<HTMLScriptElement>('script[src*="/widget/widget.js"]')?.src ??
+      '');
 
 function scriptBase(src: string): string {
   if (!src) return location.origin;
@@ -101,7 +103,14 @@ export class Guard {
     live.setAttribute('aria-live', 'polite');
     live.setAttribute('role', 'status');
     live.setAttribute('data-guard-live', '');
-    Object.assign(live.style, { position: 'absolute', width: '1px', height: '1px', overflow: 'hidden', clip: 'rect(0 0 0 0)', whiteSpace: 'nowrap' });
+    Object.assign(live.style, {
+      position: 'absolute',
+      width: '1px',
+      height: '1px',
+      overflow: 'hidden',
+      clip: 'rect(0 0 0 0)',
+      whiteSpace: 'nowrap',
+    });
     document.body.appendChild(live);
     this.live = live;
     this.reattach();
@@ -138,7 +147,18 @@ export class Guard {
   }
 
   private attach(input: HTMLInputElement): void {
-    const field: Field = { input, ui: new Decorations(input), token: null, timer: undefined, seq: 0, value: null, outcome: null, pending: null, reported: null, off: () => undefined };
+    const field: Field = {
+      input,
+      ui: new Decorations(input),
+      token: null,
+      timer: undefined,
+      seq: 0,
+      value: null,
+      outcome: null,
+      pending: null,
+      reported: null,
+      off: () => undefined,
+    };
     const onInput = () => {
       clearTimeout(field.timer);
       field.seq++;
@@ -206,7 +226,11 @@ export class Guard {
     const key = addressKey(email);
     let pending = this.cache.get(key);
     if (!pending) {
-      pending = verify(this.options.apiUrl?.replace(/\/+$/, '') ?? scriptBase(SCRIPT_SRC), this.options.apiKey, email).then((answer): Lookup => {
+      pending = verify(
+        this.options.apiUrl?.replace(/\/+$/, '') ?? scriptBase(SCRIPT_SRC),
+        this.options.apiKey,
+        email,
+      ).then((answer): Lookup => {
         if (!answer.ok) {
           this.cache.delete(key);
           this.warn(answer.error);
@@ -227,7 +251,10 @@ export class Guard {
   }
 
   /** Explicit `init` options win over the account's widget settings, which win over the built-ins. */
-  private flag(name: 'blockDisposable' | 'blockFree' | 'blockSubmit' | 'redHighlight' | 'showTooltip' | 'showIcon', fallback: boolean): boolean {
+  private flag(
+    name: 'blockDisposable' | 'blockFree' | 'blockSubmit' | 'redHighlight' | 'showTooltip' | 'showIcon',
+    fallback: boolean,
+  ): boolean {
     const own = this.options[name];
     if (typeof own === 'boolean') return own;
     const account = name === 'blockDisposable' || name === 'blockFree' ? this.account[name] : undefined;
@@ -251,8 +278,17 @@ export class Guard {
     ui.invalid(blocked);
     ui.highlight(blocked && this.flag('redHighlight', true));
     ui.showIcon(this.flag('showIcon', true) ? status : null);
-    const text = blocked ? this.message(outcome?.reason as BlockReason) : status === 'valid' ? this.message('valid') : status === 'risky' ? this.message('warning') : null;
-    ui.showTooltip(this.flag('showTooltip', true) ? text : null, blocked ? 'error' : status === 'risky' ? 'warning' : 'success');
+    const text = blocked
+      ? this.message(outcome?.reason as BlockReason)
+      : status === 'valid'
+        ? this.message('valid')
+        : status === 'risky'
+          ? this.message('warning')
+          : null;
+    ui.showTooltip(
+      this.flag('showTooltip', true) ? text : null,
+      blocked ? 'error' : status === 'risky' ? 'warning' : 'success',
+    );
     if (this.live && status !== 'checking') this.live.textContent = text ?? '';
     this.keepToken(field, token);
   }
@@ -301,12 +337,15 @@ export class Guard {
     if (!(form instanceof HTMLFormElement) || !this.active) return;
     if (this.releasing === form) return;
     const fields = [...this.fields.values()].filter((field) => field.input.form === form && !field.input.disabled);
-    const unchecked = fields.filter((field) => field.input.value.trim() && (field.input.value.trim() !== field.value || field.pending));
+    const unchecked = fields.filter(
+      (field) => field.input.value.trim() && (field.input.value.trim() !== field.value || field.pending),
+    );
     if (!this.flag('blockSubmit', true)) {
       for (const field of unchecked) void this.check(field);
       return;
     }
-    const blocked = () => fields.find((field) => isBlocked(field.outcome?.status ?? null) && field.value === field.input.value.trim());
+    const blocked = () =>
+      fields.find((field) => isBlocked(field.outcome?.status ?? null) && field.value === field.input.value.trim());
     const stop = () => {
       event.preventDefault();
       event.stopImmediatePropagation();
@@ -331,7 +370,10 @@ export class Guard {
       this.releasing = form;
       try {
         // Browsers without requestSubmit (Safari before 16) send the form without a second submit event.
-        if (typeof form.requestSubmit === 'function') form.requestSubmit(submitter instanceof HTMLElement && submitter.closest('form') === form ? submitter : undefined);
+        if (typeof form.requestSubmit === 'function')
+          form.requestSubmit(
+            submitter instanceof HTMLElement && submitter.closest('form') === form ? submitter : undefined,
+          );
         else HTMLFormElement.prototype.submit.call(form);
       } finally {
         this.releasing = null;

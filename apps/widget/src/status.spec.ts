@@ -1,11 +1,28 @@
 import { addressKey, decide, localResult, type WidgetResult } from './status';
 
-const result = (fields: Partial<WidgetResult>): WidgetResult => ({ email: 'a@b.test', status: 'valid', reason: 'accepted_email', isFree: false, isRole: false, isDisposable: false, ...fields });
+const result = (fields: Partial<WidgetResult>): WidgetResult => ({
+  email: 'a@b.test',
+  status: 'valid',
+  reason: 'accepted_email',
+  isFree: false,
+  isRole: false,
+  isDisposable: false,
+  ...fields,
+});
 
 describe('decide (SPEC.md §6.2 rules)', () => {
   it('always blocks invalid addresses, whatever the options', () => {
-    for (const [blockDisposable, blockFree] of [[false, false], [true, true]]) {
-      expect(decide(result({ status: 'invalid', reason: 'rejected_email', isFree: true, isDisposable: true }), blockDisposable, blockFree)).toEqual({ status: 'invalid', reason: 'invalid' });
+    for (const [blockDisposable, blockFree] of [
+      [false, false],
+      [true, true],
+    ]) {
+      expect(
+        decide(
+          result({ status: 'invalid', reason: 'rejected_email', isFree: true, isDisposable: true }),
+          blockDisposable,
+          blockFree,
+        ),
+      ).toEqual({ status: 'invalid', reason: 'invalid' });
     }
   });
 
@@ -19,7 +36,10 @@ describe('decide (SPEC.md §6.2 rules)', () => {
     const free = result({ isFree: true });
     expect(decide(free, true, true)).toEqual({ status: 'free', reason: 'free' });
     expect(decide(free, true, false)).toEqual({ status: 'valid', reason: null });
-    expect(decide(result({ isFree: true, status: 'risky', reason: 'full_inbox' }), true, false)).toEqual({ status: 'risky', reason: 'full_inbox' });
+    expect(decide(result({ isFree: true, status: 'risky', reason: 'full_inbox' }), true, false)).toEqual({
+      status: 'risky',
+      reason: 'full_inbox',
+    });
   });
 
   it('lets catch-all, role and unanswered addresses through as risky, with their reason', () => {
@@ -34,7 +54,8 @@ describe('localResult', () => {
     for (const typo of ['jane', 'jane@', '@acme.test', 'jane@acme', 'ja ne@acme.test', 'jane@acme..test']) {
       expect(localResult(typo)).toMatchObject({ email: typo, status: 'invalid', reason: 'invalid_syntax' });
     }
-    for (const plausible of ['jane@acme.test', 'josé@exämple.de', '"odd"@acme.co.uk']) expect(localResult(plausible)).toBeNull();
+    for (const plausible of ['jane@acme.test', 'josé@exämple.de', '"odd"@acme.co.uk'])
+      expect(localResult(plausible)).toBeNull();
   });
 });
 

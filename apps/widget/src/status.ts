@@ -38,7 +38,16 @@ const PLAUSIBLE = /^[^\s@]+@[^\s@.]+(\.[^\s@.]+)+$/;
 
 export function localResult(email: string): WidgetResult | null {
   if (PLAUSIBLE.test(email)) return null;
-  return { email, status: 'invalid', reason: 'invalid_syntax', syntax: false, isValid: false, isFree: false, isRole: false, isDisposable: false };
+  return {
+    email,
+    status: 'invalid',
+    reason: 'invalid_syntax',
+    syntax: false,
+    isValid: false,
+    isFree: false,
+    isRole: false,
+    isDisposable: false,
+  };
 }
 
 /** The page-level cache key: the local part as typed, the domain's case folded. */

@@ -17,10 +17,40 @@ const ICONS: Partial<Record<GuardStatus | 'blocked', { color: string; title: str
     title: 'Checking',
     shapes: [['circle', { cx: '8', cy: '8', r: '6', fill: 'none', 'stroke-width': '2', 'stroke-dasharray': '26 12' }]],
   },
-  valid: { color: '#16a34a', title: 'Valid', shapes: [['circle', { cx: '8', cy: '8', r: '7', fill: 'none', 'stroke-width': '1.5' }], ['path', { d: 'M4.5 8.2l2.3 2.3 4.7-4.9', fill: 'none', 'stroke-width': '1.8' }]] },
-  risky: { color: '#d97706', title: 'Risky', shapes: [['path', { d: 'M8 1.5L15 14.5H1z', fill: 'none', 'stroke-width': '1.5' }], ['path', { d: 'M8 6v4M8 11.8v.9', 'stroke-width': '1.8' }]] },
-  blocked: { color: '#dc2626', title: 'Not accepted', shapes: [['circle', { cx: '8', cy: '8', r: '7', fill: 'none', 'stroke-width': '1.5' }], ['path', { d: 'M5.3 5.3l5.4 5.4M10.7 5.3l-5.4 5.4', 'stroke-width': '1.8' }]] },
-  disposable: { color: '#dc2626', title: 'Disposable address', shapes: [['path', { d: 'M2.5 4h11M6 4V2.5h4V4M4 4l.8 10h6.4L12 4M6.8 6.5v5M9.2 6.5v5', fill: 'none', 'stroke-width': '1.4' }]] },
+  valid: {
+    color: '#16a34a',
+    title: 'Valid',
+    shapes: [
+      ['circle', { cx: '8', cy: '8', r: '7', fill: 'none', 'stroke-width': '1.5' }],
+      ['path', { d: 'M4.5 8.2l2.3 2.3 4.7-4.9', fill: 'none', 'stroke-width': '1.8' }],
+    ],
+  },
+  risky: {
+    color: '#d97706',
+    title: 'Risky',
+    shapes: [
+      ['path', { d: 'M8 1.5L15 14.5H1z', fill: 'none', 'stroke-width': '1.5' }],
+      ['path', { d: 'M8 6v4M8 11.8v.9', 'stroke-width': '1.8' }],
+    ],
+  },
+  blocked: {
+    color: '#dc2626',
+    title: 'Not accepted',
+    shapes: [
+      ['circle', { cx: '8', cy: '8', r: '7', fill: 'none', 'stroke-width': '1.5' }],
+      ['path', { d: 'M5.3 5.3l5.4 5.4M10.7 5.3l-5.4 5.4', 'stroke-width': '1.8' }],
+    ],
+  },
+  disposable: {
+    color: '#dc2626',
+    title: 'Disposable address',
+    shapes: [
+      [
+        'path',
+        { d: 'M2.5 4h11M6 4V2.5h4V4M4 4l.8 10h6.4L12 4M6.8 6.5v5M9.2 6.5v5', fill: 'none', 'stroke-width': '1.4' },
+      ],
+    ],
+  },
 };
 
 function iconFor(status: GuardStatus): SVGSVGElement | null {
@@ -43,7 +73,15 @@ function iconFor(status: GuardStatus): SVGSVGElement | null {
   }
   if (status === 'checking') {
     const spin = document.createElementNS(SVG, 'animateTransform');
-    for (const [name, value] of Object.entries({ attributeName: 'transform', type: 'rotate', from: '0 8 8', to: '360 8 8', dur: '0.9s', repeatCount: 'indefinite' })) spin.setAttribute(name, value);
+    for (const [name, value] of Object.entries({
+      attributeName: 'transform',
+      type: 'rotate',
+      from: '0 8 8',
+      to: '360 8 8',
+      dur: '0.9s',
+      repeatCount: 'indefinite',
+    }))
+      spin.setAttribute(name, value);
     group.appendChild(spin);
   }
   svg.appendChild(group);
@@ -70,7 +108,12 @@ export class Decorations {
 
   constructor(private readonly input: HTMLInputElement) {
     const style = input.style;
-    this.saved = { paddingRight: style.paddingRight, borderColor: style.borderColor, backgroundColor: style.backgroundColor, boxShadow: style.boxShadow };
+    this.saved = {
+      paddingRight: style.paddingRight,
+      borderColor: style.borderColor,
+      backgroundColor: style.backgroundColor,
+      boxShadow: style.boxShadow,
+    };
     this.savedInvalid = input.getAttribute('aria-invalid');
     this.hadStyle = input.hasAttribute('style');
   }
@@ -88,7 +131,14 @@ export class Decorations {
     }
     const icon = document.createElement('span');
     icon.setAttribute('data-guard-icon', status as string);
-    Object.assign(icon.style, { position: 'absolute', width: `${ICON}px`, height: `${ICON}px`, lineHeight: '0', pointerEvents: 'none', zIndex: '2' });
+    Object.assign(icon.style, {
+      position: 'absolute',
+      width: `${ICON}px`,
+      height: `${ICON}px`,
+      lineHeight: '0',
+      pointerEvents: 'none',
+      zIndex: '2',
+    });
     icon.appendChild(svg);
     this.input.insertAdjacentElement('afterend', icon);
     this.icon = icon;
@@ -106,7 +156,15 @@ export class Decorations {
       const tooltip = document.createElement('div');
       tooltip.id = this.tooltipId;
       tooltip.setAttribute('data-guard-tooltip', '');
-      Object.assign(tooltip.style, { position: 'absolute', zIndex: '3', font: '12px/1.4 system-ui, sans-serif', padding: '3px 8px', borderRadius: '4px', whiteSpace: 'normal', boxSizing: 'border-box' });
+      Object.assign(tooltip.style, {
+        position: 'absolute',
+        zIndex: '3',
+        font: '12px/1.4 system-ui, sans-serif',
+        padding: '3px 8px',
+        borderRadius: '4px',
+        whiteSpace: 'normal',
+        boxSizing: 'border-box',
+      });
       (this.icon ?? this.input).insertAdjacentElement('afterend', tooltip);
       this.tooltip = tooltip;
     }
@@ -122,7 +180,11 @@ export class Decorations {
       // The input's own border and shadow follow its border radius, whatever it is.
       Object.assign(style, { borderColor: '#dc2626', backgroundColor: '#fef2f2', boxShadow: '0 0 0 1px #dc2626' });
     } else {
-      Object.assign(style, { borderColor: this.saved.borderColor, backgroundColor: this.saved.backgroundColor, boxShadow: this.saved.boxShadow });
+      Object.assign(style, {
+        borderColor: this.saved.borderColor,
+        backgroundColor: this.saved.backgroundColor,
+        boxShadow: this.saved.boxShadow,
+      });
     }
   }
 
@@ -135,8 +197,17 @@ export class Decorations {
   /** Icon and tooltip follow the input wherever the layout moves it. */
   place(): void {
     const { offsetTop, offsetLeft, offsetWidth, offsetHeight } = this.input;
-    if (this.icon) Object.assign(this.icon.style, { top: `${offsetTop + (offsetHeight - ICON) / 2}px`, left: `${offsetLeft + offsetWidth - ICON - GAP}px` });
-    if (this.tooltip) Object.assign(this.tooltip.style, { top: `${offsetTop + offsetHeight + 4}px`, left: `${offsetLeft}px`, maxWidth: `${Math.max(offsetWidth, 160)}px` });
+    if (this.icon)
+      Object.assign(this.icon.style, {
+        top: `${offsetTop + (offsetHeight - ICON) / 2}px`,
+        left: `${offsetLeft + offsetWidth - ICON - GAP}px`,
+      });
+    if (this.tooltip)
+      Object.assign(this.tooltip.style, {
+        top: `${offsetTop + offsetHeight + 4}px`,
+        left: `${offsetLeft}px`,
+        maxWidth: `${Math.max(offsetWidth, 160)}px`,
+      });
   }
 
   remove(): void {
@@ -151,7 +222,9 @@ export class Decorations {
   }
 
   private describe(on: boolean): void {
-    const ids = (this.input.getAttribute('aria-describedby') ?? '').split(/\s+/).filter((id) => id && id !== this.tooltipId);
+    const ids = (this.input.getAttribute('aria-describedby') ?? '')
+      .split(/\s+/)
+      .filter((id) => id && id !== this.tooltipId);
     if (on) ids.push(this.tooltipId);
     if (ids.length > 0) this.input.setAttribute('aria-describedby', ids.join(' '));
     else this.input.removeAttribute('aria-describedby');

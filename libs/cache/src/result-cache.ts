@@ -17,7 +17,6 @@ export function resultKey(email: string): string {
   return parseAddress(email).email.toLowerCase();
 }
 
-
 export class RedisResultCache implements ResultCache {
   constructor(
     private readonly redis: Redis,

@@ -7,13 +7,27 @@ describe('loadConfig', () => {
     expect(config.database).toEqual({ url: null, embeddedDataDir: 'data' });
     expect(config.redis.url).toBeNull();
     expect(config.dns.servers).toBeNull();
-    expect(config.smtp).toMatchObject({ port: 25, timeoutMs: 10_000, proxy: null, allowPrivateMx: false, mxConcurrency: 5 });
+    expect(config.smtp).toMatchObject({
+      port: 25,
+      timeoutMs: 10_000,
+      proxy: null,
+      allowPrivateMx: false,
+      mxConcurrency: 5,
+    });
     expect(config.smtp.mailFrom).toBe(`verify@${config.smtp.heloName}`);
-    expect(config.checks).toEqual({ deadlineMs: 12_000, greylistRetrySeconds: 300, cacheTtlSeconds: 86_400, webhookRetrySeconds: 30 });
+    expect(config.checks).toEqual({
+      deadlineMs: 12_000,
+      greylistRetrySeconds: 300,
+      cacheTtlSeconds: 86_400,
+      webhookRetrySeconds: 30,
+    });
     expect(config.lookups).toEqual({ rdapBaseUrl: null, gravatarBaseUrl: 'https://gravatar.com' });
     expect(config.admin.token).toBeNull();
     expect(config.signup.limitPerIpHour).toBe(20);
-    expect(config.workers).toEqual({ ports: { 'dns-worker': 3101, 'smtp-worker': 3102, 'scoring-worker': 3103, 'list-worker': 3104 }, concurrency: null });
+    expect(config.workers).toEqual({
+      ports: { 'dns-worker': 3101, 'smtp-worker': 3102, 'scoring-worker': 3103, 'list-worker': 3104 },
+      concurrency: null,
+    });
   });
 
   it('reads every variable of API.md §8', () => {
@@ -55,11 +69,22 @@ describe('loadConfig', () => {
       allowPrivateMx: true,
       mxConcurrency: 5,
     });
-    expect(config.checks).toEqual({ deadlineMs: 8000, greylistRetrySeconds: 60, cacheTtlSeconds: 0, webhookRetrySeconds: 5 });
-    expect(config.lookups).toEqual({ rdapBaseUrl: 'http://127.0.0.80:8080', gravatarBaseUrl: 'http://127.0.0.80:8080' });
+    expect(config.checks).toEqual({
+      deadlineMs: 8000,
+      greylistRetrySeconds: 60,
+      cacheTtlSeconds: 0,
+      webhookRetrySeconds: 5,
+    });
+    expect(config.lookups).toEqual({
+      rdapBaseUrl: 'http://127.0.0.80:8080',
+      gravatarBaseUrl: 'http://127.0.0.80:8080',
+    });
     expect(config.admin.token).toBe('secret-token');
     expect(config.signup.limitPerIpHour).toBe(5);
-    expect(config.workers).toEqual({ ports: { 'dns-worker': 9101, 'smtp-worker': 9102, 'scoring-worker': 0, 'list-worker': 9104 }, concurrency: 7 });
+    expect(config.workers).toEqual({
+      ports: { 'dns-worker': 9101, 'smtp-worker': 9102, 'scoring-worker': 0, 'list-worker': 9104 },
+      concurrency: 7,
+    });
   });
 
   it.each([
@@ -106,18 +131,34 @@ describe('loadConfig', () => {
 
   it('refuses WORKER_PORT, which gave every worker kind one port, and names the variable of each kind', () => {
     expect(() => loadConfig({ WORKER_PORT: '3101' })).toThrow(ConfigError);
-    expect(() => loadConfig({ WORKER_PORT: '3101' })).toThrow(/WORKER_PORT .*DNS_WORKER_PORT, SMTP_WORKER_PORT, SCORING_WORKER_PORT, LIST_WORKER_PORT/);
+    expect(() => loadConfig({ WORKER_PORT: '3101' })).toThrow(
+      /WORKER_PORT .*DNS_WORKER_PORT, SMTP_WORKER_PORT, SCORING_WORKER_PORT, LIST_WORKER_PORT/,
+    );
   });
 });
 
 describe('assertPortsApart (the processes of start:all on one machine)', () => {
   it('accepts the defaults, and any number of processes on free ports (0)', () => {
     expect(() => assertPortsApart(loadConfig({}))).not.toThrow();
-    expect(() => assertPortsApart(loadConfig({ PORT: '0', DNS_WORKER_PORT: '0', SMTP_WORKER_PORT: '0', SCORING_WORKER_PORT: '0', LIST_WORKER_PORT: '0' }))).not.toThrow();
+    expect(() =>
+      assertPortsApart(
+        loadConfig({
+          PORT: '0',
+          DNS_WORKER_PORT: '0',
+          SMTP_WORKER_PORT: '0',
+          SCORING_WORKER_PORT: '0',
+          LIST_WORKER_PORT: '0',
+        }),
+      ),
+    ).not.toThrow();
   });
 
   it('refuses two worker kinds on one port, naming both variables', () => {
-    expect(() => assertPortsApart(loadConfig({ DNS_WORKER_PORT: '4000', LIST_WORKER_PORT: '4000' }))).toThrow(new ConfigError(['DNS_WORKER_PORT and LIST_WORKER_PORT are both 4000: processes on one machine need a port each (0 picks a free one)']));
+    expect(() => assertPortsApart(loadConfig({ DNS_WORKER_PORT: '4000', LIST_WORKER_PORT: '4000' }))).toThrow(
+      new ConfigError([
+        'DNS_WORKER_PORT and LIST_WORKER_PORT are both 4000: processes on one machine need a port each (0 picks a free one)',
+      ]),
+    );
   });
 
   it('refuses a worker on the gateway port, though a lone gateway may use it', () => {

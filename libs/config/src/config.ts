@@ -78,7 +78,12 @@ export const WORKER_PORT_VARIABLES: Record<WorkerName, string> = {
   'list-worker': 'LIST_WORKER_PORT',
 };
 
-const WORKER_DEFAULT_PORTS: Record<WorkerName, number> = { 'dns-worker': 3101, 'smtp-worker': 3102, 'scoring-worker': 3103, 'list-worker': 3104 };
+const WORKER_DEFAULT_PORTS: Record<WorkerName, number> = {
+  'dns-worker': 3101,
+  'smtp-worker': 3102,
+  'scoring-worker': 3103,
+  'list-worker': 3104,
+};
 
 export interface WorkerConfig {
   /** Each kind's liveness and metrics port; 0 picks a free one. */
@@ -120,7 +125,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const heloName = read.hostname('SMTP_HELO_NAME', isHostname(systemName) ? systemName : 'localhost');
   const mailFrom = read.string('SMTP_MAIL_FROM', `verify@${heloName}`);
   if (!MAIL_FROM.test(mailFrom)) {
-    read.problems.push(`SMTP_MAIL_FROM must be a plain address such as verify@example.com (got ${JSON.stringify(mailFrom)})`);
+    read.problems.push(
+      `SMTP_MAIL_FROM must be a plain address such as verify@example.com (got ${JSON.stringify(mailFrom)})`,
+    );
   }
 
   const proxyUrl = read.url('SMTP_PROXY', ['socks5:'], null);
@@ -138,10 +145,15 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
 
   if (read.string('WORKER_PORT', null) !== null) {
     // Read by every worker once, it gave all the kinds one port (EADDRINUSE under start:all).
-    read.problems.push(`WORKER_PORT is no longer read: each worker kind has its own port (${Object.values(WORKER_PORT_VARIABLES).join(', ')})`);
+    read.problems.push(
+      `WORKER_PORT is no longer read: each worker kind has its own port (${Object.values(WORKER_PORT_VARIABLES).join(', ')})`,
+    );
   }
   const workerPorts = Object.fromEntries(
-    (Object.entries(WORKER_PORT_VARIABLES) as Array<[WorkerName, string]>).map(([name, variable]) => [name, read.int(variable, WORKER_DEFAULT_PORTS[name], 0, 65535)]),
+    (Object.entries(WORKER_PORT_VARIABLES) as Array<[WorkerName, string]>).map(([name, variable]) => [
+      name,
+      read.int(variable, WORKER_DEFAULT_PORTS[name], 0, 65535),
+    ]),
   ) as Record<WorkerName, number>;
 
   const level = read.string('LOG_LEVEL', 'info').toLowerCase() as LogConfig['level'];
@@ -150,7 +162,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   }
 
   const config: AppConfig = {
-    http: { port: read.int('PORT', 3000, 0, 65535), rateLimitPerMinute: read.int('RATE_LIMIT_PER_MINUTE', 60, 1, 10_000_000), trustProxy: read.int('TRUST_PROXY', 0, 0, 10) },
+    http: {
+      port: read.int('PORT', 3000, 0, 65535),
+      rateLimitPerMinute: read.int('RATE_LIMIT_PER_MINUTE', 60, 1, 10_000_000),
+      trustProxy: read.int('TRUST_PROXY', 0, 0, 10),
+    },
     database: { url: databaseUrl ? databaseUrl.toString() : null, embeddedDataDir: 'data' },
     redis: { url: redisUrl ? redisUrl.toString() : null, keyPrefix: read.string('REDIS_PREFIX', 'mailguard:') },
     dns: { servers: read.dnsServers('DNS_SERVERS') },
@@ -171,7 +187,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     },
     lookups: {
       rdapBaseUrl: trimUrl(read.url('RDAP_BASE_URL', ['http:', 'https:'], null)),
-      gravatarBaseUrl: trimUrl(read.url('GRAVATAR_BASE_URL', ['http:', 'https:'], 'https://gravatar.com')) ?? 'https://gravatar.com',
+      gravatarBaseUrl:
+        trimUrl(read.url('GRAVATAR_BASE_URL', ['http:', 'https:'], 'https://gravatar.com')) ?? 'https://gravatar.com',
     },
     admin: { token: read.string('ADMIN_TOKEN', null) },
     signup: { limitPerIpHour: read.int('SIGNUP_LIMIT_PER_IP_HOUR', 20, 0, 1_000_000) },
@@ -189,11 +206,20 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
  * throws ConfigError naming every port two of them would share (0, a free port each, never clashes).
  */
 export function assertPortsApart(config: AppConfig): void {
-  const claims: Array<[string, number]> = [['PORT', config.http.port], ...(Object.entries(config.workers.ports) as Array<[WorkerName, number]>).map(([name, port]): [string, number] => [WORKER_PORT_VARIABLES[name], port])];
+  const claims: Array<[string, number]> = [
+    ['PORT', config.http.port],
+    ...(Object.entries(config.workers.ports) as Array<[WorkerName, number]>).map(([name, port]): [string, number] => [
+      WORKER_PORT_VARIABLES[name],
+      port,
+    ]),
+  ];
   const problems: string[] = [];
   claims.forEach(([variable, port], index) => {
     const clash = claims.slice(0, index).find(([, other]) => port !== 0 && other === port);
-    if (clash) problems.push(`${clash[0]} and ${variable} are both ${port}: processes on one machine need a port each (0 picks a free one)`);
+    if (clash)
+      problems.push(
+        `${clash[0]} and ${variable} are both ${port}: processes on one machine need a port each (0 picks a free one)`,
+      );
   });
   if (problems.length > 0) throw new ConfigError(problems);
 }

@@ -118,7 +118,5 @@ function parseServer(item: string): string | null {
 
 export function isHostname(value: string): boolean {
   if (value.length > 253) return false;
-  return value
-    .split('.')
-    .every((label) => /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/i.test(label));
+  return value.split('.').every((label) => /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/i.test(label));
 }

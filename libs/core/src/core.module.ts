@@ -50,7 +50,8 @@ export class CoreModule implements OnApplicationShutdown {
         {
           provide: RESULT_CACHE,
           inject: [APP_CONFIG, REDIS],
-          useFactory: (config: AppConfig, redis: Redis | null): ResultCache => (redis ? new RedisResultCache(redis, config.redis.keyPrefix) : new MemoryResultCache()),
+          useFactory: (config: AppConfig, redis: Redis | null): ResultCache =>
+            redis ? new RedisResultCache(redis, config.redis.keyPrefix) : new MemoryResultCache(),
         },
       ],
       exports: [ConfigModule, LOGGER, PROCESS_NAME, REDIS, Metrics, RESULT_CACHE],

@@ -11,7 +11,13 @@ const EMBEDDED_POSTGRES = Symbol('EMBEDDED_POSTGRES');
 
 /** Starts before the data source is built: its address is the data source's. */
 @Module({
-  providers: [{ provide: EMBEDDED_POSTGRES, inject: [APP_CONFIG, LOGGER], useFactory: (config: AppConfig, logger: Logger) => openEmbedded(config.database, logger) }],
+  providers: [
+    {
+      provide: EMBEDDED_POSTGRES,
+      inject: [APP_CONFIG, LOGGER],
+      useFactory: (config: AppConfig, logger: Logger) => openEmbedded(config.database, logger),
+    },
+  ],
   exports: [EMBEDDED_POSTGRES],
 })
 class EmbeddedPostgresModule {}

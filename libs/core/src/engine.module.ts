@@ -24,7 +24,8 @@ import { GATE, ENGINE, LOGGER, OUTBOUND, REDIS } from './tokens';
     {
       provide: ENGINE,
       inject: [APP_CONFIG, REDIS, GATE, OUTBOUND],
-      useFactory: (config: AppConfig, redis: Redis | null, gate: SessionGate, outbound: Outbound) => buildEngine(config, redis, gate, outbound),
+      useFactory: (config: AppConfig, redis: Redis | null, gate: SessionGate, outbound: Outbound) =>
+        buildEngine(config, redis, gate, outbound),
     },
   ],
   exports: [OUTBOUND, GATE, ENGINE],

@@ -19,13 +19,22 @@ export function buildGate(config: AppConfig, redis: Redis | null): SessionGate {
  * The engine of a process: with Redis, the domain cache is shared by every process too (what one
  * prober learns about a domain's catch-all, the others know).
  */
-export function buildEngine(config: AppConfig, redis: Redis | null, gate = buildGate(config, redis), outbound: Outbound = createOutbound(config)): VerificationEngine {
-  const domainCache = redis ? { domainCache: new RedisJsonStore<DomainFacts>(redis, `${config.redis.keyPrefix}domain:`) } : {};
+export function buildEngine(
+  config: AppConfig,
+  redis: Redis | null,
+  gate = buildGate(config, redis),
+  outbound: Outbound = createOutbound(config),
+): VerificationEngine {
+  const domainCache = redis
+    ? { domainCache: new RedisJsonStore<DomainFacts>(redis, `${config.redis.keyPrefix}domain:`) }
+    : {};
   return createEngine(config, { gate, http: outboundGet(outbound), ...domainCache });
 }
 
 /** What operators see of a per-MX gate: gauges on /metrics, and a warning for every lease that expired. */
 export function superviseGate(gate: SessionGate, metrics: Metrics, logger: Logger): void {
   metrics.watchGate(gate);
-  gate.observe({ expired: (host) => logger.warn({ host }, 'an MX slot lease expired: a session never gave its slot back') });
+  gate.observe({
+    expired: (host) => logger.warn({ host }, 'an MX slot lease expired: a session never gave its slot back'),
+  });
 }

@@ -32,20 +32,35 @@ function store<T>(type: new (dataSource: () => DataSource) => T): FactoryProvide
     {
       provide: ResultStore,
       inject: [Database, RESULT_CACHE, APP_CONFIG],
-      useFactory: (database: Database, cache: ResultCache, config: AppConfig) => new ResultStore(() => database.dataSource, cache, config.checks.cacheTtlSeconds),
+      useFactory: (database: Database, cache: ResultCache, config: AppConfig) =>
+        new ResultStore(() => database.dataSource, cache, config.checks.cacheTtlSeconds),
     },
     {
       provide: ApiKeys,
       inject: [Database, REDIS, APP_CONFIG],
-      useFactory: (database: Database, redis: Redis | null, config: AppConfig) => new ApiKeys(() => database.dataSource, redis ? new RedisKeyChanges(redis, config.redis.keyPrefix) : null),
+      useFactory: (database: Database, redis: Redis | null, config: AppConfig) =>
+        new ApiKeys(() => database.dataSource, redis ? new RedisKeyChanges(redis, config.redis.keyPrefix) : null),
     },
     {
       provide: CreditLedger,
       inject: [Database, ApiKeys],
       // The key cache follows every balance this process moves (X-Credits-Remaining stays current).
-      useFactory: (database: Database, keys: ApiKeys) => new CreditLedger(() => database.dataSource, (accountId, balance) => keys.noteBalance(accountId, balance)),
+      useFactory: (database: Database, keys: ApiKeys) =>
+        new CreditLedger(
+          () => database.dataSource,
+          (accountId, balance) => keys.noteBalance(accountId, balance),
+        ),
     },
   ],
-  exports: [DatabaseModule, ListStore, DomainKnowledge, FeedbackStore, WidgetSettingsStore, ResultStore, ApiKeys, CreditLedger],
+  exports: [
+    DatabaseModule,
+    ListStore,
+    DomainKnowledge,
+    FeedbackStore,
+    WidgetSettingsStore,
+    ResultStore,
+    ApiKeys,
+    CreditLedger,
+  ],
 })
 export class StoresModule {}

@@ -10,7 +10,10 @@ let accounts = 0;
 
 beforeAll(async () => {
   database = await createTestDatabase();
-  sources = [createDataSource({ url: database.url, poolSize: 10 }), createDataSource({ url: database.url, poolSize: 10 })];
+  sources = [
+    createDataSource({ url: database.url, poolSize: 10 }),
+    createDataSource({ url: database.url, poolSize: 10 }),
+  ];
   await Promise.all(sources.map((source) => source.initialize()));
   await runMigrations(sources[0]);
 });
@@ -22,19 +25,37 @@ afterAll(async () => {
 
 async function account(balance: number): Promise<string> {
   const id = `acc_ledger_${++accounts}`;
-  await database.query("INSERT INTO accounts (id, email, email_key, balance, webhook_secret) VALUES ($1, $2, $2, 0, 'secret')", [id, `${id}@example.test`]);
+  await database.query(
+    "INSERT INTO accounts (id, email, email_key, balance, webhook_secret) VALUES ($1, $2, $2, 0, 'secret')",
+    [id, `${id}@example.test`],
+  );
   await new CreditLedger(() => sources[0]).grant(id, balance, 'test credits');
   return id;
 }
 
-const usage = (n: number): UsageRecord => ({ id: `ver_${accounts}_${n}`, email: `user${n}@example.test`, kind: 'single', status: 'valid', reason: 'accepted_email', result: { n } });
+const usage = (n: number): UsageRecord => ({
+  id: `ver_${accounts}_${n}`,
+  email: `user${n}@example.test`,
+  kind: 'single',
+  status: 'valid',
+  reason: 'accepted_email',
+  result: { n },
+});
 
 describe('CreditLedger.chargeOne', () => {
   it('serves exactly the balance when concurrent checks from two gateways outnumber it, each with its own rows', async () => {
     const id = await account(100);
     const seen: Array<[string, number]> = [];
-    const ledgers = sources.map((source) => new CreditLedger(() => source, (accountId, balance) => seen.push([accountId, balance])));
-    const answers = await Promise.all(Array.from({ length: 300 }, (_, n) => ledgers[n % 2].chargeOne(id, 'single check', `chk_${id}_${n}`, usage(n))));
+    const ledgers = sources.map(
+      (source) =>
+        new CreditLedger(
+          () => source,
+          (accountId, balance) => seen.push([accountId, balance]),
+        ),
+    );
+    const answers = await Promise.all(
+      Array.from({ length: 300 }, (_, n) => ledgers[n % 2].chargeOne(id, 'single check', `chk_${id}_${n}`, usage(n))),
+    );
 
     const served = answers.filter((balance): balance is number => balance !== null);
     expect(served).toHaveLength(100);
@@ -75,7 +96,11 @@ describe('CreditLedger.chargeOne', () => {
 });
 
 async function credits(accountId: string) {
-  const [row] = await database.query<{ balance: number; held: number; ledger: Array<{ kind: string; delta: number; ref: string | null }> | null }>(
+  const [row] = await database.query<{
+    balance: number;
+    held: number;
+    ledger: Array<{ kind: string; delta: number; ref: string | null }> | null;
+  }>(
     `SELECT balance, held,
        (SELECT json_agg(json_build_object('kind', kind, 'delta', delta, 'ref', ref) ORDER BY id)
         FROM credit_transactions WHERE account_id = $1 AND reason <> 'test credits') AS ledger
@@ -90,11 +115,17 @@ describe('CreditLedger list holds', () => {
     const id = await account(100);
     const ledgers = sources.map((source) => new CreditLedger(() => source));
     const held = await Promise.all(
-      ledgers.map((ledger, n) => sources[n].transaction((manager) => ledger.hold(id, 60, `hold: list ${n}`, `lst_${id}_${n}`, manager))),
+      ledgers.map((ledger, n) =>
+        sources[n].transaction((manager) => ledger.hold(id, 60, `hold: list ${n}`, `lst_${id}_${n}`, manager)),
+      ),
     );
     expect(held.filter(Boolean)).toHaveLength(1);
     const won = held.indexOf(true);
-    expect(await credits(id)).toEqual({ balance: 40, held: 60, ledger: [{ kind: 'hold', delta: -60, ref: `lst_${id}_${won}` }] });
+    expect(await credits(id)).toEqual({
+      balance: 40,
+      held: 60,
+      ledger: [{ kind: 'hold', delta: -60, ref: `lst_${id}_${won}` }],
+    });
   });
 
   it('releases a hold in the caller transaction: what was not charged comes back as one refund row', async () => {
@@ -131,7 +162,9 @@ describe('CreditLedger list holds', () => {
     const ledger = new CreditLedger(() => sources[0]);
     await sources[0].transaction((manager) => ledger.hold(id, 4, 'hold: list', `lst_${id}`, manager));
     await sources[0].transaction((manager) => ledger.releaseHold(id, 4, 1, 'refund: list', `lst_${id}`, manager));
-    const again = sources[0].transaction((manager) => ledger.releaseHold(id, 0, 1, 'refund: list', `lst_${id}`, manager));
+    const again = sources[0].transaction((manager) =>
+      ledger.releaseHold(id, 0, 1, 'refund: list', `lst_${id}`, manager),
+    );
     await expect(again).rejects.toMatchObject({ code: '23505' });
     expect(await credits(id)).toMatchObject({ balance: 7, held: 0 });
   });

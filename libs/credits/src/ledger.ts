@@ -1,5 +1,11 @@
 import type { DataSource, EntityManager } from 'typeorm';
-import { AccountEntity, CreditTransactionEntity, queryPrepared, type TransactionKind, type UsageKind } from '@mailguard/db';
+import {
+  AccountEntity,
+  CreditTransactionEntity,
+  queryPrepared,
+  type TransactionKind,
+  type UsageKind,
+} from '@mailguard/db';
 import { CHECK_PRICE, signupGrants } from './pricing';
 
 export interface Balance {
@@ -8,7 +14,15 @@ export interface Balance {
 }
 
 export interface TransactionPage {
-  data: Array<{ id: string; delta: number; reason: string; ref: string | null; createdAt: string; balanceAfter: number; kind: TransactionKind }>;
+  data: Array<{
+    id: string;
+    delta: number;
+    reason: string;
+    ref: string | null;
+    createdAt: string;
+    balanceAfter: number;
+    kind: TransactionKind;
+  }>;
   page: number;
   limit: number;
   total: number;
@@ -107,7 +121,8 @@ export class CreditLedger {
    */
   async grantSignup(accountId: string, workAddress: boolean, runner: Runner): Promise<number> {
     let balance = 0;
-    for (const { amount, reason } of signupGrants(workAddress)) balance = await this.grant(accountId, amount, reason, runner);
+    for (const { amount, reason } of signupGrants(workAddress))
+      balance = await this.grant(accountId, amount, reason, runner);
     return balance;
   }
 
@@ -156,12 +171,23 @@ export class CreditLedger {
   private async settle(accountId: string, batch: PendingCharge[]): Promise<void> {
     try {
       // One JSON parameter: stringified natively, where text arrays would be escaped in JavaScript.
-      const items = batch.map(({ reason, ref, usage }, index) => ({ n: index + 1, reason, ref, usage_id: usage.id, email: usage.email, kind: usage.kind, status: usage.status, usage_reason: usage.reason, result: usage.result }));
-      const rows = await queryPrepared<{ ref: string; balance_after: number }>(this.dataSource(), 'mailguard_charge_batch', CHARGE_BATCH, [
-        accountId,
-        JSON.stringify(items),
-        CHECK_PRICE,
-      ]);
+      const items = batch.map(({ reason, ref, usage }, index) => ({
+        n: index + 1,
+        reason,
+        ref,
+        usage_id: usage.id,
+        email: usage.email,
+        kind: usage.kind,
+        status: usage.status,
+        usage_reason: usage.reason,
+        result: usage.result,
+      }));
+      const rows = await queryPrepared<{ ref: string; balance_after: number }>(
+        this.dataSource(),
+        'mailguard_charge_batch',
+        CHARGE_BATCH,
+        [accountId, JSON.stringify(items), CHECK_PRICE],
+      );
       const after = new Map(rows.map((row) => [row.ref, row.balance_after]));
       if (rows.length > 0) this.onBalance(accountId, Math.min(...after.values()));
       for (const item of batch) item.resolve(after.get(item.ref) ?? null);
@@ -191,7 +217,14 @@ export class CreditLedger {
    * credits, and `refund` of it — what was not charged — comes back to the balance as one refund
    * row (ref: the list, so never twice). Runs in the transaction that ends the list.
    */
-  async releaseHold(accountId: string, held: number, refund: number, reason: string, ref: string, runner: Runner): Promise<void> {
+  async releaseHold(
+    accountId: string,
+    held: number,
+    refund: number,
+    reason: string,
+    ref: string,
+    runner: Runner,
+  ): Promise<void> {
     const rows: Array<{ balance_after: number }> = await runner.query(
       `WITH moved AS (UPDATE accounts SET held = held - $2, balance = balance + $3 WHERE id = $1 RETURNING balance)
        INSERT INTO credit_transactions (account_id, delta, kind, reason, ref, balance_after)
@@ -216,7 +249,9 @@ export class CreditLedger {
   }
 
   async balance(accountId: string): Promise<Balance> {
-    const account = await this.dataSource().getRepository(AccountEntity).findOne({ select: { balance: true, held: true }, where: { id: accountId } });
+    const account = await this.dataSource()
+      .getRepository(AccountEntity)
+      .findOne({ select: { balance: true, held: true }, where: { id: accountId } });
     if (!account) return { balance: 0, held: 0 };
     this.onBalance(accountId, account.balance);
     return { balance: account.balance, held: account.held };
@@ -224,7 +259,12 @@ export class CreditLedger {
 
   async transactions(accountId: string, page: number, limit: number): Promise<TransactionPage> {
     const repository = this.dataSource().getRepository(CreditTransactionEntity);
-    const [rows, total] = await repository.findAndCount({ where: { accountId }, order: { id: 'DESC' }, skip: (page - 1) * limit, take: limit });
+    const [rows, total] = await repository.findAndCount({
+      where: { accountId },
+      order: { id: 'DESC' },
+      skip: (page - 1) * limit,
+      take: limit,
+    });
     return {
       data: rows.map((row) => ({
         id: `txn_${row.id}`,

@@ -25,7 +25,11 @@ describe('pricing policy (API.md §3)', () => {
   });
 
   it('refunds exactly the answers whose reachable is unknown', () => {
-    expect((['safe', 'risky', 'invalid'] as const).map((reachable) => isRefunded(answer(reachable)))).toEqual([false, false, false]);
+    expect((['safe', 'risky', 'invalid'] as const).map((reachable) => isRefunded(answer(reachable)))).toEqual([
+      false,
+      false,
+      false,
+    ]);
     expect(isRefunded(answer('unknown'))).toBe(true);
     expect(checkCost(answer('invalid'))).toBe(1);
     expect(checkCost(answer('unknown'))).toBe(0);

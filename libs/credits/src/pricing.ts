@@ -78,7 +78,9 @@ export function finderKeepsCharge<T extends { email: string | null; result: Veri
 }
 
 /** What a sign-up's own check of its address says (the part of the result the bonus rests on). */
-export type SignupCheck = Pick<VerificationResult, 'isValid' | 'isFree' | 'isDisposable'> & { checks: { smtp: { checked: boolean } } };
+export type SignupCheck = Pick<VerificationResult, 'isValid' | 'isFree' | 'isDisposable'> & {
+  checks: { smtp: { checked: boolean } };
+};
 
 /**
  * Whether sign-up earns WORK_EMAIL_BONUS: our own check found a mail server that takes the address

@@ -9,7 +9,12 @@ export interface UsageRow {
 }
 
 /** Checks and credits per UTC day and kind, from the stored verifications (each records what it finally cost). */
-export async function usageBetween(dataSource: DataSource, accountId: string, from: string, to: string): Promise<UsageRow[]> {
+export async function usageBetween(
+  dataSource: DataSource,
+  accountId: string,
+  from: string,
+  to: string,
+): Promise<UsageRow[]> {
   const rows = await dataSource
     .getRepository(VerificationEntity)
     .createQueryBuilder('v')
@@ -26,5 +31,10 @@ export async function usageBetween(dataSource: DataSource, accountId: string, fr
     .orderBy('date')
     .addOrderBy('v.kind')
     .getRawMany<{ date: string; kind: string; checks: string; credits: string }>();
-  return rows.map((row) => ({ date: row.date, kind: row.kind, checks: Number(row.checks), credits: Number(row.credits) }));
+  return rows.map((row) => ({
+    date: row.date,
+    kind: row.kind,
+    checks: Number(row.checks),
+    credits: Number(row.credits),
+  }));
 }

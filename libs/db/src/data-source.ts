@@ -30,7 +30,10 @@ export function dataSourceOptions(options: DataSourceOptions): PostgresDataSourc
     migrationsTableName: 'migrations',
     synchronize: false,
     logging: false,
-    extra: { connectionTimeoutMillis: 5_000, ...(options.sharedSession ? { onConnect: (client: PgClient) => client.query('DISCARD ALL') } : {}) },
+    extra: {
+      connectionTimeoutMillis: 5_000,
+      ...(options.sharedSession ? { onConnect: (client: PgClient) => client.query('DISCARD ALL') } : {}),
+    },
   };
 }
 
@@ -49,7 +52,12 @@ interface PgConnection {
  * TypeORM's public way to the connection it took from its pool (TypeORM's own `query` cannot name
  * a statement), and releasing the runner gives it back, or drops it when it failed.
  */
-export async function queryPrepared<T>(dataSource: DataSource, name: string, text: string, values: unknown[]): Promise<T[]> {
+export async function queryPrepared<T>(
+  dataSource: DataSource,
+  name: string,
+  text: string,
+  values: unknown[],
+): Promise<T[]> {
   const runner = dataSource.createQueryRunner();
   try {
     const connection = (await runner.connect()) as PgConnection;

@@ -17,55 +17,64 @@ import { createDataSource, queryPrepared } from './data-source';
  * must serve the same named statements. PGlite keeps one session behind every connection, so there
  * the new connection would otherwise find the statement prepared by the one before it (42P05).
  */
-describe.each(['embedded', 'postgres'] as const)('Database (%s): prepared statements across pooled connections', (mode) => {
-  jest.setTimeout(60_000);
-  let database: Database;
-  let server: TestDatabase | null = null;
-  let dataDir: string | null = null;
+describe.each(['embedded', 'postgres'] as const)(
+  'Database (%s): prepared statements across pooled connections',
+  (mode) => {
+    jest.setTimeout(60_000);
+    let database: Database;
+    let server: TestDatabase | null = null;
+    let dataDir: string | null = null;
 
-  beforeAll(async () => {
-    if (mode === 'postgres') server = await createTestDatabase();
-    else dataDir = mkdtempSync(join(tmpdir(), 'mailguard-pglite-'));
-    database = await Database.open({ url: server?.url ?? null, embeddedDataDir: dataDir ?? '' }, createLogger({ level: 'silent' }, 'test'));
-  });
+    beforeAll(async () => {
+      if (mode === 'postgres') server = await createTestDatabase();
+      else dataDir = mkdtempSync(join(tmpdir(), 'mailguard-pglite-'));
+      database = await Database.open(
+        { url: server?.url ?? null, embeddedDataDir: dataDir ?? '' },
+        createLogger({ level: 'silent' }, 'test'),
+      );
+    });
 
-  afterAll(async () => {
-    await database?.stop();
-    await server?.drop();
-    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
-  });
+    afterAll(async () => {
+      await database?.stop();
+      await server?.drop();
+      if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+    });
 
-  /** Ends every connection the pool holds, as its idle timeout would, and waits until each is gone. */
-  async function dropConnections(): Promise<void> {
-    const pool = (database.dataSource.driver as PostgresDriver).master as Pool;
-    expect(pool.totalCount).toBeGreaterThan(0);
-    while (pool.totalCount > 0) {
-      const client = await pool.connect();
-      const removed = once(pool, 'remove');
-      client.release(true);
-      await removed;
+    /** Ends every connection the pool holds, as its idle timeout would, and waits until each is gone. */
+    async function dropConnections(): Promise<void> {
+      const pool = (database.dataSource.driver as PostgresDriver).master as Pool;
+      expect(pool.totalCount).toBeGreaterThan(0);
+      while (pool.totalCount > 0) {
+        const client = await pool.connect();
+        const removed = once(pool, 'remove');
+        client.release(true);
+        await removed;
+      }
     }
-  }
 
-  it('runs a named statement again after the pool replaced its connection', async () => {
-    const run = () => queryPrepared<{ n: number }>(database.dataSource, 'mailguard_test_statement', 'SELECT $1::int + 1 AS n', [41]);
-    expect(await run()).toEqual([{ n: 42 }]);
-    await dropConnections();
-    expect(await run()).toEqual([{ n: 42 }]);
-    await dropConnections();
-    expect(await run()).toEqual([{ n: 42 }]);
-  });
+    it('runs a named statement again after the pool replaced its connection', async () => {
+      const run = () =>
+        queryPrepared<{ n: number }>(database.dataSource, 'mailguard_test_statement', 'SELECT $1::int + 1 AS n', [41]);
+      expect(await run()).toEqual([{ n: 42 }]);
+      await dropConnections();
+      expect(await run()).toEqual([{ n: 42 }]);
+      await dropConnections();
+      expect(await run()).toEqual([{ n: 42 }]);
+    });
 
-  it('gives a new connection a session of its own: no lock or setting of the one before survives', async () => {
-    await database.dataSource.query("SELECT set_config('application_name', 'left-over', false), pg_advisory_lock(4242)");
-    await dropConnections();
-    const [row] = await database.dataSource.query<Array<{ name: string; locks: string }>>(
-      "SELECT current_setting('application_name') AS name, (SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND objid = 4242) AS locks",
-    );
-    expect(row.name).not.toBe('left-over');
-    expect(row).toEqual({ name: expect.any(String), locks: '0' });
-  });
-});
+    it('gives a new connection a session of its own: no lock or setting of the one before survives', async () => {
+      await database.dataSource.query(
+        "SELECT set_config('application_name', 'left-over', false), pg_advisory_lock(4242)",
+      );
+      await dropConnections();
+      const [row] = await database.dataSource.query<Array<{ name: string; locks: string }>>(
+        "SELECT current_setting('application_name') AS name, (SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND objid = 4242) AS locks",
+      );
+      expect(row.name).not.toBe('left-over');
+      expect(row).toEqual({ name: expect.any(String), locks: '0' });
+    });
+  },
+);
 
 /** A TCP port nothing listens on, until `forward` opens it onto the test server. */
 async function freePort(): Promise<number> {
@@ -103,12 +112,16 @@ describe('Database: a real server down at start', () => {
     const server = await createTestDatabase();
     const port = await freePort();
     const log = new EventEmitter();
-    const logger = pino({ level: 'info' }, new Writable({
-      write(chunk: Buffer, _encoding, done) {
-        for (const line of chunk.toString().split('\n').filter(Boolean)) log.emit('line', (JSON.parse(line) as { msg: string }).msg);
-        done();
-      },
-    }));
+    const logger = pino(
+      { level: 'info' },
+      new Writable({
+        write(chunk: Buffer, _encoding, done) {
+          for (const line of chunk.toString().split('\n').filter(Boolean))
+            log.emit('line', (JSON.parse(line) as { msg: string }).msg);
+          done();
+        },
+      }),
+    );
     const url = new URL(server.url);
     url.hostname = '127.0.0.1';
     url.port = String(port);
@@ -120,7 +133,9 @@ describe('Database: a real server down at start', () => {
       expect(() => database.dataSource).toThrow(DatabaseUnavailableError);
       await expect(database.ping()).rejects.toBeInstanceOf(DatabaseUnavailableError);
 
-      const connected = new Promise<void>((done) => log.on('line', (msg: string) => msg === 'database connected, migrations applied' && done()));
+      const connected = new Promise<void>((done) =>
+        log.on('line', (msg: string) => msg === 'database connected, migrations applied' && done()),
+      );
       proxy = await forward(port, new URL(server.url));
       await connected;
       await database.ping();

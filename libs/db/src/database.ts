@@ -116,7 +116,20 @@ export class Database {
   }
 }
 
-const CONNECTION_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', '57P01', '57P02', '57P03', '08000', '08001', '08003', '08004', '08006']);
+const CONNECTION_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  '57P01',
+  '57P02',
+  '57P03',
+  '08000',
+  '08001',
+  '08003',
+  '08004',
+  '08006',
+]);
 
 /** Whether an error from a query means the server is gone (503), not that the query was wrong. */
 export function isDatabaseConnectionError(error: unknown): boolean {
@@ -124,5 +137,7 @@ export function isDatabaseConnectionError(error: unknown): boolean {
   if (!candidate) return false;
   const code = candidate.code ?? candidate.driverError?.code;
   if (code && CONNECTION_CODES.has(code)) return true;
-  return /Connection terminated|connection timeout|timeout exceeded when trying to connect/i.test(candidate.message ?? '');
+  return /Connection terminated|connection timeout|timeout exceeded when trying to connect/i.test(
+    candidate.message ?? '',
+  );
 }

@@ -1,4 +1,10 @@
 export { connectionFor, Database, DatabaseUnavailableError, isDatabaseConnectionError, openEmbedded } from './database';
-export { createDataSource, dataSourceOptions, queryPrepared, runMigrations, type DataSourceOptions } from './data-source';
+export {
+  createDataSource,
+  dataSourceOptions,
+  queryPrepared,
+  runMigrations,
+  type DataSourceOptions,
+} from './data-source';
 export { startEmbeddedPostgres, type EmbeddedPostgres } from './embedded-postgres';
 export * from './entities';

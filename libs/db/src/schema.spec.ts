@@ -23,7 +23,9 @@ describe('entities and migrations', () => {
   });
 
   it('has an entity for every table the migrations create', async () => {
-    const tables = await source.query<Array<{ name: string }>>("SELECT table_name AS name FROM information_schema.tables WHERE table_schema = 'public' AND table_name <> 'migrations'");
+    const tables = await source.query<Array<{ name: string }>>(
+      "SELECT table_name AS name FROM information_schema.tables WHERE table_schema = 'public' AND table_name <> 'migrations'",
+    );
     const mapped = source.entityMetadatas.map((metadata) => metadata.tableName);
     expect([...mapped].sort()).toEqual(tables.map((table) => table.name).sort());
   });

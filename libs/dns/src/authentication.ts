@@ -9,7 +9,24 @@ export interface Authentication {
 
 /** DKIM keys live under selectors of the sender's choosing; these are the ones in common use. */
 export const DKIM_SELECTORS = [
-  'google', 'selector1', 'selector2', 'k1', 'k2', 'default', 's1', 's2', 'dkim', 'mail', 'smtp', 'mx', 'everlytickey1', 'mandrill', 'zoho', 'protonmail', 'fm1', 'sig1',
+  'google',
+  'selector1',
+  'selector2',
+  'k1',
+  'k2',
+  'default',
+  's1',
+  's2',
+  'dkim',
+  'mail',
+  'smtp',
+  'mx',
+  'everlytickey1',
+  'mandrill',
+  'zoho',
+  'protonmail',
+  'fm1',
+  'sig1',
 ];
 
 async function txt(resolver: DnsResolver, name: string): Promise<string[]> {

@@ -20,7 +20,10 @@ export interface MailDomain {
   status: 'ok' | 'nxdomain' | 'no_mail' | 'error';
 }
 
-async function addressesOf(resolver: DnsResolver, name: string): Promise<{ addresses: string[]; failure: 'nxdomain' | 'nodata' | 'error' | null }> {
+async function addressesOf(
+  resolver: DnsResolver,
+  name: string,
+): Promise<{ addresses: string[]; failure: 'nxdomain' | 'nodata' | 'error' | null }> {
   const [v4, v6] = await Promise.allSettled([resolver.resolve4(name), resolver.resolve6(name)]);
   const addresses = [...(v4.status === 'fulfilled' ? v4.value : []), ...(v6.status === 'fulfilled' ? v6.value : [])];
   if (addresses.length > 0) return { addresses, failure: null };
@@ -55,10 +58,20 @@ export async function lookupMailDomain(resolver: DnsResolver, domain: string): P
     const own = await addressesOf(resolver, domain);
     if (own.failure === 'error') return { ...empty, exists: true, status: 'error' };
     if (own.addresses.length === 0) return { ...empty, exists: true, status: 'no_mail' };
-    return { ...empty, exists: true, implicit: true, hosts: [{ exchange: domain, priority: 0, addresses: own.addresses }], status: 'ok' };
+    return {
+      ...empty,
+      exists: true,
+      implicit: true,
+      hosts: [{ exchange: domain, priority: 0, addresses: own.addresses }],
+      status: 'ok',
+    };
   }
 
-  const resolved = await Promise.all(sorted.filter((mx) => mx.exchange !== '').map(async (mx) => ({ mx, ...(await addressesOf(resolver, mx.exchange)) })));
+  const resolved = await Promise.all(
+    sorted
+      .filter((mx) => mx.exchange !== '')
+      .map(async (mx) => ({ mx, ...(await addressesOf(resolver, mx.exchange)) })),
+  );
   const hosts = resolved.filter((host) => host.addresses.length > 0).map(({ mx, addresses }) => ({ ...mx, addresses }));
   if (hosts.length > 0) return { exists: true, records: sorted, nullMx: false, implicit: false, hosts, status: 'ok' };
   // Every MX host failed to resolve: only a definite "no such host" everywhere means no mail.

@@ -15,11 +15,49 @@ import { blacklist as mailcheckerList } from 'mailchecker';
  * carried such false positives before), always free, and safe targets for typo corrections.
  */
 const BIG_PROVIDERS = new Set([
-  'gmail.com', 'googlemail.com', 'yahoo.com', 'ymail.com', 'outlook.com', 'hotmail.com', 'live.com', 'msn.com',
-  'aol.com', 'icloud.com', 'me.com', 'mac.com', '126.com', '163.com', 'yeah.net', 'qq.com', 'sina.com', 'sohu.com',
-  'aliyun.com', 'bluewin.ch', 'gmx.de', 'gmx.net', 'gmx.com', 'web.de', 't-online.de', 'mail.ru', 'yandex.ru',
-  'yandex.com', 'protonmail.com', 'proton.me', 'zoho.com', 'mail.com', 'fastmail.com', 'orange.fr', 'free.fr',
-  'laposte.net', 'libero.it', 'seznam.cz', 'wp.pl', 'naver.com', 'daum.net', 'rediffmail.com', 'uol.com.br',
+  'gmail.com',
+  'googlemail.com',
+  'yahoo.com',
+  'ymail.com',
+  'outlook.com',
+  'hotmail.com',
+  'live.com',
+  'msn.com',
+  'aol.com',
+  'icloud.com',
+  'me.com',
+  'mac.com',
+  '126.com',
+  '163.com',
+  'yeah.net',
+  'qq.com',
+  'sina.com',
+  'sohu.com',
+  'aliyun.com',
+  'bluewin.ch',
+  'gmx.de',
+  'gmx.net',
+  'gmx.com',
+  'web.de',
+  't-online.de',
+  'mail.ru',
+  'yandex.ru',
+  'yandex.com',
+  'protonmail.com',
+  'proton.me',
+  'zoho.com',
+  'mail.com',
+  'fastmail.com',
+  'orange.fr',
+  'free.fr',
+  'laposte.net',
+  'libero.it',
+  'seznam.cz',
+  'wp.pl',
+  'naver.com',
+  'daum.net',
+  'rediffmail.com',
+  'uol.com.br',
 ]);
 
 const DISPOSABLE = new Set<string>([...mailcheckerList(), ...DISPOSABLE_LIST, ...DISPOSABLE_WILDCARDS]);
@@ -47,7 +85,14 @@ export function isFreeDomain(asciiDomain: string): boolean {
   return FREE_OR_DISPOSABLE.has(domain) && !isDisposableDomain(domain);
 }
 
-const WELL_KNOWN = new Set([...POPULAR_DOMAINS, ...BIG_PROVIDERS, 'hotmail.co.uk', 'yahoo.co.uk', 'yahoo.fr', 'live.co.uk']);
+const WELL_KNOWN = new Set([
+  ...POPULAR_DOMAINS,
+  ...BIG_PROVIDERS,
+  'hotmail.co.uk',
+  'yahoo.co.uk',
+  'yahoo.fr',
+  'live.co.uk',
+]);
 
 /**
  * A corrected address only when confident: the fix lands on a well-known mail domain and the

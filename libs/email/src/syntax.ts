@@ -114,7 +114,8 @@ function checkDomain(unicodeDomain: string): { ascii: string } | string {
   if (unicodeDomain.startsWith('.') || unicodeDomain.includes('..')) return 'the domain has an empty label';
   if (unicodeDomain.includes('_')) return 'the domain has an underscore';
   // URL parsing would stop at `/ \\ ? #` and drop the rest: `example.com/evil` is junk, not example.com.
-  if (NOT_IN_DOMAIN.test(unicodeDomain.normalize('NFKC').toLowerCase())) return 'the domain has a character that is not allowed in a domain name';
+  if (NOT_IN_DOMAIN.test(unicodeDomain.normalize('NFKC').toLowerCase()))
+    return 'the domain has a character that is not allowed in a domain name';
   // Hyphens at label edges are refused before IDNA, which would silently accept some.
   if (unicodeDomain.split('.').some((label) => label.startsWith('-') || label.endsWith('-'))) {
     return 'a domain label starts or ends with a hyphen';
@@ -124,7 +125,8 @@ function checkDomain(unicodeDomain: string): { ascii: string } | string {
   if (octets(ascii) > MAX_DOMAIN_OCTETS) return 'the domain is longer than 253 octets';
   const labels = ascii.split('.');
   if (labels.length < 2) return 'the domain needs at least two labels';
-  if (!labels.every((label) => LABEL.test(label))) return 'the domain has a label that is not letters, digits and inner hyphens';
+  if (!labels.every((label) => LABEL.test(label)))
+    return 'the domain has a label that is not letters, digits and inner hyphens';
   return { ascii };
 }
 
@@ -153,10 +155,13 @@ export function parseAddress(input: string): SyntaxResult {
   const tooLong = (problem: string) => invalid(problem, 'too_long');
 
   if (CONTROL.test(trimmed)) return invalid('the address contains a control character', 'control_characters');
-  if (LONE_SURROGATE.test(trimmed)) return invalid('the address contains a broken character (a lone UTF-16 surrogate)', 'control_characters');
+  if (LONE_SURROGATE.test(trimmed))
+    return invalid('the address contains a broken character (a lone UTF-16 surrogate)', 'control_characters');
   if (at < 0) return invalid('the address has no @', 'bad_domain');
-  if (trimmed.includes(' ') && !rawLocal.startsWith('"')) return invalid('the address contains a space', rawDomain.includes(' ') ? 'bad_domain' : 'bad_local_part');
-  if (INVISIBLE.test(rawLocal)) return invalid('the local part contains an invisible or direction-changing character', 'bad_local_part');
+  if (trimmed.includes(' ') && !rawLocal.startsWith('"'))
+    return invalid('the address contains a space', rawDomain.includes(' ') ? 'bad_domain' : 'bad_local_part');
+  if (INVISIBLE.test(rawLocal))
+    return invalid('the local part contains an invisible or direction-changing character', 'bad_local_part');
 
   const local = checkLocal(rawLocal);
   if (typeof local === 'string') return invalid(local, 'bad_local_part');
@@ -181,7 +186,8 @@ export function parseAddress(input: string): SyntaxResult {
   }
 
   const domainCheck = checkDomain(rawDomain.toLowerCase());
-  if (typeof domainCheck === 'string') return invalid(domainCheck, domainCheck.includes('longer than') ? 'too_long' : 'bad_domain');
+  if (typeof domainCheck === 'string')
+    return invalid(domainCheck, domainCheck.includes('longer than') ? 'too_long' : 'bad_domain');
   const unicodeDomain = domainToUnicode(domainCheck.ascii);
   const smtpAddress = `${local.wire}@${domainCheck.ascii}`;
   if (octets(smtpAddress) > MAX_PATH_OCTETS) return tooLong('the address is longer than 254 octets');

@@ -38,4 +38,3 @@ export class MemoryTtlStore<T> implements DomainCacheStore<T> {
     this.entries.delete(key);
   }
 }
-

@@ -8,7 +8,15 @@ let lab: Lab;
 let engine: VerificationEngine;
 
 function engineFor(extra: Record<string, string> = {}): VerificationEngine {
-  return createEngine(loadConfig({ ...lab.env, SMTP_HELO_NAME: 'probe.mailguard.test', SMTP_TIMEOUT_MS: '2000', GREYLIST_RETRY_SECONDS: '300', ...extra }));
+  return createEngine(
+    loadConfig({
+      ...lab.env,
+      SMTP_HELO_NAME: 'probe.mailguard.test',
+      SMTP_TIMEOUT_MS: '2000',
+      GREYLIST_RETRY_SECONDS: '300',
+      ...extra,
+    }),
+  );
 }
 
 beforeAll(async () => {
@@ -38,7 +46,11 @@ describe('API.md §1.1, row by row', () => {
     ['john.doe@acme.test', 'valid', 'safe', 'accepted_email'],
   ])('%s → %s / %s / %s', async (email, status, reachable, reason) => {
     const result = await engine.verify(email);
-    expect({ status: result.status, reachable: result.reachable, reason: result.reason }).toEqual({ status, reachable, reason });
+    expect({ status: result.status, reachable: result.reachable, reason: result.reason }).toEqual({
+      status,
+      reachable,
+      reason,
+    });
     expect(result.isValid).toBe(status !== 'invalid');
     expect(result.confidence === null).toBe(reason !== 'catch_all');
   });
@@ -94,7 +106,13 @@ describe('the result object', () => {
       checks: {
         syntax: { valid: true, localPart: 'John.Doe', domain: 'acme.test' },
         domain: { exists: true },
-        mx: { valid: true, records: [{ exchange: 'mx1.acme.test', priority: 10 }], nullMx: false, implicit: false, provider: null },
+        mx: {
+          valid: true,
+          records: [{ exchange: 'mx1.acme.test', priority: 10 }],
+          nullMx: false,
+          implicit: false,
+          provider: null,
+        },
         smtp: { checked: true, code: 250, enhancedCode: '2.1.5', message: 'Ok' },
         disposable: { value: false },
         role: { value: false },
@@ -113,7 +131,9 @@ describe('the result object', () => {
   });
 
   it('keeps scores in line with the verdict: accepted high, rejected near 0, unknown between', async () => {
-    const [accepted, rejected, unknown] = await Promise.all(['jane@acme.test', 'nobody@acme.test', 'bob@blocked.test'].map((email) => engine.verify(email)));
+    const [accepted, rejected, unknown] = await Promise.all(
+      ['jane@acme.test', 'nobody@acme.test', 'bob@blocked.test'].map((email) => engine.verify(email)),
+    );
     expect(accepted.score).toBeGreaterThan(unknown.score);
     expect(unknown.score).toBeGreaterThan(rejected.score);
     expect(rejected.score).toBeLessThanOrEqual(5);
@@ -121,7 +141,11 @@ describe('the result object', () => {
 
   it('reports free providers, typo suggestions and the provider behind the MX', async () => {
     const gmail = await engine.verify('real.person@gmail.com');
-    expect(gmail).toMatchObject({ status: 'valid', isFree: true, checks: { mx: { provider: 'google' }, smtp: { code: 250 } } });
+    expect(gmail).toMatchObject({
+      status: 'valid',
+      isFree: true,
+      checks: { mx: { provider: 'google' }, smtp: { code: 250 } },
+    });
     const typo = await engine.verify('john@gmial.com');
     expect(typo.suggestion).toBe('john@gmail.com');
   });
@@ -208,7 +232,11 @@ describe('lab behaviours', () => {
   });
 
   it('reads 421 too many connections as unknown', async () => {
-    const held = await Promise.all([1, 2].map(() => import('node:net').then(({ connect }) => connect({ host: lab.ipOf('mx.busy.test'), port: lab.smtpPort }))));
+    const held = await Promise.all(
+      [1, 2].map(() =>
+        import('node:net').then(({ connect }) => connect({ host: lab.ipOf('mx.busy.test'), port: lab.smtpPort })),
+      ),
+    );
     await Promise.all(held.map((socket) => new Promise((resolve) => socket.once('data', resolve))));
     const result = await engine.verify('carol@busy.test');
     expect(result.reachable).toBe('unknown');
@@ -264,7 +292,7 @@ describe('catch-all', () => {
     expect(lab.stats('mx.picky.test').sessions).toBe(2);
   });
 
-  it("reports a provider that accepts every recipient (Yahoo) as catch-all, never safe", async () => {
+  it('reports a provider that accepts every recipient (Yahoo) as catch-all, never safe', async () => {
     const result = await engine.verify('real.person@yahoo.com');
     expect(result).toMatchObject({ status: 'risky', reason: 'catch_all', checks: { mx: { provider: 'yahoo' } } });
     expect(result.confidence).toEqual(expect.any(Number));
@@ -278,7 +306,9 @@ describe('catch-all', () => {
     const madeUpScores = await Promise.all(madeUp.map(confidence));
     expect(Math.min(...realScores)).toBeGreaterThan(Math.max(...madeUpScores));
     const explained = await engine.verify('john.smith@catchall.test');
-    expect(explained.checks.catchAll.signals?.map((s) => s.signal)).toEqual(expect.arrayContaining(['name_pattern', 'gravatar']));
+    expect(explained.checks.catchAll.signals?.map((s) => s.signal)).toEqual(
+      expect.arrayContaining(['name_pattern', 'gravatar']),
+    );
   });
 
   it('caches the domain: a second address at it needs no new DNS look-ups and no made-up probe', async () => {
@@ -288,7 +318,9 @@ describe('catch-all', () => {
     const queries = lab.dns.queries;
     await fresh.verify('maria.garcia@catchall.test');
     expect(lab.dns.queries).toBe(queries);
-    expect(lab.stats('mx.catchall.test').commands.filter((command) => command.startsWith('RCPT'))).toEqual(['RCPT TO:<maria.garcia@catchall.test>']);
+    expect(lab.stats('mx.catchall.test').commands.filter((command) => command.startsWith('RCPT'))).toEqual([
+      'RCPT TO:<maria.garcia@catchall.test>',
+    ]);
   });
 });
 
@@ -319,18 +351,29 @@ describe('socket hygiene', () => {
 
 describe('probe: many addresses at one domain in one session (bulk lists)', () => {
   async function group(emails: string[]) {
-    const inspections = await Promise.all(emails.map((email) => engine.inspect(email, { deadlineAt: Date.now() + 10_000 })));
+    const inspections = await Promise.all(
+      emails.map((email) => engine.inspect(email, { deadlineAt: Date.now() + 10_000 })),
+    );
     const outcomes = await engine.probe({ inspections, deadlineAt: Date.now() + 10_000 });
     return inspections.map((inspection, index) => engine.conclude(inspection, outcomes[index]));
   }
 
   it('gives each address the verdict a single check gives it, over one session', async () => {
-    const emails = ['john.doe@acme.test', 'nobody@acme.test', 'gone@acme.test', 'full.box@acme.test', 'jane@acme.test', 'admin@acme.test'];
+    const emails = [
+      'john.doe@acme.test',
+      'nobody@acme.test',
+      'gone@acme.test',
+      'full.box@acme.test',
+      'jane@acme.test',
+      'admin@acme.test',
+    ];
     const before = lab.stats('mx1.acme.test').sessions;
     const grouped = await group(emails);
     expect(lab.stats('mx1.acme.test').sessions - before).toBe(1);
     const single = await Promise.all(emails.map((email) => engine.verify(email)));
-    expect(grouped.map((result) => [result.email, result.status, result.reason])).toEqual(single.map((result) => [result.email, result.status, result.reason]));
+    expect(grouped.map((result) => [result.email, result.status, result.reason])).toEqual(
+      single.map((result) => [result.email, result.status, result.reason]),
+    );
   });
 
   it('takes one recipient per transaction from a server that refuses more (452 4.5.3), answering every address', async () => {
@@ -339,11 +382,22 @@ describe('probe: many addresses at one domain in one session (bulk lists)', () =
   });
 
   it('asks no more transactions once one address is accepted, with stopAtAccepted (the finder)', async () => {
-    const emails = ['zz.first@acme.test', 'john.doe@acme.test', 'zz.third@acme.test', 'zz.fourth@acme.test', 'zz.fifth@acme.test'];
-    const inspections = await Promise.all(emails.map((email) => engine.inspect(email, { deadlineAt: Date.now() + 10_000 })));
+    const emails = [
+      'zz.first@acme.test',
+      'john.doe@acme.test',
+      'zz.third@acme.test',
+      'zz.fourth@acme.test',
+      'zz.fifth@acme.test',
+    ];
+    const inspections = await Promise.all(
+      emails.map((email) => engine.inspect(email, { deadlineAt: Date.now() + 10_000 })),
+    );
     const before = lab.stats('mx1.acme.test').commands.length;
     const outcomes = await engine.probe({ inspections, deadlineAt: Date.now() + 10_000, stopAtAccepted: 3 });
-    const asked = lab.stats('mx1.acme.test').commands.slice(before).filter((command) => command.startsWith('RCPT TO:<zz.'));
+    const asked = lab
+      .stats('mx1.acme.test')
+      .commands.slice(before)
+      .filter((command) => command.startsWith('RCPT TO:<zz.'));
     expect(asked).toEqual(['RCPT TO:<zz.first@acme.test>', 'RCPT TO:<zz.third@acme.test>']);
     expect(outcomes.map((outcome) => outcome.probe.failure)).toEqual([null, null, null, 'skipped', 'skipped']);
     expect(engine.conclude(inspections[1], outcomes[1]).reason).toBe('accepted_email');

@@ -1,11 +1,35 @@
 import { randomBytes } from 'node:crypto';
 import type { AppConfig } from '@mailguard/config';
-import { createResolver, lookupAuthentication, lookupMailDomain, type Authentication, type DnsResolver, type MailDomain } from '@mailguard/dns';
-import { isDisposableDomain, isFreeDomain, isRoleLocalPart, parseAddress, suggestCorrection, type SyntaxProblem } from '@mailguard/email';
+import {
+  createResolver,
+  lookupAuthentication,
+  lookupMailDomain,
+  type Authentication,
+  type DnsResolver,
+  type MailDomain,
+} from '@mailguard/dns';
+import {
+  isDisposableDomain,
+  isFreeDomain,
+  isRoleLocalPart,
+  parseAddress,
+  suggestCorrection,
+  type SyntaxProblem,
+} from '@mailguard/email';
 import { DomainAgeLookup, hasGravatar, outboundGet, type DomainAge, type HttpGet } from '@mailguard/lookups';
 import { createOutbound } from '@mailguard/net';
 import { catchAllConfidence, type DomainModel } from '@mailguard/scoring';
-import { detectProvider, directConnector, MemorySessionGate, probeMailboxes, providerAcceptsAll, socksConnector, type Connector, type ProbeResult, type SessionGate } from '@mailguard/smtp';
+import {
+  detectProvider,
+  directConnector,
+  MemorySessionGate,
+  probeMailboxes,
+  providerAcceptsAll,
+  socksConnector,
+  type Connector,
+  type ProbeResult,
+  type SessionGate,
+} from '@mailguard/smtp';
 import { decideVerdict, type MailboxAnswer, type UnknownCause } from '@mailguard/verdict';
 import { MemoryTtlStore, type DomainCacheStore } from './domain-cache';
 import { greylistRetry, type GreylistRetry } from './greylist';
@@ -48,7 +72,11 @@ export interface DomainFacts {
   catchAll: boolean | null;
 }
 
-const NO_AUTH: Authentication = { spf: { present: false, record: null }, dkim: { present: false, selectors: [] }, dmarc: { present: false, policy: null } };
+const NO_AUTH: Authentication = {
+  spf: { present: false, record: null },
+  dkim: { present: false, selectors: [] },
+  dmarc: { present: false, policy: null },
+};
 
 function randomDecoy(): string {
   // Letters and digits with no name in them: no real mailbox is called this.
@@ -236,7 +264,13 @@ export class VerificationEngine {
           mail.exists ? lookupAuthentication(this.deps.resolver, domain) : NO_AUTH,
           mail.exists ? this.deps.ageLookup.lookup(domain) : { createdAt: null, ageDays: null },
         ]);
-        const facts: DomainFacts = { mail, provider: detectProvider(mail.records.map((r) => r.exchange)), authentication, age, catchAll: null };
+        const facts: DomainFacts = {
+          mail,
+          provider: detectProvider(mail.records.map((r) => r.exchange)),
+          authentication,
+          age,
+          catchAll: null,
+        };
         // A DNS failure is not cached: the next address asks again.
         if (mail.status !== 'error') await this.deps.domainCache.set(domain, facts, this.options.domainCacheTtlMs);
         return facts;
@@ -251,8 +285,21 @@ export class VerificationEngine {
     const syntax = parseAddress(input);
     if (!syntax.valid) {
       return {
-        email: syntax.email, domain: syntax.domain, localPart: syntax.localPart, syntaxValid: false, syntaxProblem: syntax.kind, asciiDomain: null, smtpAddress: null,
-        needsSmtpUtf8: false, disposable: false, role: false, free: false, suggestion: null, facts: null, gravatar: null, needsProbe: false,
+        email: syntax.email,
+        domain: syntax.domain,
+        localPart: syntax.localPart,
+        syntaxValid: false,
+        syntaxProblem: syntax.kind,
+        asciiDomain: null,
+        smtpAddress: null,
+        needsSmtpUtf8: false,
+        disposable: false,
+        role: false,
+        free: false,
+        suggestion: null,
+        facts: null,
+        gravatar: null,
+        needsProbe: false,
       };
     }
     const literal = syntax.addressLiteral;
@@ -287,7 +334,12 @@ export class VerificationEngine {
         this.domainFacts(asciiDomain, deadline.signal),
         beforeDeadline(hasGravatar(this.deps.http, this.options.gravatarBaseUrl, base.email), deadline.signal, null),
       ]);
-      return { ...base, facts, gravatar: facts?.mail.status === 'ok' ? gravatar : null, needsProbe: facts?.mail.status === 'ok' };
+      return {
+        ...base,
+        facts,
+        gravatar: facts?.mail.status === 'ok' ? gravatar : null,
+        needsProbe: facts?.mail.status === 'ok',
+      };
     } finally {
       deadline.clear();
     }
@@ -296,7 +348,17 @@ export class VerificationEngine {
   /** Who the prober is and how it connects, for one probe. */
   private session(deadlineAt: number, signal: AbortSignal) {
     const { options, deps } = this;
-    return { heloName: options.heloName, mailFrom: options.mailFrom, port: options.smtpPort, timeoutMs: options.smtpTimeoutMs, connector: deps.connector, allowPrivate: options.allowPrivateMx, gate: deps.gate, deadlineAt, signal };
+    return {
+      heloName: options.heloName,
+      mailFrom: options.mailFrom,
+      port: options.smtpPort,
+      timeoutMs: options.smtpTimeoutMs,
+      connector: deps.connector,
+      allowPrivate: options.allowPrivateMx,
+      gate: deps.gate,
+      deadlineAt,
+      signal,
+    };
   }
 
   /** The per-MX session cap this engine's probes go through (for gauges and operators). */
@@ -326,7 +388,8 @@ export class VerificationEngine {
         ...this.session(deadlineAt, deadline.signal),
       });
       const learned = group.results.find((result) => result.catchAll !== null)?.catchAll ?? null;
-      if (known === null && learned !== null) await this.deps.domainCache.set(domain, { ...facts, catchAll: learned }, this.options.domainCacheTtlMs);
+      if (known === null && learned !== null)
+        await this.deps.domainCache.set(domain, { ...facts, catchAll: learned }, this.options.domainCacheTtlMs);
       const durationMs = this.deps.now().getTime() - started;
       return group.results.map((probe) => ({ probe, durationMs }));
     } finally {
@@ -350,7 +413,10 @@ export class VerificationEngine {
       for (let attempt = 0; ; attempt++) {
         const retry = this.greylistRetry(outcomes, { attempt, deadlineAt: request.deadlineAt });
         if (!retry || !(await sleep(retry.delayMs, deadline.signal))) return outcomes;
-        const again = await this.probe({ ...request, inspections: retry.indices.map((index) => request.inspections[index]) });
+        const again = await this.probe({
+          ...request,
+          inspections: retry.indices.map((index) => request.inspections[index]),
+        });
         retry.indices.forEach((index, position) => (outcomes[index] = again[position]));
       }
     } finally {
@@ -360,7 +426,11 @@ export class VerificationEngine {
 
   /** Stage 3: catch-all confidence and the verdict; `outcome` is null when SMTP was not (or could not be) asked. */
   /** `domain`: what the service has learned about the domain's addresses (catch-all domains only). */
-  conclude(inspection: Inspection, outcome: ProbeOutcome | null, domain: DomainModel | null = null): VerificationResult {
+  conclude(
+    inspection: Inspection,
+    outcome: ProbeOutcome | null,
+    domain: DomainModel | null = null,
+  ): VerificationResult {
     const facts = inspection.facts;
     const probe = outcome?.probe ?? null;
     const mailbox = mailboxAnswer(probe);
@@ -437,7 +507,11 @@ export class VerificationEngine {
         },
         disposable: { value: inspection.disposable },
         role: { value: inspection.role },
-        catchAll: { value: catchAll, confidence: confidence?.confidence ?? null, ...(confidence ? { signals: confidence.signals } : {}) },
+        catchAll: {
+          value: catchAll,
+          confidence: confidence?.confidence ?? null,
+          ...(confidence ? { signals: confidence.signals } : {}),
+        },
         domainAge: facts?.age ?? { createdAt: null, ageDays: null },
         authentication: facts?.authentication ?? NO_AUTH,
       },

@@ -26,9 +26,14 @@ export interface GreylistState {
  * again after GREYLIST_RETRY_SECONDS, up to MAX_GREYLIST_RETRIES times, when that still fits before
  * the answer is due. Null: settle now with what is known ("come back later" then reads as unknown).
  */
-export function greylistRetry(outcomes: ProbeOutcome[], { attempt, deadlineAt, now, retryMs }: GreylistState): GreylistRetry | null {
+export function greylistRetry(
+  outcomes: ProbeOutcome[],
+  { attempt, deadlineAt, now, retryMs }: GreylistState,
+): GreylistRetry | null {
   if (retryMs === null || attempt >= MAX_GREYLIST_RETRIES) return null;
   if (deadlineAt !== null && now + retryMs >= deadlineAt) return null;
-  const indices = outcomes.flatMap((outcome, index) => (!outcome.probe.definite && asksToRetryLater(outcome.probe.failure) ? [index] : []));
+  const indices = outcomes.flatMap((outcome, index) =>
+    !outcome.probe.definite && asksToRetryLater(outcome.probe.failure) ? [index] : [],
+  );
   return indices.length > 0 ? { indices, delayMs: retryMs } : null;
 }

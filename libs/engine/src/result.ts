@@ -26,8 +26,20 @@ export interface VerificationResult {
     syntax: { valid: boolean; localPart: string; domain: string };
     /** null when DNS could not say (SERVFAIL, timeout). */
     domain: { exists: boolean | null };
-    mx: { valid: boolean; records: Array<{ exchange: string; priority: number }>; nullMx: boolean; implicit: boolean; provider: string | null };
-    smtp: { checked: boolean; code: number | null; enhancedCode: string | null; message: string | null; durationMs: number };
+    mx: {
+      valid: boolean;
+      records: Array<{ exchange: string; priority: number }>;
+      nullMx: boolean;
+      implicit: boolean;
+      provider: string | null;
+    };
+    smtp: {
+      checked: boolean;
+      code: number | null;
+      enhancedCode: string | null;
+      message: string | null;
+      durationMs: number;
+    };
     disposable: { value: boolean };
     role: { value: boolean };
     catchAll: { value: boolean; confidence: number | null; signals?: Signal[] };

@@ -25,7 +25,11 @@ export function isPlainText(value: string, { multiline = false } = {}): boolean 
 
 /** Refuses (400) a field whose text breaks the policy, naming the field and never echoing the value. */
 export function assertPlainText(field: string, value: string): void {
-  if (!isPlainText(value)) throw new AppError('bad_request', `${field} must not contain control characters or broken (lone surrogate) characters`);
+  if (!isPlainText(value))
+    throw new AppError(
+      'bad_request',
+      `${field} must not contain control characters or broken (lone surrogate) characters`,
+    );
 }
 
 /** How deep a parsed JSON value nests, counted without recursion (a hostile body cannot overflow the stack). */

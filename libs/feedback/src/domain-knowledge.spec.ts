@@ -12,7 +12,9 @@ beforeAll(async () => {
   source = createDataSource({ url: database.url, poolSize: 2 });
   await source.initialize();
   await runMigrations(source);
-  await database.query("INSERT INTO accounts (id, email, email_key, balance, webhook_secret) VALUES ('acc_dk', 'dk@example.test', 'dk@example.test', 0, 'secret')");
+  await database.query(
+    "INSERT INTO accounts (id, email, email_key, balance, webhook_secret) VALUES ('acc_dk', 'dk@example.test', 'dk@example.test', 0, 'secret')",
+  );
 });
 
 afterAll(async () => {
@@ -22,9 +24,14 @@ afterAll(async () => {
 
 describe('DomainKnowledge', () => {
   it('learns names from addresses known to exist at any domain, not from bounced ones', async () => {
-    await database.query("INSERT INTO domain_evidence (domain, local_part, source) VALUES ('one.test', 'gwendolyn.ostrowski', 'avatar'), ('one.test', 'jsmith', 'verified')");
+    await database.query(
+      "INSERT INTO domain_evidence (domain, local_part, source) VALUES ('one.test', 'gwendolyn.ostrowski', 'avatar'), ('one.test', 'jsmith', 'verified')",
+    );
     const report = (email: string, outcome: string) =>
-      database.query("INSERT INTO feedback (account_id, email, key, domain, local_part, outcome) VALUES ('acc_dk', $1, $1, split_part($1, '@', 2), split_part($1, '@', 1), $2)", [email, outcome]);
+      database.query(
+        "INSERT INTO feedback (account_id, email, key, domain, local_part, outcome) VALUES ('acc_dk', $1, $1, split_part($1, '@', 2), split_part($1, '@', 1), $2)",
+        [email, outcome],
+      );
     await report('hallvard.zielke@two.test', 'delivered');
     await report('tamsin.quispe@two.test', 'bounced');
     const knowledge = new DomainKnowledge(() => source);
@@ -41,7 +48,9 @@ describe('DomainKnowledge', () => {
     // Concurrent and later callers within the window share the one read.
     expect(knowledge.named()).toBe(first);
     expect(await first).not.toContain('kasimir.blomqvist');
-    await database.query("INSERT INTO domain_evidence (domain, local_part, source) VALUES ('four.test', 'kasimir.blomqvist', 'verified')");
+    await database.query(
+      "INSERT INTO domain_evidence (domain, local_part, source) VALUES ('four.test', 'kasimir.blomqvist', 'verified')",
+    );
     clock += NAMES_REFRESH_MS - 1;
     expect(knowledge.named()).toBe(first);
     expect((await knowledge.model('five.test')).names.has('blomqvist')).toBe(false);

@@ -47,7 +47,12 @@ export class DomainKnowledge {
     const [known, reports] = await Promise.all([
       this.dataSource()
         .getRepository(DomainEvidenceEntity)
-        .find({ select: { localPart: true, source: true, pattern: true }, where: { domain }, order: { createdAt: 'DESC' }, take: MAX_EVIDENCE }),
+        .find({
+          select: { localPart: true, source: true, pattern: true },
+          where: { domain },
+          order: { createdAt: 'DESC' },
+          take: MAX_EVIDENCE,
+        }),
       // Each address counts once, with its latest report, whoever sent it. Raw: the newest of each
       // address (DISTINCT ON), then the newest addresses, reads plainer in SQL than in the builder.
       this.dataSource().query(
@@ -58,8 +63,18 @@ export class DomainKnowledge {
       ) as Promise<Array<{ local_part: string; outcome: 'delivered' | 'bounced' }>>,
     ]);
     return [
-      ...known.reverse().map((row): Evidence => ({ localPart: row.localPart, outcome: 'exists', source: row.source, pattern: row.pattern })),
-      ...reports.reverse().map((row): Evidence => ({ localPart: row.local_part, outcome: row.outcome === 'delivered' ? 'exists' : 'bounced', source: 'feedback', pattern: null })),
+      ...known.reverse().map((row): Evidence => ({
+        localPart: row.localPart,
+        outcome: 'exists',
+        source: row.source,
+        pattern: row.pattern,
+      })),
+      ...reports.reverse().map((row): Evidence => ({
+        localPart: row.local_part,
+        outcome: row.outcome === 'delivered' ? 'exists' : 'bounced',
+        source: 'feedback',
+        pattern: null,
+      })),
     ];
   }
 
@@ -108,7 +123,11 @@ export class DomainKnowledge {
   }
 
   /** Verdicts; those at catch-all domains are concluded again with what their domain has taught (one look-up per domain). */
-  async conclude(engine: VerificationEngine, inspections: Inspection[], outcomes: Array<ProbeOutcome | null>): Promise<VerificationResult[]> {
+  async conclude(
+    engine: VerificationEngine,
+    inspections: Inspection[],
+    outcomes: Array<ProbeOutcome | null>,
+  ): Promise<VerificationResult[]> {
     const models = new Map<string, Promise<DomainModel>>();
     return Promise.all(
       inspections.map(async (inspection, index) => {
@@ -140,7 +159,13 @@ export class DomainKnowledge {
       .createQueryBuilder()
       .insert()
       .into(DomainEvidenceEntity)
-      .values(known.map(({ result, source }) => ({ domain: aLabel(result.domain), localPart: result.checks.syntax.localPart.toLowerCase(), source })))
+      .values(
+        known.map(({ result, source }) => ({
+          domain: aLabel(result.domain),
+          localPart: result.checks.syntax.localPart.toLowerCase(),
+          source,
+        })),
+      )
       .orIgnore()
       .execute();
   }

@@ -22,7 +22,10 @@ function recordingEngine(deadlineMs: number) {
 
 describe('finder deadlines', () => {
   it.each([
-    ['the domain insight', (deps: FinderDeps) => domainInsight(deps, 'acme.test', { pattern: null, confidence: 0, addresses: 0 } as never)],
+    [
+      'the domain insight',
+      (deps: FinderDeps) => domainInsight(deps, 'acme.test', { pattern: null, confidence: 0, addresses: 0 } as never),
+    ],
     ['the finder', (deps: FinderDeps) => findAddress(deps, { first: 'john', last: ['doe'] }, 'acme.test')],
   ])('%s gives every stage the check deadline', async (_, run) => {
     const { deps, deadlines } = recordingEngine(1_500);

@@ -19,14 +19,19 @@ export interface DomainInsight {
  * (the postmaster, which RFC 5321 requires, and the made-up address the prober adds to tell
  * catch-all), and the address pattern learned from its verified addresses, finder hits and feedback.
  */
-export async function domainInsight({ engine, probe }: FinderDeps, domain: string, model: DomainModel): Promise<DomainInsight> {
+export async function domainInsight(
+  { engine, probe }: FinderDeps,
+  domain: string,
+  model: DomainModel,
+): Promise<DomainInsight> {
   // Within the check deadline, as every answer of the API (CHECK_DEADLINE_MS).
   const deadlineAt = Date.now() + engine.options.deadlineMs;
   const inspection = await engine.inspect(`postmaster@${domain}`, { deadlineAt });
   const facts = inspection.facts;
   // A server is asked only while its catch-all is not known (the domain's facts are cached): insight is free, but not to the MX.
   const known = facts?.catchAll ?? null;
-  const outcomes = inspection.needsProbe && known === null ? await probe({ inspections: [inspection], deadlineAt }) : null;
+  const outcomes =
+    inspection.needsProbe && known === null ? await probe({ inspections: [inspection], deadlineAt }) : null;
   const outcome = outcomes?.[0] ?? null;
   return {
     domain: inspection.domain || domain,

@@ -15,7 +15,9 @@ const pipelines: InProcessPipeline[] = [];
 const failures: unknown[] = [];
 
 function finder(engine: VerificationEngine, key: string): FinderDeps {
-  const pipeline = new InProcessPipeline({ 'smtp.probe': probeHandler(engine) }, (error) => failures.push(error), ['smtp']);
+  const pipeline = new InProcessPipeline({ 'smtp.probe': probeHandler(engine) }, (error) => failures.push(error), [
+    'smtp',
+  ]);
   pipelines.push(pipeline);
   return { engine, probe: (request) => pipeline.probe(key, request) };
 }
@@ -33,14 +35,28 @@ afterAll(async () => {
 });
 
 it('finds a person at a greylisting domain by asking again once the greylisting has passed', async () => {
-  const engine = createEngine(loadConfig({ ...lab.env, SMTP_HELO_NAME: 'finder.mailguard.test', GREYLIST_RETRY_SECONDS: '1', CHECK_DEADLINE_MS: '6000' }));
+  const engine = createEngine(
+    loadConfig({
+      ...lab.env,
+      SMTP_HELO_NAME: 'finder.mailguard.test',
+      GREYLIST_RETRY_SECONDS: '1',
+      CHECK_DEADLINE_MS: '6000',
+    }),
+  );
   const answer = await findAddress(finder(engine, 'fnd_grey1'), { first: 'john', last: ['doe'] }, 'grey.test');
   expect(answer.email).toBe('john.doe@grey.test');
   expect(lab.stats('mx.grey.test').sessions).toBe(2);
 });
 
 it('answers nobody found, without waiting, when the retry would not fit in the deadline', async () => {
-  const engine = createEngine(loadConfig({ ...lab.env, SMTP_HELO_NAME: 'finder2.mailguard.test', GREYLIST_RETRY_SECONDS: '30', CHECK_DEADLINE_MS: '6000' }));
+  const engine = createEngine(
+    loadConfig({
+      ...lab.env,
+      SMTP_HELO_NAME: 'finder2.mailguard.test',
+      GREYLIST_RETRY_SECONDS: '30',
+      CHECK_DEADLINE_MS: '6000',
+    }),
+  );
   const answer = await findAddress(finder(engine, 'fnd_grey2'), { first: 'john', last: ['doe'] }, 'grey.test');
   expect(answer.email).toBeNull();
 });

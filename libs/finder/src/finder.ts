@@ -35,11 +35,18 @@ export interface FinderDeps {
  * pattern wins — the domain's own once it has taught one, else the most used — with its share as
  * the confidence (capped).
  */
-export async function findAddress({ engine, probe }: FinderDeps, name: PersonName, domain: string, model: DomainModel | null = null): Promise<FinderAnswer> {
+export async function findAddress(
+  { engine, probe }: FinderDeps,
+  name: PersonName,
+  domain: string,
+  model: DomainModel | null = null,
+): Promise<FinderAnswer> {
   const list = candidates(name, model);
   // Within the check deadline, as every answer of the API (CHECK_DEADLINE_MS): one session asks every candidate.
   const deadlineAt = Date.now() + engine.options.deadlineMs;
-  const inspections = await Promise.all(list.map((candidate) => engine.inspect(`${candidate.localPart}@${domain}`, { deadlineAt })));
+  const inspections = await Promise.all(
+    list.map((candidate) => engine.inspect(`${candidate.localPart}@${domain}`, { deadlineAt })),
+  );
   if (!inspections[0].needsProbe) return NOTHING;
   // The likeliest three per transaction, and no more once the server accepts one: few RCPTs per person.
   // A server that greylists is asked again when that fits in the deadline (the one greylisting policy
@@ -49,7 +56,11 @@ export async function findAddress({ engine, probe }: FinderDeps, name: PersonNam
   const catchAll = results.some((result) => result.smtp.catchAll);
   if (catchAll) {
     const total = list.reduce((sum, candidate) => sum + candidate.weight, 0);
-    const scored = list.map((candidate, index) => ({ email: results[index].email, confidence: Math.min(CATCH_ALL_CEILING, Math.round((100 * candidate.weight) / total)), index }));
+    const scored = list.map((candidate, index) => ({
+      email: results[index].email,
+      confidence: Math.min(CATCH_ALL_CEILING, Math.round((100 * candidate.weight) / total)),
+      index,
+    }));
     scored.sort((a, b) => b.confidence - a.confidence);
     const [best, ...rest] = scored;
     return {

@@ -29,10 +29,14 @@ export function foldName(value: string): string {
 export function parseName(input: { firstName?: string; lastName?: string; fullName?: string }): PersonName | null {
   if (input.firstName !== undefined || input.lastName !== undefined) {
     const first = foldName(input.firstName ?? '').split(' ')[0] ?? '';
-    const last = foldName(input.lastName ?? '').split(' ').filter(Boolean);
+    const last = foldName(input.lastName ?? '')
+      .split(' ')
+      .filter(Boolean);
     return first && last.length > 0 ? { first, last } : null;
   }
-  const words = foldName(input.fullName ?? '').split(' ').filter(Boolean);
+  const words = foldName(input.fullName ?? '')
+    .split(' ')
+    .filter(Boolean);
   return words.length >= 2 ? { first: words[0], last: words.slice(1) } : null;
 }
 

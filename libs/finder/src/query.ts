@@ -15,7 +15,8 @@ export interface FinderQuery {
 export function parseFinderQuery(query: FinderQuery): { name: PersonName; domain: string } {
   const { firstName, lastName, fullName, domain: domainParam } = query;
   for (const value of [firstName, lastName, fullName, domainParam]) {
-    if (value !== undefined && (typeof value !== 'string' || value.length > MAX_PARAM)) throw new AppError('bad_request', `Parameters are single strings of at most ${MAX_PARAM} characters`);
+    if (value !== undefined && (typeof value !== 'string' || value.length > MAX_PARAM))
+      throw new AppError('bad_request', `Parameters are single strings of at most ${MAX_PARAM} characters`);
   }
   const name = parseName({ firstName, lastName, fullName });
   if (!name) throw new AppError('bad_request', 'Give firstName and lastName, or fullName, with letters in them');

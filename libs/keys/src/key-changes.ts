@@ -29,7 +29,11 @@ export class RedisKeyChanges implements KeyChanges {
   }
 
   async subscribe(onChange: (hash: string) => void, onGap: () => void): Promise<void> {
-    const subscriber = this.redis.duplicate({ enableOfflineQueue: true, lazyConnect: false, maxRetriesPerRequest: null });
+    const subscriber = this.redis.duplicate({
+      enableOfflineQueue: true,
+      lazyConnect: false,
+      maxRetriesPerRequest: null,
+    });
     this.subscriber = subscriber;
     subscriber.on('error', () => undefined);
     subscriber.on('message', (channel: string, hash: string) => {
@@ -38,7 +42,10 @@ export class RedisKeyChanges implements KeyChanges {
     // ioredis resubscribes after a reconnect by itself, but what was published meanwhile is lost.
     subscriber.on('ready', onGap);
     // A Redis that is down at start must not stop the gateway: it subscribes when Redis is back.
-    const subscribed = subscriber.subscribe(this.channel).then(() => undefined, () => undefined);
+    const subscribed = subscriber.subscribe(this.channel).then(
+      () => undefined,
+      () => undefined,
+    );
     await Promise.race([subscribed, new Promise<void>((resolve) => setTimeout(resolve, 3_000).unref())]);
   }
 

@@ -22,7 +22,19 @@ export interface CsvHead {
 }
 
 /** Our columns after the customer's, in this order (API.md §4, #7). */
-const RESULT_COLUMNS = ['status', 'reason', 'confidence', 'reachable', 'is_free', 'is_role', 'is_disposable', 'is_catch_all', 'suggestion', 'score', 'sub_status'];
+const RESULT_COLUMNS = [
+  'status',
+  'reason',
+  'confidence',
+  'reachable',
+  'is_free',
+  'is_role',
+  'is_disposable',
+  'is_catch_all',
+  'suggestion',
+  'score',
+  'sub_status',
+];
 
 /** Our column names, each written `mailguard_<name>` when the customer's header already has it: no column lost or ambiguous. */
 export function resultHeader(columns: readonly string[]): string[] {
@@ -50,7 +62,9 @@ export function resultFields(result: VerificationResult | null): string[] {
 
 /** A CSV field, quoted when it holds the delimiter, a quote or a line break (RFC 4180). */
 function csvField(value: string, delimiter: string): string {
-  return value.includes(delimiter) || /["\r\n]/.test(value) || value !== value.trim() ? `"${value.replace(/"/g, '""')}"` : value;
+  return value.includes(delimiter) || /["\r\n]/.test(value) || value !== value.trim()
+    ? `"${value.replace(/"/g, '""')}"`
+    : value;
 }
 
 /** One CSV record with its CRLF, as the list results download writes them. */
@@ -86,7 +100,10 @@ async function firstLine(path: string): Promise<string> {
   try {
     const buffer = Buffer.alloc(64 * 1024);
     const { bytesRead } = await file.read(buffer, 0, buffer.length, 0);
-    const text = buffer.subarray(0, bytesRead).toString('utf8').replace(/^\uFEFF/, '');
+    const text = buffer
+      .subarray(0, bytesRead)
+      .toString('utf8')
+      .replace(/^\uFEFF/, '');
     return text.split(/\r?\n/, 1)[0] ?? '';
   } finally {
     await file.close();
@@ -97,7 +114,11 @@ function chooseColumn(columns: string[], sample: string[][], requested: string |
   if (requested !== null) {
     const wanted = requested.trim().toLowerCase();
     const index = columns.findIndex((column) => column.trim().toLowerCase() === wanted);
-    if (index < 0) throw new AppError('bad_request', `emailColumn "${requested}" is not a column of the file; its columns are: ${columns.join(', ')}`);
+    if (index < 0)
+      throw new AppError(
+        'bad_request',
+        `emailColumn "${requested}" is not a column of the file; its columns are: ${columns.join(', ')}`,
+      );
     return index;
   }
   const named = columns.findIndex((column) => EMAIL_HEADER.test(column.trim()));
@@ -122,8 +143,10 @@ export async function looksLikeCsv(path: string): Promise<boolean> {
 /** A row within the bounds, and text a list can store (no NUL or other control character but tabs and line breaks). */
 function checkRecord(record: string[], row: number): void {
   const where = row === 0 ? 'the header row' : `row ${row}`;
-  if (record.length > MAX_COLUMNS) throw new AppError('bad_request', `${where} has ${record.length} columns; a list has at most ${MAX_COLUMNS}`);
-  if (!record.every((field) => isPlainText(field, { multiline: true }))) throw new AppError('bad_request', `${where} holds a NUL or other control character`);
+  if (record.length > MAX_COLUMNS)
+    throw new AppError('bad_request', `${where} has ${record.length} columns; a list has at most ${MAX_COLUMNS}`);
+  if (!record.every((field) => isPlainText(field, { multiline: true })))
+    throw new AppError('bad_request', `${where} holds a NUL or other control character`);
 }
 
 /**
@@ -131,10 +154,23 @@ function checkRecord(record: string[], row: number): void {
  * with or without BOM, comma or semicolon, quoted fields, CRLF or LF; a header row is required.
  * Calls `onHead` once the columns and the email column are known, then yields data rows in order.
  */
-export async function* readCsv(path: string, requestedColumn: string | null, onHead: (head: CsvHead) => Promise<void>): AsyncGenerator<string[]> {
+export async function* readCsv(
+  path: string,
+  requestedColumn: string | null,
+  onHead: (head: CsvHead) => Promise<void>,
+): AsyncGenerator<string[]> {
   const delimiter = delimiterOf(await firstLine(path));
   const records = () =>
-    createReadStream(path).pipe(parse({ delimiter, bom: true, relax_column_count: true, skip_empty_lines: true, relax_quotes: true, max_record_size: MAX_RECORD_BYTES }));
+    createReadStream(path).pipe(
+      parse({
+        delimiter,
+        bom: true,
+        relax_column_count: true,
+        skip_empty_lines: true,
+        relax_quotes: true,
+        max_record_size: MAX_RECORD_BYTES,
+      }),
+    );
   // A first pass counts the rows and checks each one, so that a file over a limit is refused before anything is stored.
   let rows = -1;
   try {
@@ -146,7 +182,8 @@ export async function* readCsv(path: string, requestedColumn: string | null, onH
     if (error instanceof AppError) throw error;
     throw new AppError('bad_request', `The file is not a readable CSV: ${(error as Error).message}`);
   }
-  if (rows > MAX_ROWS) throw new AppError('payload_too_large', `Too many rows: a list holds at most ${MAX_ROWS.toLocaleString('en')}`);
+  if (rows > MAX_ROWS)
+    throw new AppError('payload_too_large', `Too many rows: a list holds at most ${MAX_ROWS.toLocaleString('en')}`);
   const parser = records();
   let columns: string[] | null = null;
   const sample: string[][] = [];

@@ -53,7 +53,11 @@ export function feedList(listId: string, queue: StageContext): Promise<void> {
  * per list between them, see feedList). `jobsLost` (one process, whose jobs lived in its memory):
  * at the first sweep every unsettled row is dispatched again.
  */
-export function startSweeps(store: ListStore, queue: StageContext, options: { jobsLost: boolean; onError(error: unknown): void }): { stop(): void } {
+export function startSweeps(
+  store: ListStore,
+  queue: StageContext,
+  options: { jobsLost: boolean; onError(error: unknown): void },
+): { stop(): void } {
   let jobsLost = options.jobsLost;
   const sweep = async () => {
     for (const listId of await store.running(jobsLost)) await feedList(listId, queue);
@@ -99,15 +103,32 @@ export function feedHandler(engine: VerificationEngine, store: ListStore): JobHa
             if (probe.length > 0) {
               const rows = probe.map((index) => group[index].row);
               const key = groupKey(listId, round, rows);
-              const job = probeJob(key, probe.map((index) => inspections[index]), { deadlineAt: null }, { to: 'list', listId, round, rows });
+              const job = probeJob(
+                key,
+                probe.map((index) => inspections[index]),
+                { deadlineAt: null },
+                { to: 'list', listId, round, rows },
+              );
               await queue.enqueue('smtp.probe', job, { jobId: jobIdFor(key, 'smtp.probe') });
             }
             if (direct.length > 0) {
               const rows = direct.map((index) => group[index].row);
-              const payload = { listId, round, rows, facts: null, inspections: direct.map((index) => inspections[index]), outcomes: direct.map(() => null) };
-              await queue.enqueue('scoring.concludeGroup', payload, { jobId: jobIdFor(groupKey(listId, round, rows), 'scoring.concludeGroup') });
+              const payload = {
+                listId,
+                round,
+                rows,
+                facts: null,
+                inspections: direct.map((index) => inspections[index]),
+                outcomes: direct.map(() => null),
+              };
+              await queue.enqueue('scoring.concludeGroup', payload, {
+                jobId: jobIdFor(groupKey(listId, round, rows), 'scoring.concludeGroup'),
+              });
             }
-            await store.markDispatched(listId, group.map((row) => row.row));
+            await store.markDispatched(
+              listId,
+              group.map((row) => row.row),
+            );
             dispatched += group.length;
           }
         }),
@@ -132,9 +153,16 @@ export function concludeGroupHandler(
   return async (payload, queue) => {
     const inspections = payload.facts ? restore(payload) : payload.inspections;
     const results = await knowledge.conclude(engine, inspections, payload.outcomes);
-    const finished = await store.settle(payload.listId, results.map((result, index) => ({ row: payload.rows[index], result })));
+    const finished = await store.settle(
+      payload.listId,
+      results.map((result, index) => ({ row: payload.rows[index], result })),
+    );
     results.forEach((result) => observe(result));
-    await Promise.all(results.filter((result) => result.reachable !== 'unknown').map((result) => cache.set(resultKey(result.email), result, options.cacheTtlSeconds)));
+    await Promise.all(
+      results
+        .filter((result) => result.reachable !== 'unknown')
+        .map((result) => cache.set(resultKey(result.email), result, options.cacheTtlSeconds)),
+    );
     await knowledge.learn(results);
     if (finished) await announce(finished, queue, options);
     return { settled: results.length };

@@ -26,12 +26,16 @@ afterAll(async () => {
 
 async function account(balance: number): Promise<string> {
   const id = `acc_lists_${++accounts}`;
-  await database.query("INSERT INTO accounts (id, email, email_key, webhook_secret) VALUES ($1, $2, $2, 'secret')", [id, `${id}@example.test`]);
+  await database.query("INSERT INTO accounts (id, email, email_key, webhook_secret) VALUES ($1, $2, $2, 'secret')", [
+    id,
+    `${id}@example.test`,
+  ]);
   if (balance > 0) await new CreditLedger(() => source).grant(id, balance, 'test credits');
   return id;
 }
 
-const result = (reachable: VerificationResult['reachable'], status: VerificationResult['status']) => ({ reachable, status }) as VerificationResult;
+const result = (reachable: VerificationResult['reachable'], status: VerificationResult['status']) =>
+  ({ reachable, status }) as VerificationResult;
 const row = (n: number, email: string, key: string | null): UploadRow => ({
   row: n,
   fields: [email],
@@ -44,14 +48,34 @@ const row = (n: number, email: string, key: string | null): UploadRow => ({
 /** A list of 5 rows: 3 chargeable addresses, a repeat of the first and a syntax failure. */
 async function upload(accountId: string): Promise<string> {
   const id = `lst_${accountId}`;
-  await store.create({ id, accountId, name: 'leads.csv', columns: ['email'], delimiter: ',', emailColumn: 0, webhookUrl: null });
-  await store.insertRows(id, [row(1, 'a@acme.test', 'a@acme.test'), row(2, 'b@acme.test', 'b@acme.test'), row(3, 'A@acme.test', 'a@acme.test'), row(4, 'nope', null), row(5, 'c@acme.test', 'c@acme.test')]);
+  await store.create({
+    id,
+    accountId,
+    name: 'leads.csv',
+    columns: ['email'],
+    delimiter: ',',
+    emailColumn: 0,
+    webhookUrl: null,
+  });
+  await store.insertRows(id, [
+    row(1, 'a@acme.test', 'a@acme.test'),
+    row(2, 'b@acme.test', 'b@acme.test'),
+    row(3, 'A@acme.test', 'a@acme.test'),
+    row(4, 'nope', null),
+    row(5, 'c@acme.test', 'c@acme.test'),
+  ]);
   return id;
 }
 
 async function credits(accountId: string) {
-  const [account] = await database.query<{ balance: number; held: number }>('SELECT balance, held FROM accounts WHERE id = $1', [accountId]);
-  const ledger = await database.query("SELECT kind, delta FROM credit_transactions WHERE account_id = $1 AND reason <> 'test credits' ORDER BY id", [accountId]);
+  const [account] = await database.query<{ balance: number; held: number }>(
+    'SELECT balance, held FROM accounts WHERE id = $1',
+    [accountId],
+  );
+  const ledger = await database.query(
+    "SELECT kind, delta FROM credit_transactions WHERE account_id = $1 AND reason <> 'test credits' ORDER BY id",
+    [accountId],
+  );
   return { ...account, ledger };
 }
 
@@ -66,7 +90,14 @@ it('holds one credit per chargeable row when the list is sealed, and nothing whe
   const id = await upload(rich);
   expect(await store.seal(id, rich)).toEqual({ chargeable: 3, sealed: true });
   expect(await credits(rich)).toEqual({ balance: 7, held: 3, ledger: [{ kind: 'hold', delta: -3 }] });
-  expect((await store.find(id))?.view).toMatchObject({ status: 'queued', total: 5, processed: 1, duplicates: 1, creditsHeld: 3, counts: { invalid: 1 } });
+  expect((await store.find(id))?.view).toMatchObject({
+    status: 'queued',
+    total: 5,
+    processed: 1,
+    duplicates: 1,
+    creditsHeld: 3,
+    counts: { invalid: 1 },
+  });
 });
 
 it('settles a row once however often its job runs, and refunds at completion what unknown results did not use', async () => {
@@ -75,13 +106,28 @@ it('settles a row once however often its job runs, and refunds at completion wha
   await store.seal(id, accountId);
   await store.start(id);
 
-  expect(await store.settle(id, [{ row: 1, result: result('safe', 'valid') }, { row: 2, result: result('unknown', 'risky') }])).toBeNull();
+  expect(
+    await store.settle(id, [
+      { row: 1, result: result('safe', 'valid') },
+      { row: 2, result: result('unknown', 'risky') },
+    ]),
+  ).toBeNull();
   // The job of row 1 runs again: nothing moves.
   expect(await store.settle(id, [{ row: 1, result: result('safe', 'valid') }])).toBeNull();
-  expect((await store.find(id))?.view).toMatchObject({ processed: 4, creditsCharged: 1, counts: { valid: 2, risky: 1, invalid: 1 } });
+  expect((await store.find(id))?.view).toMatchObject({
+    processed: 4,
+    creditsCharged: 1,
+    counts: { valid: 2, risky: 1, invalid: 1 },
+  });
 
   const finished = await store.settle(id, [{ row: 5, result: result('invalid', 'invalid') }]);
-  expect(finished?.view).toMatchObject({ status: 'completed', processed: 5, creditsHeld: 0, creditsCharged: 2, completedAt: expect.any(String) });
+  expect(finished?.view).toMatchObject({
+    status: 'completed',
+    processed: 5,
+    creditsHeld: 0,
+    creditsCharged: 2,
+    completedAt: expect.any(String),
+  });
   expect(await credits(accountId)).toEqual({
     balance: 8,
     held: 0,
@@ -99,7 +145,11 @@ it('gives back everything not charged when a running list is cancelled, once', a
   await store.start(id);
   await store.settle(id, [{ row: 2, result: result('safe', 'valid') }]);
 
-  expect((await store.cancel(id, accountId))?.view).toMatchObject({ status: 'cancelled', creditsHeld: 0, creditsCharged: 1 });
+  expect((await store.cancel(id, accountId))?.view).toMatchObject({
+    status: 'cancelled',
+    creditsHeld: 0,
+    creditsCharged: 1,
+  });
   expect(await store.cancel(id, accountId)).toBeNull();
   expect(await store.settle(id, [{ row: 1, result: result('safe', 'valid') }])).toBeNull();
   expect(await credits(accountId)).toEqual({

@@ -108,7 +108,15 @@ export class ListStore {
     return this.dataSource().getRepository(ListRowEntity);
   }
 
-  async create(list: { id: string; accountId: string; name: string; columns: string[]; delimiter: string; emailColumn: number; webhookUrl: string | null }): Promise<void> {
+  async create(list: {
+    id: string;
+    accountId: string;
+    name: string;
+    columns: string[];
+    delimiter: string;
+    emailColumn: number;
+    webhookUrl: string | null;
+  }): Promise<void> {
     await this.lists.insert({ ...list, status: 'uploading' });
   }
 
@@ -155,16 +163,40 @@ export class ListStore {
         .getRawOne()) as { total: number; duplicates: number; chargeable: number; failed: number };
       const list = await manager.findOneByOrFail(ListEntity, { id: listId });
       const held = listHold(counts.chargeable);
-      if (held > 0 && !(await this.ledger.hold(accountId, held, `hold: list ${list.name} (${counts.chargeable} rows)`, listId, manager))) {
+      if (
+        held > 0 &&
+        !(await this.ledger.hold(
+          accountId,
+          held,
+          `hold: list ${list.name} (${counts.chargeable} rows)`,
+          listId,
+          manager,
+        ))
+      ) {
         return { chargeable: counts.chargeable, sealed: false };
       }
-      await manager.update(ListEntity, { id: listId }, { status: 'queued', total: counts.total, duplicates: counts.duplicates, processed: counts.failed, invalid: counts.failed, creditsHeld: held });
+      await manager.update(
+        ListEntity,
+        { id: listId },
+        {
+          status: 'queued',
+          total: counts.total,
+          duplicates: counts.duplicates,
+          processed: counts.failed,
+          invalid: counts.failed,
+          creditsHeld: held,
+        },
+      );
       return { chargeable: counts.chargeable, sealed: true };
     });
   }
 
   async find(listId: string, accountId?: string): Promise<StoredList | null> {
-    const row = await this.lists.findOneBy({ id: listId, status: Not('uploading'), ...(accountId ? { accountId } : {}) });
+    const row = await this.lists.findOneBy({
+      id: listId,
+      status: Not('uploading'),
+      ...(accountId ? { accountId } : {}),
+    });
     return row ? stored(row) : null;
   }
 
@@ -180,7 +212,10 @@ export class ListStore {
 
   /** queued → processing; null when the list is gone or already over (nothing to feed). */
   async start(listId: string): Promise<StoredList | null> {
-    const started = await this.lists.update({ id: listId, status: In(RUNNING) }, { status: 'processing', startedAt: () => 'coalesce(started_at, now())' });
+    const started = await this.lists.update(
+      { id: listId, status: In(RUNNING) },
+      { status: 'processing', startedAt: () => 'coalesce(started_at, now())' },
+    );
     if (!started.affected) return null;
     const row = await this.lists.findOneBy({ id: listId });
     return row ? stored(row) : null;
@@ -190,12 +225,18 @@ export class ListStore {
    * First rows of each address not yet settled nor (recently) dispatched, by domain, after `from`
    * (keyset paging: a feed never reads again the rows it has just dispatched).
    */
-  async undispatched(listId: string, limit: number, from: { domain: string; row: number } | null): Promise<PendingRow[]> {
+  async undispatched(
+    listId: string,
+    limit: number,
+    from: { domain: string; row: number } | null,
+  ): Promise<PendingRow[]> {
     const query = this.rows
       .createQueryBuilder('r')
       .select(['r.listId', 'r.row', 'r.email', 'r.domain'])
       .where('r.listId = :listId AND NOT r.settled AND r.duplicateOf IS NULL AND r.key IS NOT NULL', { listId })
-      .andWhere('(r.dispatchedAt IS NULL OR r.dispatchedAt < now() - make_interval(secs => :stale))', { stale: STALE_DISPATCH_SECONDS })
+      .andWhere('(r.dispatchedAt IS NULL OR r.dispatchedAt < now() - make_interval(secs => :stale))', {
+        stale: STALE_DISPATCH_SECONDS,
+      })
       .orderBy('r.domain')
       .addOrderBy('r.row')
       .limit(limit);
@@ -214,7 +255,10 @@ export class ListStore {
    * goes back to the balance as a refund row. Rows already settled are skipped, so a job that
    * runs twice changes nothing the second time. Returns the list when this call completed it.
    */
-  async settle(listId: string, settled: Array<{ row: number; result: VerificationResult }>): Promise<StoredList | null> {
+  async settle(
+    listId: string,
+    settled: Array<{ row: number; result: VerificationResult }>,
+  ): Promise<StoredList | null> {
     return this.dataSource().transaction(async (manager) => {
       const list = await manager.findOne(ListEntity, { where: { id: listId }, lock: { mode: 'pessimistic_write' } });
       if (!list || !RUNNING.includes(list.status)) return null;
@@ -256,10 +300,21 @@ export class ListStore {
    * releases what it holds, refunding everything not charged as one row (ref: the list id, so
    * never twice).
    */
-  private async finish(manager: EntityManager, list: ListEntity, status: 'completed' | 'cancelled'): Promise<StoredList> {
+  private async finish(
+    manager: EntityManager,
+    list: ListEntity,
+    status: 'completed' | 'cancelled',
+  ): Promise<StoredList> {
     const refund = listRefund({ held: list.creditsHeld, charged: list.creditsCharged });
     if (list.creditsHeld > 0) {
-      await this.ledger.releaseHold(list.accountId, list.creditsHeld, refund, `refund: list ${list.name} (${status}), ${refund} rows not charged`, list.id, manager);
+      await this.ledger.releaseHold(
+        list.accountId,
+        list.creditsHeld,
+        refund,
+        `refund: list ${list.name} (${status}), ${refund} rows not charged`,
+        list.id,
+        manager,
+      );
     }
     await manager.update(ListEntity, { id: list.id }, { status, creditsHeld: 0, completedAt: () => 'now()' });
     return stored(await manager.findOneByOrFail(ListEntity, { id: list.id }));
@@ -277,7 +332,10 @@ export class ListStore {
   /** DELETE of a running list: it stops, and what it holds beyond its charges comes back. */
   async cancel(listId: string, accountId: string): Promise<StoredList | null> {
     return this.dataSource().transaction(async (manager) => {
-      const list = await manager.findOne(ListEntity, { where: { id: listId, accountId, status: In(RUNNING) }, lock: { mode: 'pessimistic_write' } });
+      const list = await manager.findOne(ListEntity, {
+        where: { id: listId, accountId, status: In(RUNNING) },
+        lock: { mode: 'pessimistic_write' },
+      });
       return list ? this.finish(manager, list, 'cancelled') : null;
     });
   }
@@ -289,7 +347,10 @@ export class ListStore {
   }
 
   /** Rows in order from `afterRow`, with the result of their first occurrence for duplicates. */
-  async results(listId: string, options: { status: string | null; afterRow?: number; offset?: number; limit: number }): Promise<ResultRow[]> {
+  async results(
+    listId: string,
+    options: { status: string | null; afterRow?: number; offset?: number; limit: number },
+  ): Promise<ResultRow[]> {
     const query = this.rows
       .createQueryBuilder('r')
       .leftJoin(ListRowEntity, 'f', 'f.listId = r.listId AND f.row = r.duplicateOf')
@@ -324,7 +385,11 @@ export class ListStore {
    * process, whose jobs lived in its memory) every unsettled row is to be dispatched again now.
    */
   async running(jobsLost = false): Promise<string[]> {
-    await this.lists.createQueryBuilder().delete().where("status = 'uploading' AND created_at < now() - interval '1 hour'").execute();
+    await this.lists
+      .createQueryBuilder()
+      .delete()
+      .where("status = 'uploading' AND created_at < now() - interval '1 hour'")
+      .execute();
     const ids = (await this.lists.find({ select: { id: true }, where: { status: In(RUNNING) } })).map((row) => row.id);
     if (jobsLost && ids.length > 0) await this.rows.update({ listId: In(ids), settled: false }, { dispatchedAt: null });
     return ids;

@@ -27,7 +27,8 @@ export class ListSweeps implements OnApplicationBootstrap, BeforeApplicationShut
   onApplicationBootstrap(): void {
     this.sweeps = startSweeps(this.lists, this.jobs, {
       jobsLost: this.jobsLost,
-      onError: (err) => this.logger.warn(`could not sweep the running lists; trying again at the next sweep: ${String(err)}`),
+      onError: (err) =>
+        this.logger.warn(`could not sweep the running lists; trying again at the next sweep: ${String(err)}`),
     });
   }
 

@@ -39,7 +39,9 @@ describe('webhook targets', () => {
 describe('signWebhook', () => {
   it('is sha256= and the lowercase hex HMAC-SHA256 of the raw body keyed with the secret', () => {
     const body = '{"id":"lst_1","status":"completed"}';
-    expect(signWebhook(body, 'whsec_test')).toBe(`sha256=${createHmac('sha256', 'whsec_test').update(body).digest('hex')}`);
+    expect(signWebhook(body, 'whsec_test')).toBe(
+      `sha256=${createHmac('sha256', 'whsec_test').update(body).digest('hex')}`,
+    );
     expect(signWebhook(body, 'whsec_test')).toMatch(/^sha256=[0-9a-f]{64}$/);
   });
 });
@@ -78,7 +80,9 @@ describe('delivery to a name that rebinds (mail lab DNS)', () => {
         );
       }
       expect(outcomes).toEqual(['delivered 204', 'refused', 'delivered 204', 'refused']);
-      expect(receiver.heard.map((request) => request.headers['x-mailguard-signature'])).toEqual(Array(2).fill(signWebhook('{"id":"lst_1"}', 'whsec_test')));
+      expect(receiver.heard.map((request) => request.headers['x-mailguard-signature'])).toEqual(
+        Array(2).fill(signWebhook('{"id":"lst_1"}', 'whsec_test')),
+      );
       expect(loopback.connections).toBe(0);
       // Resolved once per delivery: checking and connecting are one look-up.
       expect(lab.dns.rebindAnswers('pinned.test')).toBe(4);
@@ -91,7 +95,8 @@ describe('delivery to a name that rebinds (mail lab DNS)', () => {
     const outbound = new Outbound(addressPolicy(false), addressResolver([lab.dnsServer]));
     const url = `http://rebind.test:${loopback.port}/hook`;
     await expect(checkWebhookTarget(url, outbound)).rejects.toMatchObject({ code: 'bad_request' });
-    for (let attempt = 0; attempt < 3; attempt++) await expect(deliverWebhook(url, '{}', 'whsec_test', outbound)).rejects.toBeInstanceOf(RefusedAddressError);
+    for (let attempt = 0; attempt < 3; attempt++)
+      await expect(deliverWebhook(url, '{}', 'whsec_test', outbound)).rejects.toBeInstanceOf(RefusedAddressError);
     expect(lab.dns.rebindAnswers('rebind.test')).toBe(4);
     expect(loopback.connections).toBe(0);
   });

@@ -15,7 +15,8 @@ function parseWebhookUrl(raw: string): URL {
   } catch {
     throw new AppError('bad_request', 'webhookUrl is not a valid URL');
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new AppError('bad_request', 'webhookUrl must be http or https');
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new AppError('bad_request', 'webhookUrl must be http or https');
   if (url.username || url.password) throw new AppError('bad_request', 'webhookUrl must not carry credentials');
   return url;
 }
@@ -30,7 +31,8 @@ export async function checkWebhookTarget(raw: string, outbound: Outbound): Promi
   try {
     await outbound.checkHost(url);
   } catch (error) {
-    if (error instanceof RefusedAddressError) throw new AppError('bad_request', 'webhookUrl resolves to a private, loopback or link-local address');
+    if (error instanceof RefusedAddressError)
+      throw new AppError('bad_request', 'webhookUrl resolves to a private, loopback or link-local address');
     throw new AppError('bad_request', `webhookUrl host ${url.hostname} does not resolve`);
   }
   return url;
@@ -48,10 +50,15 @@ export async function deliverWebhook(url: string, body: string, secret: string, 
   const target = parseWebhookUrl(url);
   const response = await outbound.request(target, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', 'user-agent': 'MailGuard-Webhook/1', 'x-mailguard-signature': signWebhook(body, secret) },
+    headers: {
+      'content-type': 'application/json',
+      'user-agent': 'MailGuard-Webhook/1',
+      'x-mailguard-signature': signWebhook(body, secret),
+    },
     body,
     signal: AbortSignal.timeout(WEBHOOK_TIMEOUT_MS),
   });
-  if (response.status < 200 || response.status >= 300) throw new Error(`webhook ${target.origin} answered ${response.status}`);
+  if (response.status < 200 || response.status >= 300)
+    throw new Error(`webhook ${target.origin} answered ${response.status}`);
   return response.status;
 }

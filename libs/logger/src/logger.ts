@@ -8,7 +8,10 @@ export function createLogger(config: LogConfig, service: string): Logger {
     level: config.level,
     base: { service },
     timestamp: pino.stdTimeFunctions.isoTime,
-    redact: { paths: ['req.headers["x-api-key"]', 'req.headers.authorization', 'req.headers.cookie'], censor: '[redacted]' },
+    redact: {
+      paths: ['req.headers["x-api-key"]', 'req.headers.authorization', 'req.headers.cookie'],
+      censor: '[redacted]',
+    },
   });
 }
 

@@ -11,9 +11,15 @@ export const requestContext = new AsyncLocalStorage<{ requestId: string }>();
  */
 export function surviveUnhandled(logger: Logger): void {
   process.on('unhandledRejection', (reason: unknown) => {
-    logger.error({ err: reason, requestId: requestContext.getStore()?.requestId }, 'unhandled rejection (the process goes on)');
+    logger.error(
+      { err: reason, requestId: requestContext.getStore()?.requestId },
+      'unhandled rejection (the process goes on)',
+    );
   });
   process.on('uncaughtException', (error: Error) => {
-    logger.error({ err: error, requestId: requestContext.getStore()?.requestId }, 'uncaught exception (the process goes on)');
+    logger.error(
+      { err: error, requestId: requestContext.getStore()?.requestId },
+      'uncaught exception (the process goes on)',
+    );
   });
 }

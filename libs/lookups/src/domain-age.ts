@@ -29,11 +29,15 @@ export class DomainAgeLookup {
 
   private async serviceFor(domain: string): Promise<string | null> {
     if (this.baseUrl) return this.baseUrl;
-    this.bootstrap ??= this.http(IANA_BOOTSTRAP, { signal: AbortSignal.timeout(this.timeoutMs), accept: 'application/json' })
+    this.bootstrap ??= this.http(IANA_BOOTSTRAP, {
+      signal: AbortSignal.timeout(this.timeoutMs),
+      accept: 'application/json',
+    })
       .then(async (response) => {
         const body = (await response.json()) as { services?: Array<[string[], string[]]> };
         const services = new Map<string, string>();
-        for (const [tlds, urls] of body.services ?? []) for (const tld of tlds) if (urls[0]) services.set(tld.toLowerCase(), urls[0].replace(/\/+$/, ''));
+        for (const [tlds, urls] of body.services ?? [])
+          for (const tld of tlds) if (urls[0]) services.set(tld.toLowerCase(), urls[0].replace(/\/+$/, ''));
         return services;
       })
       .catch(() => {

@@ -2,10 +2,18 @@ import { createHash } from 'node:crypto';
 import type { HttpGet } from './http';
 
 /** Whether an avatar exists for the address (SHA-256 of the lower-cased normalised address, `d=404`). null: could not tell. */
-export async function hasGravatar(http: HttpGet, baseUrl: string, email: string, timeoutMs = 3_000): Promise<boolean | null> {
+export async function hasGravatar(
+  http: HttpGet,
+  baseUrl: string,
+  email: string,
+  timeoutMs = 3_000,
+): Promise<boolean | null> {
   const hash = createHash('sha256').update(email.trim().toLowerCase()).digest('hex');
   try {
-    const response = await http(`${baseUrl}/avatar/${hash}?d=404`, { signal: AbortSignal.timeout(timeoutMs), accept: 'image/*' });
+    const response = await http(`${baseUrl}/avatar/${hash}?d=404`, {
+      signal: AbortSignal.timeout(timeoutMs),
+      accept: 'image/*',
+    });
     if (response.status === 200) return true;
     if (response.status === 404) return false;
     return null;

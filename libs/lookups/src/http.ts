@@ -13,7 +13,11 @@ const MAX_REDIRECTS = 5;
 /** GET through the process's outbound HTTP: redirects followed, every hop's address checked (ALLOW_PRIVATE_MX). */
 export function outboundGet(outbound: Outbound): HttpGet {
   return async (url, options) => {
-    const response = await outbound.request(url, { headers: { accept: options.accept }, signal: options.signal, maxRedirects: MAX_REDIRECTS });
+    const response = await outbound.request(url, {
+      headers: { accept: options.accept },
+      signal: options.signal,
+      maxRedirects: MAX_REDIRECTS,
+    });
     return { status: response.status, json: async () => JSON.parse(await response.text()) as unknown };
   };
 }

@@ -37,10 +37,15 @@ it('asks no private address unless ALLOW_PRIVATE_MX=true: the lab services answe
   const strict = outboundGet(new Outbound(addressPolicy(false), resolve()));
   const lenient = outboundGet(new Outbound(addressPolicy(true), resolve()));
   const before = lab.http.requests;
-  expect(await new DomainAgeLookup(strict, lab.http.baseUrl).lookup('acme.test')).toEqual({ createdAt: null, ageDays: null });
+  expect(await new DomainAgeLookup(strict, lab.http.baseUrl).lookup('acme.test')).toEqual({
+    createdAt: null,
+    ageDays: null,
+  });
   expect(await hasGravatar(strict, lab.http.baseUrl, emailWithAvatar)).toBeNull();
   expect(lab.http.requests).toBe(before);
-  expect((await new DomainAgeLookup(lenient, lab.http.baseUrl).lookup('acme.test')).ageDays).toEqual(expect.any(Number));
+  expect((await new DomainAgeLookup(lenient, lab.http.baseUrl).lookup('acme.test')).ageDays).toEqual(
+    expect.any(Number),
+  );
   expect(await hasGravatar(lenient, lab.http.baseUrl, emailWithAvatar)).toBe(true);
 });
 

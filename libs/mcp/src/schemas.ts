@@ -12,27 +12,72 @@ const mxRecord = z.object({ exchange: z.string(), priority: z.number().int() });
 export const verificationResult = z.object({
   email: z.string().describe('The address as normalised: trimmed, domain lower-cased'),
   domain: z.string(),
-  status: z.enum(['valid', 'risky', 'invalid']).describe('The verdict: valid = deliverable, risky = may bounce or is low value, invalid = do not send'),
-  confidence: z.number().int().nullable().describe('0-100 when the domain is catch-all: how likely this address exists; else null'),
+  status: z
+    .enum(['valid', 'risky', 'invalid'])
+    .describe('The verdict: valid = deliverable, risky = may bounce or is low value, invalid = do not send'),
+  confidence: z
+    .number()
+    .int()
+    .nullable()
+    .describe('0-100 when the domain is catch-all: how likely this address exists; else null'),
   score: z.number().int().describe('0-100: how likely a message to this address is delivered'),
-  reason: z.enum(['accepted_email', 'rejected_email', 'invalid_syntax', 'invalid_domain', 'no_mx', 'disabled', 'catch_all', 'disposable', 'full_inbox', 'role', 'unknown']),
-  subStatus: z.string().nullable().optional().describe('A finer cause inside reason (e.g. timeout, greylisted, no_such_user); null when none'),
+  reason: z.enum([
+    'accepted_email',
+    'rejected_email',
+    'invalid_syntax',
+    'invalid_domain',
+    'no_mx',
+    'disabled',
+    'catch_all',
+    'disposable',
+    'full_inbox',
+    'role',
+    'unknown',
+  ]),
+  subStatus: z
+    .string()
+    .nullable()
+    .optional()
+    .describe('A finer cause inside reason (e.g. timeout, greylisted, no_such_user); null when none'),
   isValid: z.boolean(),
-  reachable: z.enum(['safe', 'risky', 'invalid', 'unknown']).describe('unknown: the mail server gave no answer in time (not charged)'),
+  reachable: z
+    .enum(['safe', 'risky', 'invalid', 'unknown'])
+    .describe('unknown: the mail server gave no answer in time (not charged)'),
   syntax: z.boolean(),
-  smtp: z.object({ hostExists: z.boolean(), deliverable: z.boolean(), catchAll: z.boolean(), fullInbox: z.boolean(), disabled: z.boolean() }),
+  smtp: z.object({
+    hostExists: z.boolean(),
+    deliverable: z.boolean(),
+    catchAll: z.boolean(),
+    fullInbox: z.boolean(),
+    disabled: z.boolean(),
+  }),
   isFree: z.boolean(),
   isRole: z.boolean(),
   isDisposable: z.boolean(),
   hasGravatar: z.boolean(),
-  suggestion: z.string().nullable().describe('A likely intended address for a typo (john@gmial.com -> john@gmail.com); null when none'),
+  suggestion: z
+    .string()
+    .nullable()
+    .describe('A likely intended address for a typo (john@gmial.com -> john@gmail.com); null when none'),
   verifiedAt: z.string(),
   cached: z.boolean(),
   checks: z.object({
     syntax: z.object({ valid: z.boolean(), localPart: z.string(), domain: z.string() }),
     domain: z.object({ exists: z.boolean().nullable() }),
-    mx: z.object({ valid: z.boolean(), records: z.array(mxRecord), nullMx: z.boolean(), implicit: z.boolean(), provider: z.string().nullable() }),
-    smtp: z.object({ checked: z.boolean(), code: z.number().int().nullable(), enhancedCode: z.string().nullable(), message: z.string().nullable(), durationMs: z.number() }),
+    mx: z.object({
+      valid: z.boolean(),
+      records: z.array(mxRecord),
+      nullMx: z.boolean(),
+      implicit: z.boolean(),
+      provider: z.string().nullable(),
+    }),
+    smtp: z.object({
+      checked: z.boolean(),
+      code: z.number().int().nullable(),
+      enhancedCode: z.string().nullable(),
+      message: z.string().nullable(),
+      durationMs: z.number(),
+    }),
     disposable: z.object({ value: z.boolean() }),
     role: z.object({ value: z.boolean() }),
     catchAll: z.object({ value: z.boolean(), confidence: z.number().int().nullable() }),
@@ -46,7 +91,9 @@ export const verificationResult = z.object({
 });
 
 /** #2. */
-export const batchResult = z.object({ results: z.array(verificationResult).describe('One result per input address, in input order') });
+export const batchResult = z.object({
+  results: z.array(verificationResult).describe('One result per input address, in input order'),
+});
 
 /** #9. */
 export const finderAnswer = z.object({
@@ -54,15 +101,28 @@ export const finderAnswer = z.object({
   confidence: z.number().int().describe('0-100: how likely the address reaches the person'),
   pattern: z.string().nullable().describe('The address pattern used, e.g. first.last'),
   result: verificationResult.nullable(),
-  alternatives: z.array(z.object({ email: z.string(), confidence: z.number().int() })).describe('Other likely addresses at a catch-all domain'),
+  alternatives: z
+    .array(z.object({ email: z.string(), confidence: z.number().int() }))
+    .describe('Other likely addresses at a catch-all domain'),
 });
 
 /** #10. */
 export const domainInsight = z.object({
   domain: z.string(),
-  catchAll: z.boolean().nullable().describe('true: the domain accepts any address, so single addresses there cannot be confirmed; null: the server could not be asked'),
-  pattern: z.string().nullable().describe('The address pattern learned for the domain, e.g. first.last; null while none is known'),
-  provider: z.string().nullable().describe('The mail provider recognised from the MX records (google, microsoft, ...); null when not recognised'),
+  catchAll: z
+    .boolean()
+    .nullable()
+    .describe(
+      'true: the domain accepts any address, so single addresses there cannot be confirmed; null: the server could not be asked',
+    ),
+  pattern: z
+    .string()
+    .nullable()
+    .describe('The address pattern learned for the domain, e.g. first.last; null while none is known'),
+  provider: z
+    .string()
+    .nullable()
+    .describe('The mail provider recognised from the MX records (google, microsoft, ...); null when not recognised'),
   mx: z.array(mxRecord),
   confidence: z.number().int().describe("0-100: the learned pattern's share of the domain's known addresses"),
 });
@@ -91,14 +151,24 @@ export const listView = z.object({
 
 /** #7 as JSON. */
 export const listResultsPage = z.object({
-  data: z.array(z.object({ row: z.number().int().describe('1-based data row of the CSV'), email: z.string(), result: verificationResult.nullable().describe('null while the row is not checked yet') })),
+  data: z.array(
+    z.object({
+      row: z.number().int().describe('1-based data row of the CSV'),
+      email: z.string(),
+      result: verificationResult.nullable().describe('null while the row is not checked yet'),
+    }),
+  ),
   page: z.number().int(),
   limit: z.number().int(),
   total: z.number().int(),
 });
 
 /** #20. */
-export const creditBalance = z.object({ balance: z.number().int(), held: z.number().int().describe('Credits held by lists still running'), currency: z.literal('credits') });
+export const creditBalance = z.object({
+  balance: z.number().int(),
+  held: z.number().int().describe('Credits held by lists still running'),
+  currency: z.literal('credits'),
+});
 
 /** What a refused tool call says (API.md §7), the REST error body plus the seconds to wait on rate limits. */
 export interface ToolError {

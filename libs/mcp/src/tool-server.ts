@@ -1,6 +1,13 @@
 import { z } from 'zod';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CallToolRequestSchema,
+  ErrorCode,
+  ListToolsRequestSchema,
+  McpError,
+  type CallToolResult,
+  type Tool,
+} from '@modelcontextprotocol/sdk/types.js';
 import { AppError } from '@mailguard/errors';
 import type { ToolError } from './schemas';
 import { TOOL_NAMES, TOOLS, type ToolInput, type ToolName, type ToolValue } from './tools';
@@ -9,7 +16,7 @@ export const SERVER_INFO = { name: 'mailguard', title: 'MailGuard email verifica
 
 const INSTRUCTIONS =
   'MailGuard tells whether an email address will receive mail before it is used. Check addresses with verify_email (one) or ' +
-  'verify_emails (up to 100), find a person\'s address with find_email, and clean large lists with create_list, list_status and ' +
+  "verify_emails (up to 100), find a person's address with find_email, and clean large lists with create_list, list_status and " +
   'list_results. Checks cost credits (see credits). A refused call returns isError with a JSON body {error, code} ' +
   '(and retryAfterSeconds when rate limited: wait that long before calling again).';
 
@@ -39,7 +46,8 @@ const jsonSchema = (schema: z.ZodType, io: 'input' | 'output') =>
     target: 'draft-7',
     io,
     override: (context) => {
-      if (io === 'output' && context.jsonSchema.additionalProperties === false) delete context.jsonSchema.additionalProperties;
+      if (io === 'output' && context.jsonSchema.additionalProperties === false)
+        delete context.jsonSchema.additionalProperties;
     },
   }) as Tool['inputSchema'];
 
@@ -49,7 +57,14 @@ function listing(name: ToolName): Tool {
   let tool = listings.get(name);
   if (!tool) {
     const spec = TOOLS[name];
-    tool = { name, title: spec.title, description: spec.description, inputSchema: jsonSchema(spec.input, 'input'), outputSchema: jsonSchema(spec.output, 'output'), annotations: spec.annotations };
+    tool = {
+      name,
+      title: spec.title,
+      description: spec.description,
+      inputSchema: jsonSchema(spec.input, 'input'),
+      outputSchema: jsonSchema(spec.output, 'output'),
+      annotations: spec.annotations,
+    };
     listings.set(name, tool);
   }
   return tool;
@@ -57,7 +72,13 @@ function listing(name: ToolName): Tool {
 
 /** zod's complaints about a tool's arguments, as the one-sentence 400 message REST would give. */
 function badInput(error: z.ZodError): AppError {
-  const message = error.issues.map((issue) => (issue.code === 'invalid_type' && issue.path.length > 0 && issue.input === undefined ? `${issue.path.join('.')} is required` : issue.message)).join('; ');
+  const message = error.issues
+    .map((issue) =>
+      issue.code === 'invalid_type' && issue.path.length > 0 && issue.input === undefined
+        ? `${issue.path.join('.')} is required`
+        : issue.message,
+    )
+    .join('; ');
   return new AppError('bad_request', message);
 }
 
@@ -73,7 +94,11 @@ export function createToolServer(options: ToolServerOptions): Server {
   server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
     const name = request.params.name as ToolName;
     // An unknown tool is the client's protocol error (MCP spec), not a user's mistake.
-    if (!offered.includes(name)) throw new McpError(ErrorCode.InvalidParams, `Unknown tool ${request.params.name}; the tools are ${offered.join(', ')}`);
+    if (!offered.includes(name))
+      throw new McpError(
+        ErrorCode.InvalidParams,
+        `Unknown tool ${request.params.name}; the tools are ${offered.join(', ')}`,
+      );
     const spec = TOOLS[name];
     try {
       await options.admit?.(name);
@@ -84,7 +109,13 @@ export function createToolServer(options: ToolServerOptions): Server {
       const summary = (spec.summary as (value: unknown, input: unknown) => string)(value, parsed.data);
       const text = balance === undefined ? summary : `${summary}; balance ${balance} credits`;
       // The JSON too, for clients that show the model only `content` (MCP spec: structured content SHOULD also be serialised).
-      return { content: [{ type: 'text', text }, { type: 'text', text: JSON.stringify(value) }], structuredContent: value as Record<string, unknown> };
+      return {
+        content: [
+          { type: 'text', text },
+          { type: 'text', text: JSON.stringify(value) },
+        ],
+        structuredContent: value as Record<string, unknown>,
+      };
     } catch (error) {
       // No structuredContent: clients validate it against the tool's output schema even on errors.
       return { isError: true, content: [{ type: 'text', text: JSON.stringify(options.describeError(error)) }] };
@@ -96,5 +127,9 @@ export function createToolServer(options: ToolServerOptions): Server {
 /** The error body of an AppError; anything else is the service's own failure (500's body). */
 export function describeAppError(error: unknown): ToolError | null {
   if (!(error instanceof AppError)) return null;
-  return { error: error.message, code: error.code, ...(error.retryAfterSeconds === undefined ? {} : { retryAfterSeconds: error.retryAfterSeconds }) };
+  return {
+    error: error.message,
+    code: error.code,
+    ...(error.retryAfterSeconds === undefined ? {} : { retryAfterSeconds: error.retryAfterSeconds }),
+  };
 }

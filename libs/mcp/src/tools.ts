@@ -1,7 +1,16 @@
 import { z } from 'zod';
 import type { ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import { MAX_ADDRESS_INPUT, MAX_BATCH } from '@mailguard/errors';
-import { batchResult, creditBalance, domainInsight, feedbackAccepted, finderAnswer, listResultsPage, listView, verificationResult } from './schemas';
+import {
+  batchResult,
+  creditBalance,
+  domainInsight,
+  feedbackAccepted,
+  finderAnswer,
+  listResultsPage,
+  listView,
+  verificationResult,
+} from './schemas';
 
 /** create_list takes the CSV as text in the call: larger lists go through POST /v1/lists (50 MB). */
 export const MAX_CSV_TEXT_BYTES = 5 * 1024 * 1024;
@@ -27,12 +36,25 @@ interface ToolSpec<I extends z.ZodObject, O extends z.ZodType> {
 const tool = <I extends z.ZodObject, O extends z.ZodType>(spec: ToolSpec<I, O>) => spec;
 
 /** Paid, and the answer comes from the world (DNS, the mail servers): not read-only, not idempotent. */
-const PAID_CHECK: ToolAnnotations = { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true };
+const PAID_CHECK: ToolAnnotations = {
+  readOnlyHint: false,
+  destructiveHint: false,
+  idempotentHint: false,
+  openWorldHint: true,
+};
 /** Reads the account's own data, free. */
-const ACCOUNT_READ: ToolAnnotations = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
+const ACCOUNT_READ: ToolAnnotations = {
+  readOnlyHint: true,
+  destructiveHint: false,
+  idempotentHint: true,
+  openWorldHint: false,
+};
 
 function verdictLine(result: z.output<typeof verificationResult>): string {
-  const extra = [result.confidence !== null ? `confidence ${result.confidence}` : null, result.suggestion ? `did you mean ${result.suggestion}?` : null].filter(Boolean);
+  const extra = [
+    result.confidence !== null ? `confidence ${result.confidence}` : null,
+    result.suggestion ? `did you mean ${result.suggestion}?` : null,
+  ].filter(Boolean);
   const reason = result.subStatus ? `${result.reason}/${result.subStatus}` : result.reason;
   return [`${result.email}: ${result.status} (${reason}), score ${result.score}`, ...extra].join(', ');
 }
@@ -66,7 +88,10 @@ export const TOOLS = {
       `For more than ${MAX_BATCH} addresses use create_list.`,
     input: z.object({
       emails: z
-        .array(z.string().max(MAX_ADDRESS_INPUT, { error: `every address must be at most ${MAX_ADDRESS_INPUT} characters` }), { error: 'emails must be an array of addresses' })
+        .array(
+          z.string().max(MAX_ADDRESS_INPUT, { error: `every address must be at most ${MAX_ADDRESS_INPUT} characters` }),
+          { error: 'emails must be an array of addresses' },
+        )
         .min(1, { error: 'emails must hold at least one address' })
         .max(MAX_BATCH, { error: `emails may hold at most ${MAX_BATCH} addresses` })
         .describe(`1 to ${MAX_BATCH} addresses`),
@@ -90,12 +115,16 @@ export const TOOLS = {
       firstName: z.string().optional().describe('Given name, e.g. Jane'),
       lastName: z.string().optional().describe('Family name, e.g. Doe'),
       fullName: z.string().optional().describe('Instead of firstName and lastName, e.g. "Jane Doe"'),
-      domain: z.string({ error: 'Give domain: a company domain or URL' }).describe('Company domain or website, e.g. acme.com or https://www.acme.com'),
+      domain: z
+        .string({ error: 'Give domain: a company domain or URL' })
+        .describe('Company domain or website, e.g. acme.com or https://www.acme.com'),
     }),
     output: finderAnswer,
     annotations: { ...PAID_CHECK, title: 'Find email' },
     summary: (answer, input) =>
-      answer.email ? `Found ${answer.email} (confidence ${answer.confidence}${answer.pattern ? `, pattern ${answer.pattern}` : ''})` : `Nobody found at ${input.domain}; nothing charged`,
+      answer.email
+        ? `Found ${answer.email} (confidence ${answer.confidence}${answer.pattern ? `, pattern ${answer.pattern}` : ''})`
+        : `Nobody found at ${input.domain}; nothing charged`,
   }),
   domain_insight: tool({
     title: "What a domain's mail looks like (GET /v1/email-finder/domain/:domain)",
@@ -105,7 +134,13 @@ export const TOOLS = {
       '(e.g. first.last) with its confidence. Free.',
     input: z.object({ domain: z.string().describe('A domain or website URL, e.g. acme.com') }),
     output: domainInsight,
-    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true, title: 'Domain insight' },
+    annotations: {
+      readOnlyHint: true,
+      destructiveHint: false,
+      idempotentHint: true,
+      openWorldHint: true,
+      title: 'Domain insight',
+    },
     summary: (insight) =>
       `${insight.domain}: catch-all ${insight.catchAll === null ? 'unknown' : insight.catchAll ? 'yes' : 'no'}, provider ${insight.provider ?? 'not recognised'}, ` +
       `${insight.mx.length} MX, pattern ${insight.pattern ? `${insight.pattern} (confidence ${insight.confidence})` : 'not learned yet'}`,
@@ -116,11 +151,20 @@ export const TOOLS = {
       'Tells the service whether mail to a checked address was delivered or bounced. It improves the confidence given for addresses ' +
       "at catch-all domains and drops the address's cached result, so the next check asks again. Free. Report real outcomes only.",
     input: z.object({
-      email: z.string().max(MAX_ADDRESS_INPUT, { error: `email must be at most ${MAX_ADDRESS_INPUT} characters` }).describe('The address mail was sent to'),
+      email: z
+        .string()
+        .max(MAX_ADDRESS_INPUT, { error: `email must be at most ${MAX_ADDRESS_INPUT} characters` })
+        .describe('The address mail was sent to'),
       outcome: z.enum(['delivered', 'bounced'], { error: 'outcome must be delivered or bounced' }),
     }),
     output: feedbackAccepted,
-    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false, title: 'Report outcome' },
+    annotations: {
+      readOnlyHint: false,
+      destructiveHint: false,
+      idempotentHint: false,
+      openWorldHint: false,
+      title: 'Report outcome',
+    },
     summary: (_accepted, input) => `Recorded: mail to ${input.email} ${input.outcome}`,
   }),
   create_list: tool({
@@ -135,11 +179,15 @@ export const TOOLS = {
       csv: z.string().describe('The CSV file content, header row first'),
       name: z.string().optional().describe('A name for the list, e.g. leads-march.csv'),
       emailColumn: z.string().optional().describe('Header of the column holding the addresses, when it is not obvious'),
-      webhookUrl: z.string().optional().describe('A public https URL called with the list object when the list completes'),
+      webhookUrl: z
+        .string()
+        .optional()
+        .describe('A public https URL called with the list object when the list completes'),
     }),
     output: listView,
     annotations: { ...PAID_CHECK, title: 'Create list' },
-    summary: (list) => `List ${list.id} (${list.name}) ${list.status}: ${list.total} rows, ${list.creditsHeld} credits held; poll list_status with this id`,
+    summary: (list) =>
+      `List ${list.id} (${list.name}) ${list.status}: ${list.total} rows, ${list.creditsHeld} credits held; poll list_status with this id`,
   }),
   list_status: tool({
     title: 'Progress of a list (GET /v1/lists/:id)',
@@ -158,16 +206,28 @@ export const TOOLS = {
     description: `The rows of a list with their verification results, 20 per page, optionally only one status. ${VERDICTS} Free.`,
     input: z.object({
       id: z.string().describe('The list id'),
-      status: z.enum(['valid', 'risky', 'invalid', 'unknown'], { error: 'status must be one of valid, risky, invalid, unknown' }).optional().describe('Only rows with this status'),
-      page: z.number({ error: 'page must be a whole number from 1' }).int({ error: 'page must be a whole number from 1' }).min(1, { error: 'page must be a whole number from 1' }).optional().describe('From 1'),
+      status: z
+        .enum(['valid', 'risky', 'invalid', 'unknown'], {
+          error: 'status must be one of valid, risky, invalid, unknown',
+        })
+        .optional()
+        .describe('Only rows with this status'),
+      page: z
+        .number({ error: 'page must be a whole number from 1' })
+        .int({ error: 'page must be a whole number from 1' })
+        .min(1, { error: 'page must be a whole number from 1' })
+        .optional()
+        .describe('From 1'),
     }),
     output: listResultsPage,
     annotations: { ...ACCOUNT_READ, title: 'List results' },
-    summary: (page, input) => `List ${input.id}, page ${page.page}: rows ${page.data.length ? `${page.data[0].row}-${page.data[page.data.length - 1].row}` : 'none'} of ${page.total}`,
+    summary: (page, input) =>
+      `List ${input.id}, page ${page.page}: rows ${page.data.length ? `${page.data[0].row}-${page.data[page.data.length - 1].row}` : 'none'} of ${page.total}`,
   }),
   credits: tool({
     title: 'Credit balance (GET /v1/credits)',
-    description: "The account's credit balance and the credits held by lists still running. Free. Checks cost 1 credit per address; finding an address 1.",
+    description:
+      "The account's credit balance and the credits held by lists still running. Free. Checks cost 1 credit per address; finding an address 1.",
     input: z.object({}),
     output: creditBalance,
     annotations: { ...ACCOUNT_READ, title: 'Credits' },

@@ -17,6 +17,8 @@ describe('mailguard_checks_total', () => {
   });
 
   it('is exposed, with its type, before any check is counted (dashboards and alerts name it from the start)', async () => {
-    expect(await new Metrics('gateway').text()).toMatch(/^# HELP mailguard_checks_total .+\n# TYPE mailguard_checks_total counter$/m);
+    expect(await new Metrics('gateway').text()).toMatch(
+      /^# HELP mailguard_checks_total .+\n# TYPE mailguard_checks_total counter$/m,
+    );
   });
 });

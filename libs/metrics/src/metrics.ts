@@ -8,7 +8,12 @@ import type { GateSnapshot, SessionGate } from '@mailguard/smtp';
 export class Metrics {
   readonly registry = new Registry();
 
-  readonly httpRequests = new Counter({ name: 'mailguard_http_requests_total', help: 'HTTP requests by route, method and status', labelNames: ['route', 'method', 'status'], registers: [this.registry] });
+  readonly httpRequests = new Counter({
+    name: 'mailguard_http_requests_total',
+    help: 'HTTP requests by route, method and status',
+    labelNames: ['route', 'method', 'status'],
+    registers: [this.registry],
+  });
   readonly httpDuration = new Histogram({
     name: 'mailguard_http_request_duration_seconds',
     help: 'HTTP request latency by route and status',
@@ -16,11 +21,34 @@ export class Metrics {
     buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 15],
     registers: [this.registry],
   });
-  readonly credits = new Counter({ name: 'mailguard_credits_total', help: 'Credits charged and refunded', labelNames: ['direction'], registers: [this.registry] });
-  readonly mcpTransports = new Gauge({ name: 'mailguard_mcp_transports_open', help: 'MCP streamable HTTP transports open now (one per POST /mcp in flight)', registers: [this.registry] });
-  readonly mcpTransportsOpened = new Counter({ name: 'mailguard_mcp_transports_opened_total', help: 'MCP streamable HTTP transports opened (one per POST /mcp)', registers: [this.registry] });
-  readonly cache = new Counter({ name: 'mailguard_result_cache_requests_total', help: 'Result cache look-ups by outcome (hit, miss)', labelNames: ['outcome'], registers: [this.registry] });
-  readonly jobs = new Counter({ name: 'mailguard_jobs_total', help: 'Jobs processed by queue, job and outcome', labelNames: ['queue', 'job', 'outcome'], registers: [this.registry] });
+  readonly credits = new Counter({
+    name: 'mailguard_credits_total',
+    help: 'Credits charged and refunded',
+    labelNames: ['direction'],
+    registers: [this.registry],
+  });
+  readonly mcpTransports = new Gauge({
+    name: 'mailguard_mcp_transports_open',
+    help: 'MCP streamable HTTP transports open now (one per POST /mcp in flight)',
+    registers: [this.registry],
+  });
+  readonly mcpTransportsOpened = new Counter({
+    name: 'mailguard_mcp_transports_opened_total',
+    help: 'MCP streamable HTTP transports opened (one per POST /mcp)',
+    registers: [this.registry],
+  });
+  readonly cache = new Counter({
+    name: 'mailguard_result_cache_requests_total',
+    help: 'Result cache look-ups by outcome (hit, miss)',
+    labelNames: ['outcome'],
+    registers: [this.registry],
+  });
+  readonly jobs = new Counter({
+    name: 'mailguard_jobs_total',
+    help: 'Jobs processed by queue, job and outcome',
+    labelNames: ['queue', 'job', 'outcome'],
+    registers: [this.registry],
+  });
   readonly jobDuration = new Histogram({
     name: 'mailguard_job_duration_seconds',
     help: 'Job processing time by queue and job',
@@ -34,15 +62,30 @@ export class Metrics {
     labelNames: ['status', 'sub_status'],
     registers: [this.registry],
   });
-  readonly smtpOutcomes = new Counter({ name: 'mailguard_smtp_outcomes_total', help: 'SMTP probe outcomes by reply class (or failure) and provider', labelNames: ['class', 'provider'], registers: [this.registry] });
-  readonly queueDepth = new Gauge({ name: 'mailguard_queue_depth', help: 'Jobs waiting, delayed and active per queue', labelNames: ['queue', 'state'], registers: [this.registry] });
+  readonly smtpOutcomes = new Counter({
+    name: 'mailguard_smtp_outcomes_total',
+    help: 'SMTP probe outcomes by reply class (or failure) and provider',
+    labelNames: ['class', 'provider'],
+    registers: [this.registry],
+  });
+  readonly queueDepth = new Gauge({
+    name: 'mailguard_queue_depth',
+    help: 'Jobs waiting, delayed and active per queue',
+    labelNames: ['queue', 'state'],
+    registers: [this.registry],
+  });
   readonly slotWait = new Histogram({
     name: 'mailguard_mx_slot_wait_seconds',
     help: 'Time a probe waited for a per-MX session slot (0 when one was free)',
     buckets: [0, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
     registers: [this.registry],
   });
-  readonly leasesExpired = new Counter({ name: 'mailguard_mx_lease_expired_total', help: 'Slot leases taken back at expiry because their session never gave them back (a bug)', labelNames: ['host'], registers: [this.registry] });
+  readonly leasesExpired = new Counter({
+    name: 'mailguard_mx_lease_expired_total',
+    help: 'Slot leases taken back at expiry because their session never gave them back (a bug)',
+    labelNames: ['host'],
+    registers: [this.registry],
+  });
 
   /** One concluded check; the scoring stage calls this with each result it stores (bound: passed as a callback). */
   readonly countCheck = (result: { status: string; subStatus: string | null }): void => {
@@ -64,8 +107,24 @@ export class Metrics {
     };
     const slots = hosts((entry) => entry.slotsHeld);
     const sessions = hosts((entry) => entry.sessionsOpen);
-    new Gauge({ name: 'mailguard_mx_slots_held', help: 'Per-MX session slots this process holds now', labelNames: ['host'], registers: [this.registry], collect: function () { slots(this); } });
-    new Gauge({ name: 'mailguard_smtp_sessions_open', help: 'SMTP sessions this process has connected now, per MX host', labelNames: ['host'], registers: [this.registry], collect: function () { sessions(this); } });
+    new Gauge({
+      name: 'mailguard_mx_slots_held',
+      help: 'Per-MX session slots this process holds now',
+      labelNames: ['host'],
+      registers: [this.registry],
+      collect: function () {
+        slots(this);
+      },
+    });
+    new Gauge({
+      name: 'mailguard_smtp_sessions_open',
+      help: 'SMTP sessions this process has connected now, per MX host',
+      labelNames: ['host'],
+      registers: [this.registry],
+      collect: function () {
+        sessions(this);
+      },
+    });
     new Gauge({
       name: 'mailguard_mx_cool_downs',
       help: 'MX hosts left alone now (1 per host and reason), as this process knows',

@@ -1,19 +1,39 @@
 import { addressPolicy, isPublicAddress } from './address-policy';
 
 describe('isPublicAddress', () => {
-  it.each(['8.8.8.8', '1.1.1.1', '142.250.27.26', '2a00:1450:400c:c0b::1b', '::ffff:8.8.8.8', '::ffff:808:808', '64:ff9b::808:808', '64:ff9b::8.8.8.8', '2002:808:808::1'])(
-    '%s is public',
-    (address) => {
-      expect(isPublicAddress(address)).toBe(true);
-    },
-  );
+  it.each([
+    '8.8.8.8',
+    '1.1.1.1',
+    '142.250.27.26',
+    '2a00:1450:400c:c0b::1b',
+    '::ffff:8.8.8.8',
+    '::ffff:808:808',
+    '64:ff9b::808:808',
+    '64:ff9b::8.8.8.8',
+    '2002:808:808::1',
+  ])('%s is public', (address) => {
+    expect(isPublicAddress(address)).toBe(true);
+  });
 
-  it.each(['127.0.0.1', '10.0.0.5', '172.20.1.1', '192.168.1.1', '169.254.169.254', '100.64.0.1', '0.0.0.0', '203.0.113.10', '::', '::1', 'fe80::1', 'fe80::1%eth0', 'fd00::1', 'ff02::1', 'not an ip'])(
-    '%s is not',
-    (address) => {
-      expect(isPublicAddress(address)).toBe(false);
-    },
-  );
+  it.each([
+    '127.0.0.1',
+    '10.0.0.5',
+    '172.20.1.1',
+    '192.168.1.1',
+    '169.254.169.254',
+    '100.64.0.1',
+    '0.0.0.0',
+    '203.0.113.10',
+    '::',
+    '::1',
+    'fe80::1',
+    'fe80::1%eth0',
+    'fd00::1',
+    'ff02::1',
+    'not an ip',
+  ])('%s is not', (address) => {
+    expect(isPublicAddress(address)).toBe(false);
+  });
 
   // Each form routes to the IPv4 address it carries, so it is judged as that address.
   it.each([

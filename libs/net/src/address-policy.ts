@@ -6,15 +6,35 @@ import { BlockList, isIP } from 'node:net';
  */
 const NON_PUBLIC = new BlockList();
 for (const [network, prefix] of [
-  ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12],
-  ['192.0.0.0', 24], ['192.0.2.0', 24], ['192.88.99.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15], ['198.51.100.0', 24],
-  ['203.0.113.0', 24], ['224.0.0.0', 4], ['240.0.0.0', 4], ['255.255.255.255', 32],
+  ['0.0.0.0', 8],
+  ['10.0.0.0', 8],
+  ['100.64.0.0', 10],
+  ['127.0.0.0', 8],
+  ['169.254.0.0', 16],
+  ['172.16.0.0', 12],
+  ['192.0.0.0', 24],
+  ['192.0.2.0', 24],
+  ['192.88.99.0', 24],
+  ['192.168.0.0', 16],
+  ['198.18.0.0', 15],
+  ['198.51.100.0', 24],
+  ['203.0.113.0', 24],
+  ['224.0.0.0', 4],
+  ['240.0.0.0', 4],
+  ['255.255.255.255', 32],
 ] as const) {
   NON_PUBLIC.addSubnet(network, prefix, 'ipv4');
 }
 // 64:ff9b:1::/48 is local-use NAT64 (RFC 8215): where it puts the IPv4 address is each network's choice.
 for (const [network, prefix] of [
-  ['64:ff9b:1::', 48], ['100::', 64], ['2001:db8::', 32], ['2001::', 23], ['fc00::', 7], ['fe80::', 10], ['fec0::', 10], ['ff00::', 8],
+  ['64:ff9b:1::', 48],
+  ['100::', 64],
+  ['2001:db8::', 32],
+  ['2001::', 23],
+  ['fc00::', 7],
+  ['fe80::', 10],
+  ['fec0::', 10],
+  ['ff00::', 8],
 ] as const) {
   NON_PUBLIC.addSubnet(network, prefix, 'ipv6');
 }
@@ -44,7 +64,8 @@ const ipv4Of = (high: number, low: number) => [high >> 8, high & 0xff, low >> 8,
  */
 function embeddedIpv4(groups: number[]): string | null {
   const zeros = (from: number, to: number) => groups.slice(from, to).every((group) => group === 0);
-  if (zeros(0, 6) || (zeros(0, 5) && groups[5] === 0xffff) || (zeros(0, 4) && groups[4] === 0xffff && groups[5] === 0)) return ipv4Of(groups[6], groups[7]);
+  if (zeros(0, 6) || (zeros(0, 5) && groups[5] === 0xffff) || (zeros(0, 4) && groups[4] === 0xffff && groups[5] === 0))
+    return ipv4Of(groups[6], groups[7]);
   if (groups[0] === 0x64 && groups[1] === 0xff9b && zeros(2, 6)) return ipv4Of(groups[6], groups[7]);
   if (groups[0] === 0x2002) return ipv4Of(groups[1], groups[2]);
   return null;

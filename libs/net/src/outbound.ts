@@ -10,7 +10,8 @@ export type AddressResolver = (name: string) => Promise<string[]>;
 
 /** Through DNS_SERVERS when set, as every check resolves; else the system's own way (hosts file included). */
 export function addressResolver(servers: string[] | null, timeoutMs = 4_000): AddressResolver {
-  if (!servers) return async (name) => (await systemLookup(name, { all: true, verbatim: true })).map((entry) => entry.address);
+  if (!servers)
+    return async (name) => (await systemLookup(name, { all: true, verbatim: true })).map((entry) => entry.address);
   const resolver = new Resolver({ timeout: timeoutMs, tries: 2 });
   resolver.setServers(servers);
   return async (name) => {
@@ -30,15 +31,25 @@ export class RefusedAddressError extends Error {
     readonly host: string,
     readonly address: string,
   ) {
-    super(host === address ? `${address} is a private, loopback or reserved address` : `${host} resolves to ${address}, a private, loopback or reserved address`);
+    super(
+      host === address
+        ? `${address} is a private, loopback or reserved address`
+        : `${host} resolves to ${address}, a private, loopback or reserved address`,
+    );
     this.name = 'RefusedAddressError';
   }
 }
 
 /** The name's addresses (of one family, when asked), every one of them admitted by the policy. */
-async function checkedAddresses(resolve: AddressResolver, permits: AddressPolicy, hostname: string, family?: number): Promise<string[]> {
+async function checkedAddresses(
+  resolve: AddressResolver,
+  permits: AddressPolicy,
+  hostname: string,
+  family?: number,
+): Promise<string[]> {
   const addresses = (await resolve(hostname)).filter((address) => !family || isIP(address) === family);
-  if (addresses.length === 0) throw Object.assign(new Error(`${hostname} has no IPv${family} address`), { code: 'ENOTFOUND' });
+  if (addresses.length === 0)
+    throw Object.assign(new Error(`${hostname} has no IPv${family} address`), { code: 'ENOTFOUND' });
   // One address refused refuses the name: a host mixing public and private addresses is not trusted.
   const refused = addresses.find((address) => !permits(address));
   if (refused !== undefined) throw new RefusedAddressError(hostname, refused);
@@ -55,7 +66,11 @@ export function pinnedLookup(resolve: AddressResolver, permits: AddressPolicy): 
     const family = options.family === 'IPv4' ? 4 : options.family === 'IPv6' ? 6 : options.family;
     checkedAddresses(resolve, permits, hostname, family)
       .then((addresses) => {
-        if (options.all) callback(null, addresses.map((address) => ({ address, family: isIP(address) })));
+        if (options.all)
+          callback(
+            null,
+            addresses.map((address) => ({ address, family: isIP(address) })),
+          );
         else callback(null, addresses[0], isIP(addresses[0]));
       })
       .catch((error: NodeJS.ErrnoException) => callback(error, '', 0));
@@ -94,7 +109,10 @@ export class Outbound {
   ) {
     const lookup = pinnedLookup(resolve, permits);
     // Kept-alive connections: a list asks the same avatar and RDAP hosts thousands of times.
-    this.agents = { http: new HttpAgent({ keepAlive: true, maxSockets: 64, lookup }), https: new HttpsAgent({ keepAlive: true, maxSockets: 64, lookup }) };
+    this.agents = {
+      http: new HttpAgent({ keepAlive: true, maxSockets: 64, lookup }),
+      https: new HttpsAgent({ keepAlive: true, maxSockets: 64, lookup }),
+    };
   }
 
   /**
@@ -118,11 +136,19 @@ export class Outbound {
     const secure = target.protocol === 'https:';
     if (!secure && target.protocol !== 'http:') throw new Error(`refusing to fetch ${target.protocol} URL`);
     this.checkLiteral(target);
-    const headers = options.body === undefined ? options.headers : { ...options.headers, 'content-length': String(Buffer.byteLength(options.body)) };
+    const headers =
+      options.body === undefined
+        ? options.headers
+        : { ...options.headers, 'content-length': String(Buffer.byteLength(options.body)) };
     const response = await new Promise<IncomingMessage>((resolve, reject) => {
       const request = (secure ? httpsRequest : httpRequest)(
         target,
-        { method: options.method ?? 'GET', headers, agent: secure ? this.agents.https : this.agents.http, signal: options.signal },
+        {
+          method: options.method ?? 'GET',
+          headers,
+          agent: secure ? this.agents.https : this.agents.http,
+          signal: options.signal,
+        },
         resolve,
       );
       request.on('error', reject);

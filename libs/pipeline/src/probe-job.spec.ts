@@ -28,15 +28,29 @@ afterAll(async () => {
 });
 
 function engineWith(heloName: string, greylistRetrySeconds: string): VerificationEngine {
-  return createEngine(loadConfig({ ...lab.env, SMTP_HELO_NAME: heloName, GREYLIST_RETRY_SECONDS: greylistRetrySeconds, CHECK_DEADLINE_MS: '6000' }));
+  return createEngine(
+    loadConfig({
+      ...lab.env,
+      SMTP_HELO_NAME: heloName,
+      GREYLIST_RETRY_SECONDS: greylistRetrySeconds,
+      CHECK_DEADLINE_MS: '6000',
+    }),
+  );
 }
 
 it('answers a caller once a greylisting server, asked again after GREYLIST_RETRY_SECONDS, says yes', async () => {
   const engine = engineWith('job1.mailguard.test', '1');
-  const pipeline = new InProcessPipeline({ 'smtp.probe': probeHandler(engine) }, (error, job) => failures.push({ error, job }), ['smtp']);
+  const pipeline = new InProcessPipeline(
+    { 'smtp.probe': probeHandler(engine) },
+    (error, job) => failures.push({ error, job }),
+    ['smtp'],
+  );
   pipelines.push(pipeline);
   const deadlineAt = Date.now() + 6_000;
-  const outcomes = await pipeline.probe('fnd_job1', { inspections: [await engine.inspect('john.doe@grey.test', { deadlineAt })], deadlineAt });
+  const outcomes = await pipeline.probe('fnd_job1', {
+    inspections: [await engine.inspect('john.doe@grey.test', { deadlineAt })],
+    deadlineAt,
+  });
   expect(outcomes?.map((outcome) => outcome.probe.replyClass)).toEqual(['accepted']);
   expect(lab.stats('mx.grey.test').sessions).toBe(2);
 });
@@ -58,9 +72,19 @@ it('asks a server that keeps greylisting at most three times more, then settles 
   const pipeline = new InProcessPipeline(handlers, (error, job) => failures.push({ error, job }), ['smtp', 'scoring']);
   pipelines.push(pipeline);
   const deadlineAt = Date.now() + 6_000;
-  const request: CheckRequest = { requestId: 'ver_job2', email: 'john.doe@stubborn.test', deadlineAt, accountId: null, kind: null };
+  const request: CheckRequest = {
+    requestId: 'ver_job2',
+    email: 'john.doe@stubborn.test',
+    deadlineAt,
+    accountId: null,
+    kind: null,
+  };
   const inspection = await engine.inspect(request.email, { deadlineAt });
-  await pipeline.jobs.enqueue('smtp.probe', probeJob(request.requestId, [inspection], request, { to: 'check', request }), { jobId: 'ver_job2.smtp.probe.0' });
+  await pipeline.jobs.enqueue(
+    'smtp.probe',
+    probeJob(request.requestId, [inspection], request, { to: 'check', request }),
+    { jobId: 'ver_job2.smtp.probe.0' },
+  );
   await done;
   expect(concluded).toHaveLength(1);
   expect(concluded[0].outcome?.probe.failure).toBe('greylisted');

@@ -58,7 +58,9 @@ export class ResultStore {
    */
   async claim(request: CheckRequest, provisional: VerificationResult): Promise<VerificationResult> {
     if (await this.insert(request, provisional)) return provisional;
-    const stored = await this.dataSource().getRepository(VerificationEntity).findOne({ where: { id: request.requestId } });
+    const stored = await this.dataSource()
+      .getRepository(VerificationEntity)
+      .findOne({ where: { id: request.requestId } });
     return stored?.result ?? provisional;
   }
 }

@@ -3,7 +3,14 @@ import type { ResultCache } from '@mailguard/cache';
 import type { ProbeOutcome, VerificationEngine, VerificationResult } from '@mailguard/engine';
 import { concludeGroupHandler, feedHandler, webhookHandler, type ListOptions, type ListStore } from '@mailguard/lists';
 import type { Outbound } from '@mailguard/net';
-import { jobIdFor, probeJob, type JobHandler, type JobHandlers, type SmtpPayload, type StageContext } from '@mailguard/queue';
+import {
+  jobIdFor,
+  probeJob,
+  type JobHandler,
+  type JobHandlers,
+  type SmtpPayload,
+  type StageContext,
+} from '@mailguard/queue';
 import type { ResultStore } from './result-store';
 
 /** A list row's probe has no answer deadline; each attempt's sessions get this long. */
@@ -18,20 +25,33 @@ export function inspectHandler(engine: VerificationEngine): JobHandler<'dns.insp
       const job = probeJob(request.requestId, [inspection], request, { to: 'check', request });
       await queue.enqueue('smtp.probe', job, { jobId: jobIdFor(request.requestId, 'smtp.probe') });
     } else {
-      await queue.enqueue('scoring.conclude', { request, inspection, outcome: null }, { jobId: jobIdFor(request.requestId, 'scoring.conclude') });
+      await queue.enqueue(
+        'scoring.conclude',
+        { request, inspection, outcome: null },
+        { jobId: jobIdFor(request.requestId, 'scoring.conclude') },
+      );
     }
     return inspection;
   };
 }
 
 /** Sends the outcomes of the addresses at `settled` (positions in the job) where the job says. */
-async function deliver(job: SmtpPayload, settled: number[], outcomes: Array<ProbeOutcome | null>, queue: StageContext): Promise<void> {
+async function deliver(
+  job: SmtpPayload,
+  settled: number[],
+  outcomes: Array<ProbeOutcome | null>,
+  queue: StageContext,
+): Promise<void> {
   const { then } = job;
   if (settled.length === 0 || then.to === 'caller') return;
   if (then.to === 'check') {
     const [index] = settled;
     const inspection = { ...job.inspections[index], facts: job.facts };
-    await queue.enqueue('scoring.conclude', { request: then.request, inspection, outcome: outcomes[index] }, { jobId: jobIdFor(then.request.requestId, 'scoring.conclude') });
+    await queue.enqueue(
+      'scoring.conclude',
+      { request: then.request, inspection, outcome: outcomes[index] },
+      { jobId: jobIdFor(then.request.requestId, 'scoring.conclude') },
+    );
     return;
   }
   const group = {
@@ -42,7 +62,9 @@ async function deliver(job: SmtpPayload, settled: number[], outcomes: Array<Prob
     inspections: settled.map((index) => job.inspections[index]),
     outcomes: settled.map((index) => outcomes[index]),
   };
-  await queue.enqueue('scoring.concludeGroup', group, { jobId: jobIdFor(job.key, 'scoring.concludeGroup', job.attempt) });
+  await queue.enqueue('scoring.concludeGroup', group, {
+    jobId: jobIdFor(job.key, 'scoring.concludeGroup', job.attempt),
+  });
 }
 
 /**
@@ -52,7 +74,10 @@ async function deliver(job: SmtpPayload, settled: number[], outcomes: Array<Prob
  * the others go on where the job says (scoring, or the waiting caller once all are in).
  * `observe`: each fresh outcome, for the worker's metrics.
  */
-export function probeHandler(engine: VerificationEngine, observe: (outcome: ProbeOutcome, job: SmtpPayload) => void = () => undefined): JobHandler<'smtp.probe'> {
+export function probeHandler(
+  engine: VerificationEngine,
+  observe: (outcome: ProbeOutcome, job: SmtpPayload) => void = () => undefined,
+): JobHandler<'smtp.probe'> {
   return async (job, queue) => {
     const asked = job.outcomes.flatMap((outcome, index) => (outcome === null ? [index] : []));
     const inspections = asked.map((index) => ({ ...job.inspections[index], facts: job.facts }));
@@ -64,10 +89,22 @@ export function probeHandler(engine: VerificationEngine, observe: (outcome: Prob
     const retry = engine.greylistRetry(fresh, { attempt: job.attempt, deadlineAt: job.deadlineAt });
     const again = new Set(retry?.indices.map((position) => asked[position]));
     if (retry) {
-      const next = { ...job, attempt: job.attempt + 1, outcomes: outcomes.map((outcome, index) => (again.has(index) ? null : outcome)) };
-      await queue.enqueue('smtp.probe', next, { jobId: jobIdFor(job.key, 'smtp.probe', next.attempt), delayMs: retry.delayMs });
+      const next = {
+        ...job,
+        attempt: job.attempt + 1,
+        outcomes: outcomes.map((outcome, index) => (again.has(index) ? null : outcome)),
+      };
+      await queue.enqueue('smtp.probe', next, {
+        jobId: jobIdFor(job.key, 'smtp.probe', next.attempt),
+        delayMs: retry.delayMs,
+      });
     }
-    await deliver(job, asked.filter((index) => !again.has(index)), outcomes, queue);
+    await deliver(
+      job,
+      asked.filter((index) => !again.has(index)),
+      outcomes,
+      queue,
+    );
     const answered = !retry && job.then.to === 'caller';
     return { probed: asked.length, outcomes: answered ? (outcomes as ProbeOutcome[]) : null };
   };

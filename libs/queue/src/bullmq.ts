@@ -38,7 +38,10 @@ export function bullOptions(config: AppConfig): BullOptions {
  * Redis, and with Redis gone they would wait forever, so start and shutdown move on after a while.
  */
 export function settleWithin<T>(work: Promise<T>, ms = 3_000): Promise<T | undefined> {
-  return Promise.race([work.catch(() => undefined), new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), ms).unref())]);
+  return Promise.race([
+    work.catch(() => undefined),
+    new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), ms).unref()),
+  ]);
 }
 
 /** BullMQ owns retries: a stage that throws is tried again with backoff; completed jobs expire. */
@@ -166,8 +169,7 @@ export function jobDispatcher(
   assertHandlers(handlers, jobsOf(queue));
   return async (job) => {
     const handler = handlers[job.name as JobName] as
-      | ((payload: unknown, context: StageContext) => Promise<unknown>)
-      | undefined;
+      ((payload: unknown, context: StageContext) => Promise<unknown>) | undefined;
     if (!handler) throw new UnrecoverableError(`no handler for job ${job.name} on queue ${queue}`);
     return handler(job.data, context);
   };

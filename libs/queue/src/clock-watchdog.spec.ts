@@ -38,7 +38,9 @@ describe('ClockWatchdog', () => {
     const jumps: Array<[number, number]> = [];
     const watchdog = new ClockWatchdog([queue], redis, { onJump: (jump, rearmed) => jumps.push([jump, rearmed]) });
     const job = await queue.add('list.feed', { listId: 'lst_clock' }, { delay: 1_000 });
-    const done = new Promise((resolve) => worker.onCompleted((completed: Job, result) => completed.id === job.id && resolve(result)));
+    const done = new Promise((resolve) =>
+      worker.onCompleted((completed: Job, result) => completed.id === job.id && resolve(result)),
+    );
     Date.now = () => realNow() - HOUR;
     await watchdog.check();
     expect(jumps).toHaveLength(1);

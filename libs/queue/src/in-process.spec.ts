@@ -17,14 +17,24 @@ function pipelineWith(overrides: Partial<JobHandlers>): { pipeline: InProcessPip
       name,
       async (payload: never, context: never) => {
         runs.push(name);
-        return (overrides[name] as ((payload: never, context: never) => Promise<unknown>) | undefined)?.(payload, context) ?? {};
+        return (
+          (overrides[name] as ((payload: never, context: never) => Promise<unknown>) | undefined)?.(payload, context) ??
+          {}
+        );
       },
     ]),
   ) as unknown as JobHandlers;
   return { pipeline: new InProcessPipeline(handlers, () => undefined), runs };
 }
 
-const group = { key: 'lst_1.r1.1', deadlineAt: null, inspections: [], attempt: 1, outcomes: [], then: { to: 'list', listId: 'lst_1', round: 'r1', rows: [1] } } as unknown as SmtpPayload;
+const group = {
+  key: 'lst_1.r1.1',
+  deadlineAt: null,
+  inspections: [],
+  attempt: 1,
+  outcomes: [],
+  then: { to: 'list', listId: 'lst_1', round: 'r1', rows: [1] },
+} as unknown as SmtpPayload;
 const webhook: WebhookPayload = { listId: 'lst_1', url: 'http://hooks.test/', body: '{}' };
 
 beforeEach(() => jest.useFakeTimers({ now: new Date('2026-03-29T00:59:00Z') }));
@@ -53,7 +63,10 @@ describe.each([
         return { status: 200 };
       },
     });
-    await pipeline.jobs.enqueue('webhook.deliver', webhook, { jobId: 'lst_1.webhook', retry: { attempts: 10, backoffMs: WEBHOOK_BACKOFF_MS } });
+    await pipeline.jobs.enqueue('webhook.deliver', webhook, {
+      jobId: 'lst_1.webhook',
+      retry: { attempts: 10, backoffMs: WEBHOOK_BACKOFF_MS },
+    });
     await jest.advanceTimersByTimeAsync(0);
     expect(attempts).toBe(1);
     jest.setSystemTime(Date.now() + jump);

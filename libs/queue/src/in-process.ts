@@ -49,7 +49,9 @@ export class InProcessPipeline implements CheckPipeline {
       if (!transient) return this.later(delayMs ?? 0, () => this.run(name, payload, jobId, retry ?? JOB_RETRY, 1));
       if (this.transient.has(jobId)) return;
       this.transient.add(jobId);
-      this.later(delayMs ?? 0, () => this.run(name, payload, jobId, retry ?? JOB_RETRY, 1, () => this.transient.delete(jobId)));
+      this.later(delayMs ?? 0, () =>
+        this.run(name, payload, jobId, retry ?? JOB_RETRY, 1, () => this.transient.delete(jobId)),
+      );
     },
   };
 
@@ -64,8 +66,16 @@ export class InProcessPipeline implements CheckPipeline {
   }
 
   /** A failed job is tried again with backoff, as BullMQ would; after the last attempt it is reported. */
-  private async run<N extends JobName>(name: N, payload: JobPayload<N>, jobId: string, retry: RetryPolicy, attempt: number, ended = () => undefined as unknown): Promise<void> {
-    const handler = this.handlers[name] as ((payload: JobPayload<N>, context: StageContext) => Promise<unknown>) | undefined;
+  private async run<N extends JobName>(
+    name: N,
+    payload: JobPayload<N>,
+    jobId: string,
+    retry: RetryPolicy,
+    attempt: number,
+    ended = () => undefined as unknown,
+  ): Promise<void> {
+    const handler = this.handlers[name] as
+      ((payload: JobPayload<N>, context: StageContext) => Promise<unknown>) | undefined;
     try {
       if (!handler) throw new Error(`no handler for job ${name} in this process`);
       const result = await handler(payload, this.jobs);
@@ -73,7 +83,10 @@ export class InProcessPipeline implements CheckPipeline {
       this.waiters.completed(jobId, result);
     } catch (error) {
       this.onError(error, name);
-      if (attempt < retry.attempts) this.later(retry.backoffMs * 2 ** (attempt - 1), () => this.run(name, payload, jobId, retry, attempt + 1, ended));
+      if (attempt < retry.attempts)
+        this.later(retry.backoffMs * 2 ** (attempt - 1), () =>
+          this.run(name, payload, jobId, retry, attempt + 1, ended),
+        );
       else ended();
     }
   }
@@ -89,7 +102,9 @@ export class InProcessPipeline implements CheckPipeline {
 
   probe(key: string, request: ProbeRequest): Promise<ProbeOutcome[] | null> {
     const [first] = probeJobIds(key);
-    return this.waiters.wait(probeJobIds(key), request.deadlineAt, probeAnswer, () => this.jobs.enqueue('smtp.probe', probeJob(key, request.inspections, request, { to: 'caller' }), { jobId: first }));
+    return this.waiters.wait(probeJobIds(key), request.deadlineAt, probeAnswer, () =>
+      this.jobs.enqueue('smtp.probe', probeJob(key, request.inspections, request, { to: 'caller' }), { jobId: first }),
+    );
   }
 
   async ping(): Promise<void> {}

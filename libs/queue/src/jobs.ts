@@ -1,5 +1,12 @@
 import type { UsageKind } from '@mailguard/db';
-import { MAX_GREYLIST_RETRIES, type DomainFacts, type Inspection, type ProbeOutcome, type ProbeRequest, type VerificationResult } from '@mailguard/engine';
+import {
+  MAX_GREYLIST_RETRIES,
+  type DomainFacts,
+  type Inspection,
+  type ProbeOutcome,
+  type ProbeRequest,
+  type VerificationResult,
+} from '@mailguard/engine';
 
 /** One address to check, as it travels through the pipeline. */
 export interface CheckRequest {
@@ -146,7 +153,12 @@ export function probeAnswer(result: unknown): ProbeOutcome[] | null {
 }
 
 /** The first attempt of a probe: inspections without their facts, which the job carries once. */
-export function probeJob(key: string, inspections: Inspection[], options: { deadlineAt: number | null; stopAtAccepted?: number }, then: ProbeNext): SmtpPayload {
+export function probeJob(
+  key: string,
+  inspections: Inspection[],
+  options: { deadlineAt: number | null; stopAtAccepted?: number },
+  then: ProbeNext,
+): SmtpPayload {
   return {
     key,
     deadlineAt: options.deadlineAt,
@@ -179,7 +191,9 @@ export function assertHandlers(handlers: Partial<JobHandlers>, names: JobName[])
   const given = Object.keys(handlers).sort();
   const wanted = [...names].sort();
   if (given.join() !== wanted.join()) {
-    throw new Error(`job handlers do not match the declared jobs: declared ${wanted.join(', ')}; given ${given.join(', ')}`);
+    throw new Error(
+      `job handlers do not match the declared jobs: declared ${wanted.join(', ')}; given ${given.join(', ')}`,
+    );
   }
 }
 

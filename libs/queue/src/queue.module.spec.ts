@@ -6,7 +6,15 @@ import { Redis } from 'ioredis';
 import { ConfigModule, loadConfig } from '@mailguard/config';
 import { BullMqPipeline } from './bullmq';
 import { InProcessPipeline } from './in-process';
-import { CHECK_PIPELINE, JOB_QUEUES, QUEUE_NAMES, type CheckPipeline, type JobHandlers, type JobName, type StageContext } from './jobs';
+import {
+  CHECK_PIPELINE,
+  JOB_QUEUES,
+  QUEUE_NAMES,
+  type CheckPipeline,
+  type JobHandlers,
+  type JobName,
+  type StageContext,
+} from './jobs';
 import { JOB_CONTEXT, JOB_HANDLERS, QueueModule, QUEUES } from './queue.module';
 
 const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -37,7 +45,10 @@ describe('QueueModule.forRoot', () => {
   it('without REDIS_URL: the in-process driver behind CHECK_PIPELINE runs the JOB_HANDLERS, and there are no queues', async () => {
     let heard: (job: string) => void = () => undefined;
     const ran = new Promise<string>((resolve) => (heard = resolve));
-    const app = await boot({}, recordingHandlers((job) => heard(job)));
+    const app = await boot(
+      {},
+      recordingHandlers((job) => heard(job)),
+    );
     try {
       expect(app.get<CheckPipeline>(CHECK_PIPELINE)).toBeInstanceOf(InProcessPipeline);
       expect(app.get<Queue[]>(QUEUES)).toEqual([]);
@@ -50,7 +61,10 @@ describe('QueueModule.forRoot', () => {
 
   it('with REDIS_URL: the BullMQ driver on every queue of QUEUE_NAMES, under REDIS_PREFIX + "bull"', async () => {
     const prefix = `mgqueuemodule:${randomBytes(6).toString('hex')}:`;
-    const app = await boot({ REDIS_URL, REDIS_PREFIX: prefix }, recordingHandlers(() => undefined));
+    const app = await boot(
+      { REDIS_URL, REDIS_PREFIX: prefix },
+      recordingHandlers(() => undefined),
+    );
     const redis = new Redis(REDIS_URL);
     try {
       const pipeline = app.get<CheckPipeline>(CHECK_PIPELINE);

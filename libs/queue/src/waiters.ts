@@ -15,16 +15,24 @@ export class JobWaiters {
    * Runs `start` (which adds the first job) and resolves with the first completion of `jobIds` that
    * `answer` reads an answer from; null when `deadlineAt` comes first. Rejects when `start` fails.
    */
-  wait<T>(jobIds: string[], deadlineAt: number, answer: (result: unknown) => T | null, start: () => Promise<void>): Promise<T | null> {
+  wait<T>(
+    jobIds: string[],
+    deadlineAt: number,
+    answer: (result: unknown) => T | null,
+    start: () => Promise<void>,
+  ): Promise<T | null> {
     return new Promise((resolve, reject) => {
       const end = () => {
         clearTimeout(timer);
         for (const id of jobIds) this.waiting.delete(id);
       };
-      const timer = setTimeout(() => {
-        end();
-        resolve(null);
-      }, Math.max(0, deadlineAt - Date.now()));
+      const timer = setTimeout(
+        () => {
+          end();
+          resolve(null);
+        },
+        Math.max(0, deadlineAt - Date.now()),
+      );
       for (const id of jobIds) {
         this.waiting.set(id, (result) => {
           const value = answer(result);

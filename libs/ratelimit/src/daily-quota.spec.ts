@@ -12,7 +12,10 @@ function behavesAsTheWidgetTier(name: string, make: () => { quota: DailyQuota; c
     afterEach(async () => close?.());
 
     it('passes a request only while every counter is under its limit, and then counts it on all', async () => {
-      const device = (id: string): Array<[string, number]> => [[`device:${id}`, 2], ['ip:1', 3]];
+      const device = (id: string): Array<[string, number]> => [
+        [`device:${id}`, 2],
+        ['ip:1', 3],
+      ];
       expect(await quota.take(device('a'))).toEqual({ allowed: true, remaining: 1, exhausted: null });
       expect(await quota.take(device('a'))).toEqual({ allowed: true, remaining: 0, exhausted: null });
       expect(await quota.take(device('a'))).toEqual({ allowed: false, remaining: 0, exhausted: 0 });
@@ -21,7 +24,12 @@ function behavesAsTheWidgetTier(name: string, make: () => { quota: DailyQuota; c
       // The device has room left: the IP is what is full, and the answer says so.
       expect(await quota.take(device('c'))).toEqual({ allowed: false, remaining: 0, exhausted: 1 });
       // The refused requests counted nowhere: another IP's device starts afresh.
-      expect(await quota.take([['device:c', 2], ['ip:2', 3]])).toEqual({ allowed: true, remaining: 1, exhausted: null });
+      expect(
+        await quota.take([
+          ['device:c', 2],
+          ['ip:2', 3],
+        ]),
+      ).toEqual({ allowed: true, remaining: 1, exhausted: null });
     });
   });
 }

@@ -52,7 +52,10 @@ export class RedisDailyQuota implements DailyQuota {
   async take(counters: Array<[string, number]>): Promise<QuotaDecision> {
     const day = utcDay();
     const keys = counters.map(([key]) => `${this.prefix}quota:${day}:${key}`);
-    const [allowed, remaining, exhausted] = (await runScript(this.redis, TAKE, keys, [...counters.map(([, limit]) => limit), TTL_SECONDS])) as [number, number, number];
+    const [allowed, remaining, exhausted] = (await runScript(this.redis, TAKE, keys, [
+      ...counters.map(([, limit]) => limit),
+      TTL_SECONDS,
+    ])) as [number, number, number];
     return { allowed: allowed === 1, remaining, exhausted: exhausted < 0 ? null : exhausted };
   }
 }

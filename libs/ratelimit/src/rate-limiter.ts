@@ -42,7 +42,12 @@ return { allowed, count, reset }
 `);
 
 function decision(allowed: boolean, count: number, limit: number, resetMs: number): RateDecision {
-  return { allowed, limit, remaining: Math.max(0, limit - count), resetSeconds: Math.max(0, Math.ceil(resetMs / 1000)) };
+  return {
+    allowed,
+    limit,
+    remaining: Math.max(0, limit - count),
+    resetSeconds: Math.max(0, Math.ceil(resetMs / 1000)),
+  };
 }
 
 export class RedisRateLimiter implements RateLimiter {
@@ -55,7 +60,12 @@ export class RedisRateLimiter implements RateLimiter {
 
   async hit(key: string, limit: number, windowMs: number): Promise<RateDecision> {
     const member = `${process.pid}:${Date.now()}:${this.sequence++}:${Math.random()}`;
-    const [allowed, count, reset] = (await runScript(this.redis, SLIDING_WINDOW, [`${this.prefix}rl:${key}`], [windowMs, limit, member])) as [number, number, number];
+    const [allowed, count, reset] = (await runScript(
+      this.redis,
+      SLIDING_WINDOW,
+      [`${this.prefix}rl:${key}`],
+      [windowMs, limit, member],
+    )) as [number, number, number];
     return decision(allowed === 1, count, limit, reset);
   }
 }
@@ -93,6 +103,7 @@ export class MemoryRateLimiter implements RateLimiter {
 
   private sweep(now: number): void {
     this.sweptAt = now;
-    for (const [key, { hits, windowMs }] of this.windows) if (hits[hits.length - 1] <= now - windowMs) this.windows.delete(key);
+    for (const [key, { hits, windowMs }] of this.windows)
+      if (hits[hits.length - 1] <= now - windowMs) this.windows.delete(key);
   }
 }

@@ -80,7 +80,9 @@ describe('leases in Redis are renewed while their prober lives', () => {
     await prober.acquire('mx.a', far());
     expect(prober.renewing).toBe(true);
     // Three lease times go by: the renewals keep the slot taken.
-    await expect(other.acquire('mx.a', { ...far(), signal: AbortSignal.timeout(1_000) })).rejects.toThrow('gave up waiting');
+    await expect(other.acquire('mx.a', { ...far(), signal: AbortSignal.timeout(1_000) })).rejects.toThrow(
+      'gave up waiting',
+    );
     // The prober dies (its connection goes, nothing renews): the slot comes back by itself.
     proberRedis.disconnect();
     (await other.acquire('mx.a', far())).release();

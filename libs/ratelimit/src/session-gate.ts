@@ -1,6 +1,17 @@
 import type { Redis } from 'ioredis';
 import { luaScript, runScript } from '@mailguard/redis';
-import { CoolingDownError, GateAbortedError, LEASE_GRACE_MS, LeaseBook, type CoolDownReason, type GateObserver, type GateSnapshot, type SessionGate, type SlotLease, type SlotRequest } from '@mailguard/smtp';
+import {
+  CoolingDownError,
+  GateAbortedError,
+  LEASE_GRACE_MS,
+  LeaseBook,
+  type CoolDownReason,
+  type GateObserver,
+  type GateSnapshot,
+  type SessionGate,
+  type SlotLease,
+  type SlotRequest,
+} from '@mailguard/smtp';
 
 /**
  * Takes a slot when the host has one: leases are scored by their expiry, so the slots of a killed
@@ -93,7 +104,10 @@ export class RedisSessionGate implements SessionGate {
     const now = Date.now();
     await Promise.all(
       [...this.live].map(([host, holders]) => {
-        const args = [...holders].flatMap(([holder, end]) => [holder, Math.max(1, Math.min(this.timing.ttlMs, end - now))]);
+        const args = [...holders].flatMap(([holder, end]) => [
+          holder,
+          Math.max(1, Math.min(this.timing.ttlMs, end - now)),
+        ]);
         // Redis away: the leases run out there, and the probes fail to get new ones until it is back.
         return runScript(this.redis, RENEW, [this.slotsKey(host)], args).catch(() => undefined);
       }),
@@ -121,7 +135,12 @@ export class RedisSessionGate implements SessionGate {
       if (signal?.aborted) throw new GateAbortedError();
       // Relative to Redis's clock (TIME): prober clocks need not agree with each other.
       const ttl = Math.min(this.timing.ttlMs, this.leases.ttl(until));
-      const answer = (await runScript(this.redis, ACQUIRE, [slots, `${this.prefix}mx:cool:${host}`], [this.limit, ttl, holder])) as number | string;
+      const answer = (await runScript(
+        this.redis,
+        ACQUIRE,
+        [slots, `${this.prefix}mx:cool:${host}`],
+        [this.limit, ttl, holder],
+      )) as number | string;
       if (answer === 1) {
         this.leases.waited(host, performance.now() - started);
         this.track(host, holder, Date.now() + this.leases.ttl(until));

@@ -1,1 +1,10 @@
-export { connectRedis, createRedis, isRedisConnectionError, luaScript, pingRedis, RedisUnavailableError, runScript, type LuaScript } from './redis';
+export {
+  connectRedis,
+  createRedis,
+  isRedisConnectionError,
+  luaScript,
+  pingRedis,
+  RedisUnavailableError,
+  runScript,
+  type LuaScript,
+} from './redis';

@@ -39,7 +39,9 @@ export function isRedisConnectionError(error: unknown): boolean {
   const candidate = error as { name?: string; message?: string } | null;
   if (!candidate) return false;
   if (candidate.name === 'MaxRetriesPerRequestError') return true;
-  return /Stream isn't writeable|Connection is closed|connect ECONNREFUSED .*6379|enableOfflineQueue/i.test(candidate.message ?? '');
+  return /Stream isn't writeable|Connection is closed|connect ECONNREFUSED .*6379|enableOfflineQueue/i.test(
+    candidate.message ?? '',
+  );
 }
 
 /**
@@ -49,7 +51,13 @@ export function isRedisConnectionError(error: unknown): boolean {
  */
 export async function connectRedis(redis: Redis, timeoutMs = 3_000): Promise<boolean> {
   const timeout = new Promise<false>((resolve) => setTimeout(() => resolve(false), timeoutMs).unref());
-  return Promise.race([redis.connect().then(() => true, () => false), timeout]);
+  return Promise.race([
+    redis.connect().then(
+      () => true,
+      () => false,
+    ),
+    timeout,
+  ]);
 }
 
 /** A Lua script with its SHA-1, so that it travels once per server, not with every call. */
@@ -63,7 +71,12 @@ export function luaScript(source: string): LuaScript {
 }
 
 /** EVALSHA, and EVAL once when the server does not know the script yet (a restart, a new server). */
-export async function runScript(redis: Redis, script: LuaScript, keys: string[], args: Array<string | number>): Promise<unknown> {
+export async function runScript(
+  redis: Redis,
+  script: LuaScript,
+  keys: string[],
+  args: Array<string | number>,
+): Promise<unknown> {
   try {
     return await redis.evalsha(script.sha, keys.length, ...keys, ...args);
   } catch (error) {

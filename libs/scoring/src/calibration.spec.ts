@@ -13,25 +13,29 @@ import { CALIBRATION_MAPS } from './calibration-map';
  * not met yet (README, "Calibrated confidence") are printed by `npm run bench:calibrate`, not asserted.
  */
 const outcome = (scored: Scored[]) => scored.map(({ address, confidence }) => ({ real: address.real, confidence }));
-const describeBands = (bands: Band[]) => bands.map((band) => `${band.low}–${band.high}: n ${band.n}, ${band.observed.toFixed(0)}%`);
+const describeBands = (bands: Band[]) =>
+  bands.map((band) => `${band.low}–${band.high}: n ${band.n}, ${band.observed.toFixed(0)}%`);
 
 describe('the calibration maps', () => {
   const grid = Array.from({ length: 401 }, (_, index) => -20 + index / 10);
 
-  it.each(REGIMES)('%s: monotonic, within 1..99, strictly rising between its outermost points, flat beyond them', (regime) => {
-    const map = CALIBRATION_MAPS[regime];
-    const values = grid.map((logit) => calibrate(logit, map));
-    expect(Math.min(...values)).toBeGreaterThanOrEqual(FLOOR);
-    expect(Math.max(...values)).toBeLessThanOrEqual(CEILING);
-    values.slice(1).forEach((value, index) => {
-      expect(value).toBeGreaterThanOrEqual(values[index]);
-      const inside = grid[index] >= map[0][0] && grid[index + 1] <= map[map.length - 1][0];
-      if (inside && map[0][1] < map[map.length - 1][1]) expect(value).toBeGreaterThan(values[index]);
-    });
-    expect(calibrate(-100, map)).toBe(map[0][1]);
-    expect(calibrate(100, map)).toBe(map[map.length - 1][1]);
-    for (const [x, y] of map) expect(calibrate(x, map)).toBeCloseTo(y, 6);
-  });
+  it.each(REGIMES)(
+    '%s: monotonic, within 1..99, strictly rising between its outermost points, flat beyond them',
+    (regime) => {
+      const map = CALIBRATION_MAPS[regime];
+      const values = grid.map((logit) => calibrate(logit, map));
+      expect(Math.min(...values)).toBeGreaterThanOrEqual(FLOOR);
+      expect(Math.max(...values)).toBeLessThanOrEqual(CEILING);
+      values.slice(1).forEach((value, index) => {
+        expect(value).toBeGreaterThanOrEqual(values[index]);
+        const inside = grid[index] >= map[0][0] && grid[index + 1] <= map[map.length - 1][0];
+        if (inside && map[0][1] < map[map.length - 1][1]) expect(value).toBeGreaterThan(values[index]);
+      });
+      expect(calibrate(-100, map)).toBe(map[0][1]);
+      expect(calibrate(100, map)).toBe(map[map.length - 1][1]);
+      for (const [x, y] of map) expect(calibrate(x, map)).toBeCloseTo(y, 6);
+    },
+  );
 
   it('are what the fit on the fitting population gives (refit with npm run bench:calibrate -- --write)', () => {
     expect(fitMaps()).toEqual(CALIBRATION_MAPS);
@@ -73,7 +77,8 @@ describe('confidence that means what it says, on populations the maps were not f
   });
 
   it('the bands rise on both populations, in both rounds', () => {
-    for (const scored of [bench.before, bench.after, second.before, second.after]) expect(rising(reliability(outcome(scored)))).toBe(true);
+    for (const scored of [bench.before, bench.after, second.before, second.after])
+      expect(rising(reliability(outcome(scored)))).toBe(true);
   });
 
   it('ranks real mailboxes above made-up ones: AUC ≥ 0.90 on the bench population (both rounds) and on the second after feedback', () => {

@@ -31,7 +31,14 @@ export type Regime = (typeof REGIMES)[number];
 /** The signals by which reports on other addresses bear on an address (domain-model.ts). */
 const REPORTED = new Set(['pattern_delivery_rate']);
 /** The marks of a made-up address (local-part.ts, domain-model.ts), and its own bounce. */
-const FLAWS = new Set(['junk_word', 'random_looking', 'misspelt_name', 'long_unstructured', 'typo_of_known', 'reported_bounced']);
+const FLAWS = new Set([
+  'junk_word',
+  'random_looking',
+  'misspelt_name',
+  'long_unstructured',
+  'typo_of_known',
+  'reported_bounced',
+]);
 /** What vouches for the address itself: a flaw does not outweigh it (`x7g2k9` with an avatar is someone's). */
 const VOUCHED = new Set(['gravatar', 'reported_delivered']);
 
@@ -80,7 +87,9 @@ const round = (value: number, digits: number) => Math.round(value * 10 ** digits
 
 export function fitCalibration(labelled: ReadonlyArray<{ logit: number; real: boolean }>): CalibrationMap {
   // Weights have two decimals: sums that differ only by floating-point error are one log-odds.
-  const sorted = labelled.map(({ logit, real }) => ({ logit: round(logit, 2), real })).sort((a, b) => a.logit - b.logit);
+  const sorted = labelled
+    .map(({ logit, real }) => ({ logit: round(logit, 2), real }))
+    .sort((a, b) => a.logit - b.logit);
   const pools: Pool[] = [];
   // A pool is final once it is big enough and its share is above the one before it.
   const settle = (final: boolean) => {
@@ -92,7 +101,7 @@ export function fitCalibration(labelled: ReadonlyArray<{ logit: number; real: bo
       pools.splice(pools.length - 2, 2, merge(before, last));
     }
   };
-  for (let i = 0; i < sorted.length; ) {
+  for (let i = 0; i < sorted.length;) {
     const logit = sorted[i].logit;
     const pool: Pool = { low: logit, high: logit, real: 0, n: 0 };
     for (; i < sorted.length && sorted[i].logit === logit; i++) {

@@ -56,7 +56,12 @@ export interface CatchAllConfidence {
 }
 
 const NAME_WEIGHTS: Record<NameShape, number> = { first_last: 1.6, two_part: 1.1, short: 0.8 };
-const FLAW_WEIGHTS: Record<Flaw, number> = { random_looking: -1.6, junk_word: -2.5, misspelt_name: -2.2, long_unstructured: -0.8 };
+const FLAW_WEIGHTS: Record<Flaw, number> = {
+  random_looking: -1.6,
+  junk_word: -2.5,
+  misspelt_name: -2.2,
+  long_unstructured: -0.8,
+};
 const WEIGHTS = {
   catchAllPrior: -1.3,
   role: 0.4,
@@ -91,9 +96,16 @@ export function catchAllConfidence(features: CatchAllFeatures): CatchAllConfiden
   const pattern = domain ? learnedPattern(local, domain) : null;
   // What speaks for addresses like this one at this domain in general…
   const reading = pattern ?? name;
-  const base: Signal[] = [{ signal: 'catch_all_prior', weight: WEIGHTS.catchAllPrior }, ...(reading ? [reading] : []), ...domainFacts(features)];
+  const base: Signal[] = [
+    { signal: 'catch_all_prior', weight: WEIGHTS.catchAllPrior },
+    ...(reading ? [reading] : []),
+    ...domainFacts(features),
+  ];
   // …and what is particular to this address.
-  const own: Signal[] = localPartFlaws(local, domain?.names).map((flaw) => ({ signal: flaw, weight: FLAW_WEIGHTS[flaw] }));
+  const own: Signal[] = localPartFlaws(local, domain?.names).map((flaw) => ({
+    signal: flaw,
+    weight: FLAW_WEIGHTS[flaw],
+  }));
   if (features.role) own.push({ signal: 'role', weight: WEIGHTS.role });
   if (features.gravatar) own.push({ signal: 'gravatar', weight: WEIGHTS.gravatar });
   if (domain) own.push(...addressSignals(local, domain));

@@ -4,9 +4,22 @@ import { patternFits, readPattern } from './patterns';
 
 const likeliestPattern = (localPart: string) => readPattern(localPart)?.pattern ?? null;
 
-const exists = (localPart: string, source: Evidence['source'] = 'verified', pattern: string | null = null): Evidence => ({ localPart, outcome: 'exists', source, pattern });
+const exists = (
+  localPart: string,
+  source: Evidence['source'] = 'verified',
+  pattern: string | null = null,
+): Evidence => ({ localPart, outcome: 'exists', source, pattern });
 const bounced = (localPart: string): Evidence => ({ localPart, outcome: 'bounced', source: 'feedback', pattern: null });
-const features = (localPart: string, domain: CatchAllFeatures['domain'] = null): CatchAllFeatures => ({ localPart, role: false, gravatar: null, spf: true, dmarc: true, ageDays: 4000, providerAcceptsAll: false, domain });
+const features = (localPart: string, domain: CatchAllFeatures['domain'] = null): CatchAllFeatures => ({
+  localPart,
+  role: false,
+  gravatar: null,
+  spf: true,
+  dmarc: true,
+  ageDays: 4000,
+  providerAcceptsAll: false,
+  domain,
+});
 
 describe('patternFits', () => {
   it('reads the pattern of a local part with the help of common given names', () => {
@@ -49,7 +62,11 @@ describe('learnDomain', () => {
   });
 
   it('takes the finder pattern as given, and is deterministic', () => {
-    const evidence = [exists('jdoe', 'finder', 'flast'), exists('maria', 'finder', 'first'), exists('peter', 'finder', 'first')];
+    const evidence = [
+      exists('jdoe', 'finder', 'flast'),
+      exists('maria', 'finder', 'first'),
+      exists('peter', 'finder', 'first'),
+    ];
     expect(learnDomain(evidence)).toEqual(learnDomain(evidence));
     expect(learnDomain(evidence).pattern).toBe('first');
   });
@@ -61,13 +78,23 @@ describe('learnDomain', () => {
   });
 
   it('does not count bounced addresses as the pattern', () => {
-    const model = learnDomain([exists('john.smith', 'feedback'), bounced('jsmith'), bounced('mjones'), bounced('kwest')]);
+    const model = learnDomain([
+      exists('john.smith', 'feedback'),
+      bounced('jsmith'),
+      bounced('mjones'),
+      bounced('kwest'),
+    ]);
     expect(model.pattern).toBe('first.last');
     expect(model.reports.flast.map(({ delivered }) => delivered)).toEqual([false, false, false]);
   });
 
   it('keeps reports on addresses with their own evidence out of the pattern rate', () => {
-    const model = learnDomain([exists('kwest', 'avatar'), exists('kwest', 'feedback'), bounced('jsmtih'), bounced('mjones')]);
+    const model = learnDomain([
+      exists('kwest', 'avatar'),
+      exists('kwest', 'feedback'),
+      bounced('jsmtih'),
+      bounced('mjones'),
+    ]);
     expect(model.reports.flast.map(({ localPart }) => localPart)).toEqual(['mjones']);
   });
 });
@@ -79,15 +106,27 @@ describe('catch-all confidence with a learned domain', () => {
     const before = catchAllConfidence(features('tgreen')).confidence;
     const after = catchAllConfidence(features('tgreen', learned));
     expect(after.confidence).toBeGreaterThan(before);
-    expect(after.signals).toEqual(expect.arrayContaining([expect.objectContaining({ signal: 'pattern_delivery_rate' })]));
-    expect(catchAllConfidence(features('tgreen', learnDomain(['jsmith', 'mjones'].map((local) => exists(local))))).signals).toEqual(expect.arrayContaining([expect.objectContaining({ signal: 'learned_pattern' })]));
+    expect(after.signals).toEqual(
+      expect.arrayContaining([expect.objectContaining({ signal: 'pattern_delivery_rate' })]),
+    );
+    expect(
+      catchAllConfidence(features('tgreen', learnDomain(['jsmith', 'mjones'].map((local) => exists(local))))).signals,
+    ).toEqual(expect.arrayContaining([expect.objectContaining({ signal: 'learned_pattern' })]));
     const offPattern = catchAllConfidence(features('tom.green', learned));
     expect(offPattern.confidence).toBeLessThan(catchAllConfidence(features('tom.green')).confidence);
   });
 
   it('falls for a pattern whose addresses bounce', () => {
-    const bouncing = learnDomain([exists('john.smith', 'feedback'), exists('mary.jones', 'feedback'), bounced('jsmith'), bounced('mjones'), bounced('kwest')]);
-    expect(catchAllConfidence(features('pbrown', bouncing)).confidence).toBeLessThan(catchAllConfidence(features('pbrown')).confidence);
+    const bouncing = learnDomain([
+      exists('john.smith', 'feedback'),
+      exists('mary.jones', 'feedback'),
+      bounced('jsmith'),
+      bounced('mjones'),
+      bounced('kwest'),
+    ]);
+    expect(catchAllConfidence(features('pbrown', bouncing)).confidence).toBeLessThan(
+      catchAllConfidence(features('pbrown')).confidence,
+    );
   });
 
   it('follows a report about the address itself', () => {
@@ -102,23 +141,48 @@ describe('catch-all confidence with a learned domain', () => {
 });
 
 describe('what the service has seen exist', () => {
-  const signals = (localPart: string, domain: CatchAllFeatures['domain']) => catchAllConfidence(features(localPart, domain)).signals.map(({ signal }) => signal);
+  const signals = (localPart: string, domain: CatchAllFeatures['domain']) =>
+    catchAllConfidence(features(localPart, domain)).signals.map(({ signal }) => signal);
 
   it('takes a known address with two letters swapped or one left out for a typo, not another person', () => {
     const model = learnDomain([exists('jsmith'), exists('gwendolyn.ostrowski', 'avatar')]);
-    for (const typo of ['jsmtih', 'jsmth', 'gwendolyn.ostrowsi']) expect([typo, signals(typo, model)]).toEqual([typo, expect.arrayContaining(['typo_of_known'])]);
-    for (const other of ['asmith', 'jsmiths', 'jsmith']) expect([other, signals(other, model)]).toEqual([other, expect.not.arrayContaining(['typo_of_known'])]);
+    for (const typo of ['jsmtih', 'jsmth', 'gwendolyn.ostrowsi'])
+      expect([typo, signals(typo, model)]).toEqual([typo, expect.arrayContaining(['typo_of_known'])]);
+    for (const other of ['asmith', 'jsmiths', 'jsmith'])
+      expect([other, signals(other, model)]).toEqual([other, expect.not.arrayContaining(['typo_of_known'])]);
   });
 
   it('takes a known person written in another pattern for a guess at their address, not someone else', () => {
     const model = learnDomain([exists('nina.johansson'), exists('pkowalski'), exists('ngozieze')]);
-    for (const other of ['njohansson', 'johansson.nina', 'nina_johansson', 'ninajohansson', 'n.johansson', 'p.kowalski', 'kowalskip', 'ngozi.eze']) {
+    for (const other of [
+      'njohansson',
+      'johansson.nina',
+      'nina_johansson',
+      'ninajohansson',
+      'n.johansson',
+      'p.kowalski',
+      'kowalskip',
+      'ngozi.eze',
+    ]) {
       expect([other, signals(other, model)]).toEqual([other, expect.arrayContaining(['other_form_of_known'])]);
     }
-    for (const someone of ['nina.kowalski', 'erik.johansson', 'nina', 'johansson', 'akowalski', 'nina.johansson', 'pkowalski']) {
-      expect([someone, signals(someone, model)]).toEqual([someone, expect.not.arrayContaining(['other_form_of_known'])]);
+    for (const someone of [
+      'nina.kowalski',
+      'erik.johansson',
+      'nina',
+      'johansson',
+      'akowalski',
+      'nina.johansson',
+      'pkowalski',
+    ]) {
+      expect([someone, signals(someone, model)]).toEqual([
+        someone,
+        expect.not.arrayContaining(['other_form_of_known']),
+      ]);
     }
-    expect(catchAllConfidence(features('njohansson', model)).confidence).toBeLessThan(catchAllConfidence(features('njohansson', learnDomain([exists('nina.kowalski')]))).confidence);
+    expect(catchAllConfidence(features('njohansson', model)).confidence).toBeLessThan(
+      catchAllConfidence(features('njohansson', learnDomain([exists('nina.kowalski')]))).confidence,
+    );
   });
 
   it('teaches names the lists lack, from addresses known to exist here or at other domains', () => {
@@ -126,7 +190,9 @@ describe('what the service has seen exist', () => {
     const elsewhere = learnDomain([], ['gwendolyn.ostrowski', 'x.yz', 'zoltan']);
     // Parts of four letters or more of addresses with a separator: a lone word may be no name at all.
     expect(elsewhere.names).toEqual(new Set(['gwendolyn', 'ostrowski']));
-    expect(learnDomain([exists('gwendolyn.ostrowski', 'feedback'), bounced('zoltan.zielke')]).names).toEqual(new Set(['gwendolyn', 'ostrowski']));
+    expect(learnDomain([exists('gwendolyn.ostrowski', 'feedback'), bounced('zoltan.zielke')]).names).toEqual(
+      new Set(['gwendolyn', 'ostrowski']),
+    );
     // A name misspelt is seen once the name is known…
     expect(signals('gwednolyn.zielke', nothing)).not.toContain('misspelt_name');
     expect(signals('gwednolyn.zielke', elsewhere)).toContain('misspelt_name');

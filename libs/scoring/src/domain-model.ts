@@ -78,7 +78,8 @@ const TYPO_WEIGHT = -3;
 const OTHER_FORM_WEIGHT = -1.5;
 
 /** The name parts of an address with a separator (`kasimir.berg`): four letters or more, the shorter ones are initials or ambiguous. */
-const nameParts = (local: string) => (/[._-]/.test(local) ? local.split(/[._-]/).filter((part) => /^[a-z]{4,}$/.test(part)) : []);
+const nameParts = (local: string) =>
+  /[._-]/.test(local) ? local.split(/[._-]/).filter((part) => /^[a-z]{4,}$/.test(part)) : [];
 
 const clamp = (value: number) => Math.round(Math.max(-LIMIT, Math.min(LIMIT, value)) * 100) / 100;
 
@@ -103,16 +104,28 @@ export function learnDomain(evidence: Evidence[], elsewhere: Iterable<string> = 
     counts = {};
     for (const fit of fits) {
       const total = Object.entries(fit).reduce((sum, [pattern, value]) => sum + shares[pattern] * value, 0);
-      for (const [pattern, value] of Object.entries(fit)) counts[pattern] = (counts[pattern] ?? 0) + (shares[pattern] * value) / total;
+      for (const [pattern, value] of Object.entries(fit))
+        counts[pattern] = (counts[pattern] ?? 0) + (shares[pattern] * value) / total;
     }
-    shares = Object.fromEntries(PATTERNS.map(({ pattern }) => [pattern, (PRIOR_STRENGTH * PRIOR[pattern] + (counts[pattern] ?? 0)) / (PRIOR_STRENGTH + fits.length)]));
+    shares = Object.fromEntries(
+      PATTERNS.map(({ pattern }) => [
+        pattern,
+        (PRIOR_STRENGTH * PRIOR[pattern] + (counts[pattern] ?? 0)) / (PRIOR_STRENGTH + fits.length),
+      ]),
+    );
   }
-  const best = PATTERNS.reduce((top, { pattern }) => (shares[pattern] > shares[top] ? pattern : top), PATTERNS[0].pattern);
+  const best = PATTERNS.reduce(
+    (top, { pattern }) => (shares[pattern] > shares[top] ? pattern : top),
+    PATTERNS[0].pattern,
+  );
   // Each address counts once, with its latest report, under the pattern it follows here. An address
   // with an avatar or a flaw has its own signal; counting it too would lend its fate to the plain ones.
   const reports: DomainModel['reports'] = {};
   for (const [local, { outcome, source }] of known) {
-    const pattern = source === 'feedback' && !vouched.has(local) && localPartFlaws(local).length === 0 ? readPattern(local, shares, names)?.pattern : undefined;
+    const pattern =
+      source === 'feedback' && !vouched.has(local) && localPartFlaws(local).length === 0
+        ? readPattern(local, shares, names)?.pattern
+        : undefined;
     if (pattern) (reports[pattern] ??= []).push({ localPart: local, delivered: outcome === 'exists' });
   }
   return {
@@ -131,7 +144,7 @@ export function learnDomain(evidence: Evidence[], elsewhere: Iterable<string> = 
 /** Reports on the other addresses of this address's pattern at the domain (its own report is counted apart). */
 function patternReports(local: string, model: DomainModel): { delivered: number; bounced: number } {
   const pattern = readPattern(local, model.shares, model.names)?.pattern;
-  const others = (pattern ? model.reports[pattern] ?? [] : []).filter((report) => report.localPart !== local);
+  const others = (pattern ? (model.reports[pattern] ?? []) : []).filter((report) => report.localPart !== local);
   const delivered = others.filter((report) => report.delivered).length;
   return { delivered, bounced: others.length - delivered };
 }
@@ -152,7 +165,12 @@ export function patternRate(localPart: string, model: DomainModel, prior: number
 export function addressSignals(localPart: string, model: DomainModel): Signal[] {
   const local = localPart.toLowerCase();
   const own = model.known.get(local);
-  if (own) return [own.outcome === 'exists' ? { signal: 'reported_delivered', weight: KNOWN_WEIGHT } : { signal: 'reported_bounced', weight: -KNOWN_WEIGHT }];
+  if (own)
+    return [
+      own.outcome === 'exists'
+        ? { signal: 'reported_delivered', weight: KNOWN_WEIGHT }
+        : { signal: 'reported_bounced', weight: -KNOWN_WEIGHT },
+    ];
   if (isTypoOfKnown(local, model)) return [{ signal: 'typo_of_known', weight: TYPO_WEIGHT }];
   return model.otherForms.has(local) ? [{ signal: 'other_form_of_known', weight: OTHER_FORM_WEIGHT }] : [];
 }
@@ -168,7 +186,9 @@ export function addressSignals(localPart: string, model: DomainModel): Signal[] 
 const INITIAL_FIRST = new Set(['flast', 'f.last', 'lastf']);
 const WHOLE = new Set(['first.last', 'first_last', 'first-last', 'last.first']);
 /** What a person whose both names are known may be written as: every pattern but a name alone. */
-const BOTH_NAMES = new Set(PATTERNS.map(({ pattern }) => pattern).filter((pattern) => !['first', 'last', 'fl'].includes(pattern)));
+const BOTH_NAMES = new Set(
+  PATTERNS.map(({ pattern }) => pattern).filter((pattern) => !['first', 'last', 'fl'].includes(pattern)),
+);
 const letters = (local: string) => local.replace(/[._-]/g, '');
 
 function otherForms(existing: string[], shares: Readonly<Record<string, number>>, names: Set<string>): Set<string> {
@@ -186,7 +206,8 @@ function otherForms(existing: string[], shares: Readonly<Record<string, number>>
     if (pattern === 'lastf') add(local[local.length - 1], local.slice(0, -1), INITIAL_FIRST);
     // The same letters with a separator put in (`ninajohansson`: `nina.johansson`, `nina_johansson`).
     const word = letters(local);
-    for (let cut = 2; cut <= word.length - 2; cut++) for (const separator of '._-') forms.add(word.slice(0, cut) + separator + word.slice(cut));
+    for (let cut = 2; cut <= word.length - 2; cut++)
+      for (const separator of '._-') forms.add(word.slice(0, cut) + separator + word.slice(cut));
     forms.add(word);
   }
   for (const local of existing) forms.delete(local);

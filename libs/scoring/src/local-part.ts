@@ -23,12 +23,14 @@ export function nameShape(local: string, learned?: Learned): NameShape | null {
     // A first name alone, or names with an initial (jsmith, smithj, johns) or joined (johnsmith).
     if (FIRST_NAMES.has(word) || readsAsNames(word, 1, learned)) return 'short';
     // firstlast, firstl: a known first name followed by a surname or an initial.
-    for (let cut = 3; cut < word.length; cut++) if (FIRST_NAMES.has(word.slice(0, cut)) && word.length - cut <= 12) return 'short';
+    for (let cut = 3; cut < word.length; cut++)
+      if (FIRST_NAMES.has(word.slice(0, cut)) && word.length - cut <= 12) return 'short';
   }
   return null;
 }
 
-const JUNK = /^(test|testing|tester|asdf|qwert|qwerty|zxcv|abc|abcd|xyz|foo|foobar|bar|fake|spam|none|null|nobody|noone|example|sample|temp|dummy|user|demo)\d*$|asdf|sdfsdf|qwert|zxcv|(.)\2\2/;
+const JUNK =
+  /^(test|testing|tester|asdf|qwert|qwerty|zxcv|abc|abcd|xyz|foo|foobar|bar|fake|spam|none|null|nobody|noone|example|sample|temp|dummy|user|demo)\d*$|asdf|sdfsdf|qwert|zxcv|(.)\2\2/;
 
 function looksRandom(local: string): boolean {
   const letters = local.replace(/[^a-z]/g, '');

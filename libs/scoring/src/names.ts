@@ -64,7 +64,9 @@ export const SURNAMES = words(`
 `);
 
 /** A letter pair found in no name above: keyboard noise and generated strings are full of them. */
-const NAME_BIGRAMS = new Set([...FIRST_NAMES, ...SURNAMES].flatMap((name) => [...name.slice(1)].map((letter, at) => name[at] + letter)));
+const NAME_BIGRAMS = new Set(
+  [...FIRST_NAMES, ...SURNAMES].flatMap((name) => [...name.slice(1)].map((letter, at) => name[at] + letter)),
+);
 
 /** Letter pairs of the runs of letters in `local` that no common name has, and how many pairs there are. */
 export function unusualLetterPairs(local: string): { unusual: number; pairs: number } {
@@ -83,7 +85,8 @@ export function unusualLetterPairs(local: string): { unusual: number; pairs: num
 export type Learned = ReadonlySet<string>;
 const NONE: Learned = new Set();
 
-const isName = (word: string, learned: Learned = NONE) => FIRST_NAMES.has(word) || SURNAMES.has(word) || learned.has(word);
+const isName = (word: string, learned: Learned = NONE) =>
+  FIRST_NAMES.has(word) || SURNAMES.has(word) || learned.has(word);
 
 /**
  * The local part reads as names in one of the patterns: names or an initial around a separator, or
@@ -101,7 +104,8 @@ export function readsAsNames(local: string, shortest = 1, learned: Learned = NON
   if (name(local) || name(local.slice(1)) || name(local.slice(0, -1))) return true;
   for (let cut = 2; cut < local.length - 1; cut++) {
     const first = local.slice(0, cut);
-    if ((FIRST_NAMES.has(first) || (first.length >= shortest && learned.has(first))) && name(local.slice(cut))) return true;
+    if ((FIRST_NAMES.has(first) || (first.length >= shortest && learned.has(first))) && name(local.slice(cut)))
+      return true;
   }
   return false;
 }
@@ -109,14 +113,17 @@ export function readsAsNames(local: string, shortest = 1, learned: Learned = NON
 /** Every spelling of `word` with two neighbouring characters swapped. */
 export function swaps(word: string): string[] {
   const spellings: string[] = [];
-  for (let at = 0; at < word.length - 1; at++) if (word[at] !== word[at + 1]) spellings.push(word.slice(0, at) + word[at + 1] + word[at] + word.slice(at + 2));
+  for (let at = 0; at < word.length - 1; at++)
+    if (word[at] !== word[at + 1]) spellings.push(word.slice(0, at) + word[at + 1] + word[at] + word.slice(at + 2));
   return spellings;
 }
 
 /** What `word` may have been meant as: two neighbouring characters swapped back, or a left-out letter put back. */
 export function slips(word: string): string[] {
   const letters = 'abcdefghijklmnopqrstuvwxyz';
-  const inserted = [...Array(word.length + 1).keys()].flatMap((at) => [...letters].map((letter) => word.slice(0, at) + letter + word.slice(at)));
+  const inserted = [...Array(word.length + 1).keys()].flatMap((at) =>
+    [...letters].map((letter) => word.slice(0, at) + letter + word.slice(at)),
+  );
   return [...swaps(word), ...inserted];
 }
 
@@ -133,7 +140,9 @@ export function hasMisspeltName(local: string, learned: Learned = NONE): boolean
   if (local.length < 4 || readsAsNames(local, 1, learned)) return false;
   if (swaps(local).some((spelling) => readsAsNames(spelling, 4, learned))) return true;
   const parts = local.split(/[._-]/);
-  const misspelt = (part: string) => swaps(part).some((spelling) => isName(spelling, learned)) || leftOut(part).some((spelling) => isName(spelling, learned));
+  const misspelt = (part: string) =>
+    swaps(part).some((spelling) => isName(spelling, learned)) ||
+    leftOut(part).some((spelling) => isName(spelling, learned));
   return parts.length === 2 && parts.some((part) => part.length >= 4 && !isName(part, learned) && misspelt(part));
 }
 
@@ -147,6 +156,8 @@ function leftOut(word: string): string[] {
   if (word.length + 1 < LONG_NAME) return [];
   const letters = 'abcdefghijklmnopqrstuvwxyz';
   return [...Array(word.length + 1).keys()].flatMap((at) =>
-    [...letters].filter((letter) => letter !== word[at - 1] && letter !== word[at]).map((letter) => word.slice(0, at) + letter + word.slice(at)),
+    [...letters]
+      .filter((letter) => letter !== word[at - 1] && letter !== word[at])
+      .map((letter) => word.slice(0, at) + letter + word.slice(at)),
   );
 }

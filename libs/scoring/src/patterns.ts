@@ -5,24 +5,27 @@ import { FIRST_NAMES, SURNAMES, type Learned } from './names';
  * companies using each (as published by finder services and seen in public address sets). The
  * finder builds candidates from it; the domain model learns each domain's own shares from it.
  */
-export const PATTERNS: ReadonlyArray<{ pattern: string; weight: number; build(first: string, last: string): string }> = [
-  { pattern: 'first.last', weight: 0.32, build: (f, l) => `${f}.${l}` },
-  { pattern: 'flast', weight: 0.18, build: (f, l) => `${f[0]}${l}` },
-  { pattern: 'first', weight: 0.12, build: (f) => f },
-  { pattern: 'firstlast', weight: 0.08, build: (f, l) => `${f}${l}` },
-  { pattern: 'f.last', weight: 0.06, build: (f, l) => `${f[0]}.${l}` },
-  { pattern: 'first_last', weight: 0.04, build: (f, l) => `${f}_${l}` },
-  { pattern: 'last', weight: 0.04, build: (_f, l) => l },
-  { pattern: 'firstl', weight: 0.04, build: (f, l) => `${f}${l[0]}` },
-  { pattern: 'last.first', weight: 0.03, build: (f, l) => `${l}.${f}` },
-  { pattern: 'first-last', weight: 0.03, build: (f, l) => `${f}-${l}` },
-  { pattern: 'lastf', weight: 0.02, build: (f, l) => `${l}${f[0]}` },
-  { pattern: 'fl', weight: 0.01, build: (f, l) => `${f[0]}${l[0]}` },
-];
+export const PATTERNS: ReadonlyArray<{ pattern: string; weight: number; build(first: string, last: string): string }> =
+  [
+    { pattern: 'first.last', weight: 0.32, build: (f, l) => `${f}.${l}` },
+    { pattern: 'flast', weight: 0.18, build: (f, l) => `${f[0]}${l}` },
+    { pattern: 'first', weight: 0.12, build: (f) => f },
+    { pattern: 'firstlast', weight: 0.08, build: (f, l) => `${f}${l}` },
+    { pattern: 'f.last', weight: 0.06, build: (f, l) => `${f[0]}.${l}` },
+    { pattern: 'first_last', weight: 0.04, build: (f, l) => `${f}_${l}` },
+    { pattern: 'last', weight: 0.04, build: (_f, l) => l },
+    { pattern: 'firstl', weight: 0.04, build: (f, l) => `${f}${l[0]}` },
+    { pattern: 'last.first', weight: 0.03, build: (f, l) => `${l}.${f}` },
+    { pattern: 'first-last', weight: 0.03, build: (f, l) => `${f}-${l}` },
+    { pattern: 'lastf', weight: 0.02, build: (f, l) => `${l}${f[0]}` },
+    { pattern: 'fl', weight: 0.01, build: (f, l) => `${f[0]}${l[0]}` },
+  ];
 
 const TOTAL = PATTERNS.reduce((sum, { weight }) => sum + weight, 0);
 /** The table's weights as shares that sum to 1: the patterns' prior everywhere the model needs one. */
-export const PRIOR: Readonly<Record<string, number>> = Object.fromEntries(PATTERNS.map(({ pattern, weight }) => [pattern, weight / TOTAL]));
+export const PRIOR: Readonly<Record<string, number>> = Object.fromEntries(
+  PATTERNS.map(({ pattern, weight }) => [pattern, weight / TOTAL]),
+);
 
 /** Extra characters a surname may carry in a local part. */
 const MAX_SURNAME = 20;
@@ -75,7 +78,8 @@ export function patternFits(localPart: string, learned: Learned = new Set()): Re
     }
   }
   // Nothing known: any one-word pattern, flast the common one.
-  if (Object.keys(fits).length === 0) return { flast: 0.8, first: 0.5, last: 0.4, firstlast: 0.3, firstl: 0.2, lastf: 0.15 };
+  if (Object.keys(fits).length === 0)
+    return { flast: 0.8, first: 0.5, last: 0.4, firstlast: 0.3, firstl: 0.2, lastf: 0.15 };
   // Many names are both (James, Chen, Lee): the other reading stays possible.
   if (fits.first && !fits.last) add('last', 0.1);
   if (fits.last && !fits.first) add('first', 0.3);

@@ -65,7 +65,9 @@ function measure(entries: Entry[]): Figures {
     quota: share(of('full'), (_, got) => got === 'full'),
     unclassifiedAgainst: share(of('unclassified'), (_, got) => [...AGAINST_MAILBOX, 'full'].includes(got)),
     accuracy: share(entries, (entry, got) => got === entry.class),
-    misses: entries.filter((entry) => classify(entry) !== entry.class).map((entry) => `${entry.class} ← ${classify(entry)}: ${entry.reply.join(' | ')}`),
+    misses: entries
+      .filter((entry) => classify(entry) !== entry.class)
+      .map((entry) => `${entry.class} ← ${classify(entry)}: ${entry.reply.join(' | ')}`),
   };
 }
 
@@ -82,7 +84,10 @@ function dialects(entry: Entry): string[] {
 function tally(keys: string[]): string {
   const counts = new Map<string, number>();
   for (const key of keys) counts.set(key, (counts.get(key) ?? 0) + 1);
-  return [...counts].sort((a, b) => b[1] - a[1]).map(([key, count]) => `${key} ${count}`).join(', ');
+  return [...counts]
+    .sort((a, b) => b[1] - a[1])
+    .map(([key, count]) => `${key} ${count}`)
+    .join(', ');
 }
 
 describe('the reply corpus', () => {
@@ -103,7 +108,15 @@ describe('the reply corpus', () => {
     expect(all.length).toBeGreaterThanOrEqual(400);
     expect(new Set(all.map((entry) => entry.class))).toEqual(new Set(CLASSES));
     const seen = new Set(all.flatMap(dialects));
-    for (const dialect of ['multi-line', 'no-enhanced-code', 'non-english', 'contradicting-enhanced', 'vendor-tag', 'sender-at-rcpt']) expect(seen).toContain(dialect);
+    for (const dialect of [
+      'multi-line',
+      'no-enhanced-code',
+      'non-english',
+      'contradicting-enhanced',
+      'vendor-tag',
+      'sender-at-rcpt',
+    ])
+      expect(seen).toContain(dialect);
     for (const stage of ['banner', 'mail', 'rcpt']) expect(all.some((entry) => entry.stage === stage)).toBe(true);
   });
 });

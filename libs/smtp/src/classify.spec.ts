@@ -4,63 +4,233 @@ import { buildReply } from './reply';
 /** Real reply texts from providers and filters, as they arrive on the wire. */
 const REPLIES: Array<[string, string[], ReplyClass]> = [
   // Gmail
-  ['gmail no such user', ['550-5.1.1 The email account that you tried to reach does not exist. Please try', '550-5.1.1 double-checking the recipient\'s email address for typos or', '550-5.1.1 unnecessary spaces. For more information, go to', '550 5.1.1  https://support.google.com/mail/?p=NoSuchUser a1si123 - gsmtp'], 'no_such_user'],
-  ['gmail disabled', ['550-5.2.1 The email account that you tried to reach is disabled. Learn more at', '550 5.2.1  https://support.google.com/mail/?p=DisabledUser a1si123 - gsmtp'], 'disabled'],
-  ['gmail over quota', ['552-5.2.2 The email account that you tried to reach is over quota. Please direct', '552 5.2.2 the recipient to https://support.google.com/mail/?p=OverQuotaPerm - gsmtp'], 'full'],
-  ['gmail rate', ['450-4.2.1 The user you are trying to contact is receiving mail at a rate that', '450 4.2.1 prevents additional messages from being delivered. - gsmtp'], 'mailbox_exists'],
-  ['gmail unsolicited ip', ['421-4.7.0 [203.0.113.5] Our system has detected an unusual rate of', '421 4.7.0 unsolicited mail originating from your IP address. - gsmtp'], 'sender_blocked'],
-  ['gmail unauthenticated', ['550-5.7.26 This mail has been blocked because the sender is', '550 5.7.26 unauthenticated. - gsmtp'], 'sender_blocked'],
+  [
+    'gmail no such user',
+    [
+      '550-5.1.1 The email account that you tried to reach does not exist. Please try',
+      "550-5.1.1 double-checking the recipient's email address for typos or",
+      '550-5.1.1 unnecessary spaces. For more information, go to',
+      '550 5.1.1  https://support.google.com/mail/?p=NoSuchUser a1si123 - gsmtp',
+    ],
+    'no_such_user',
+  ],
+  [
+    'gmail disabled',
+    [
+      '550-5.2.1 The email account that you tried to reach is disabled. Learn more at',
+      '550 5.2.1  https://support.google.com/mail/?p=DisabledUser a1si123 - gsmtp',
+    ],
+    'disabled',
+  ],
+  [
+    'gmail over quota',
+    [
+      '552-5.2.2 The email account that you tried to reach is over quota. Please direct',
+      '552 5.2.2 the recipient to https://support.google.com/mail/?p=OverQuotaPerm - gsmtp',
+    ],
+    'full',
+  ],
+  [
+    'gmail rate',
+    [
+      '450-4.2.1 The user you are trying to contact is receiving mail at a rate that',
+      '450 4.2.1 prevents additional messages from being delivered. - gsmtp',
+    ],
+    'mailbox_exists',
+  ],
+  [
+    'gmail unsolicited ip',
+    [
+      '421-4.7.0 [203.0.113.5] Our system has detected an unusual rate of',
+      '421 4.7.0 unsolicited mail originating from your IP address. - gsmtp',
+    ],
+    'sender_blocked',
+  ],
+  [
+    'gmail unauthenticated',
+    ['550-5.7.26 This mail has been blocked because the sender is', '550 5.7.26 unauthenticated. - gsmtp'],
+    'sender_blocked',
+  ],
   ['gmail temporary', ['451 4.3.0 Mail server temporarily rejected message. - gsmtp'], 'greylisted'],
   // Outlook.com and Office 365
-  ['hotmail mailbox unavailable', ['550 5.5.0 Requested action not taken: mailbox unavailable (S2017062302). [DB5EUR03FT012.eop-EUR03.prod.protection.outlook.com]'], 'no_such_user'],
-  ['o365 recipient not found', ['550 5.1.10 RESOLVER.ADR.RecipientNotFound; Recipient not found by SMTP address lookup'], 'no_such_user'],
-  ['o365 edge blocking', ['550 5.4.1 Recipient address rejected: Access denied. AS(201806281) [DM6NAM12FT012.eop-nam12.prod.protection.outlook.com]'], 'no_such_user'],
-  ['o365 banned ip', ['550 5.7.606 Access denied, banned sending IP [203.0.113.5]. To request removal from this list please visit https://sender.office.com/ and follow the directions.'], 'sender_blocked'],
-  ['o365 block list', ["550 5.7.1 Unfortunately, messages from [203.0.113.5] weren't sent. Please contact your Internet service provider since part of their network is on our block list (S3150)."], 'sender_blocked'],
-  ['o365 regions', ['452 4.5.3 Recipients belong to multiple regions ATTR36 [BN8NAM12FT021.eop-nam12.prod.protection.outlook.com]'], 'too_many_recipients'],
-  ['o365 busy', ['451 4.7.500 Server busy. Please try again later from [203.0.113.5]. (S77714) [AM5EUR03FT011.eop-EUR03.prod.protection.outlook.com]'], 'rate_limited'],
+  [
+    'hotmail mailbox unavailable',
+    [
+      '550 5.5.0 Requested action not taken: mailbox unavailable (S2017062302). [DB5EUR03FT012.eop-EUR03.prod.protection.outlook.com]',
+    ],
+    'no_such_user',
+  ],
+  [
+    'o365 recipient not found',
+    ['550 5.1.10 RESOLVER.ADR.RecipientNotFound; Recipient not found by SMTP address lookup'],
+    'no_such_user',
+  ],
+  [
+    'o365 edge blocking',
+    [
+      '550 5.4.1 Recipient address rejected: Access denied. AS(201806281) [DM6NAM12FT012.eop-nam12.prod.protection.outlook.com]',
+    ],
+    'no_such_user',
+  ],
+  [
+    'o365 banned ip',
+    [
+      '550 5.7.606 Access denied, banned sending IP [203.0.113.5]. To request removal from this list please visit https://sender.office.com/ and follow the directions.',
+    ],
+    'sender_blocked',
+  ],
+  [
+    'o365 block list',
+    [
+      "550 5.7.1 Unfortunately, messages from [203.0.113.5] weren't sent. Please contact your Internet service provider since part of their network is on our block list (S3150).",
+    ],
+    'sender_blocked',
+  ],
+  [
+    'o365 regions',
+    ['452 4.5.3 Recipients belong to multiple regions ATTR36 [BN8NAM12FT021.eop-nam12.prod.protection.outlook.com]'],
+    'too_many_recipients',
+  ],
+  [
+    'o365 busy',
+    [
+      '451 4.7.500 Server busy. Please try again later from [203.0.113.5]. (S77714) [AM5EUR03FT011.eop-EUR03.prod.protection.outlook.com]',
+    ],
+    'rate_limited',
+  ],
   ['o365 relay', ['550 5.7.54 SMTP; Unable to relay recipient in non-accepted domain'], 'relay_denied'],
   // Yahoo
-  ['yahoo no account', ["554 delivery error: dd This user doesn't have a yahoo.com account (nobody@yahoo.com) [0] - mta1234.mail.ne1.yahoo.com"], 'no_such_user'],
-  ['yahoo disabled', ['554 delivery error: dd Sorry your message to x@yahoo.com cannot be delivered. This mailbox is disabled (554.30). - mta4.mail.bf1.yahoo.com'], 'disabled'],
-  ['yahoo deferred', ['421 4.7.0 [TSS04] Messages from 203.0.113.5 temporarily deferred due to unexpected volume or user complaints - 4.16.55.1; see https://postmaster.yahooinc.com/error-codes'], 'sender_blocked'],
-  ['yahoo spamhaus', ["553 5.7.1 [BL21] Connections will not be accepted from 203.0.113.5, because the ip is in Spamhaus's list; see https://postmaster.yahooinc.com/error-codes"], 'sender_blocked'],
+  [
+    'yahoo no account',
+    [
+      "554 delivery error: dd This user doesn't have a yahoo.com account (nobody@yahoo.com) [0] - mta1234.mail.ne1.yahoo.com",
+    ],
+    'no_such_user',
+  ],
+  [
+    'yahoo disabled',
+    [
+      '554 delivery error: dd Sorry your message to x@yahoo.com cannot be delivered. This mailbox is disabled (554.30). - mta4.mail.bf1.yahoo.com',
+    ],
+    'disabled',
+  ],
+  [
+    'yahoo deferred',
+    [
+      '421 4.7.0 [TSS04] Messages from 203.0.113.5 temporarily deferred due to unexpected volume or user complaints - 4.16.55.1; see https://postmaster.yahooinc.com/error-codes',
+    ],
+    'sender_blocked',
+  ],
+  [
+    'yahoo spamhaus',
+    [
+      "553 5.7.1 [BL21] Connections will not be accepted from 203.0.113.5, because the ip is in Spamhaus's list; see https://postmaster.yahooinc.com/error-codes",
+    ],
+    'sender_blocked',
+  ],
   // iCloud
   ['icloud no user', ['550 5.1.1 <nobody@icloud.com>: user does not exist'], 'no_such_user'],
-  ['icloud policy', ['554 5.7.1 [CS01] Message rejected due to local policy. Please visit https://support.apple.com/en-us/HT204137'], 'sender_blocked'],
+  [
+    'icloud policy',
+    ['554 5.7.1 [CS01] Message rejected due to local policy. Please visit https://support.apple.com/en-us/HT204137'],
+    'sender_blocked',
+  ],
   // Filters and hosted gateways
   ['proofpoint unknown', ['550 5.1.1 User Unknown'], 'no_such_user'],
-  ['proofpoint reputation', ['554 5.7.1 Blocked by IP reputation, see https://ipcheck.proofpoint.com/?ip=203.0.113.5'], 'sender_blocked'],
-  ['mimecast invalid', ['550 Invalid Recipient - https://community.mimecast.com/docs/DOC-1369#550 [abc123.uk123]'], 'no_such_user'],
-  ['mimecast envelope', ['550 Administrative prohibition - envelope blocked - https://community.mimecast.com/docs/DOC-1369#550'], 'sender_blocked'],
-  ['barracuda reputation', ['554 Service unavailable; Client host [203.0.113.5] blocked using Barracuda Reputation; http://www.barracudanetworks.com/reputation/?r=1&ip=203.0.113.5'], 'sender_blocked'],
+  [
+    'proofpoint reputation',
+    ['554 5.7.1 Blocked by IP reputation, see https://ipcheck.proofpoint.com/?ip=203.0.113.5'],
+    'sender_blocked',
+  ],
+  [
+    'mimecast invalid',
+    ['550 Invalid Recipient - https://community.mimecast.com/docs/DOC-1369#550 [abc123.uk123]'],
+    'no_such_user',
+  ],
+  [
+    'mimecast envelope',
+    ['550 Administrative prohibition - envelope blocked - https://community.mimecast.com/docs/DOC-1369#550'],
+    'sender_blocked',
+  ],
+  [
+    'barracuda reputation',
+    [
+      '554 Service unavailable; Client host [203.0.113.5] blocked using Barracuda Reputation; http://www.barracudanetworks.com/reputation/?r=1&ip=203.0.113.5',
+    ],
+    'sender_blocked',
+  ],
   ['barracuda no user', ['550 No such user (nobody@example.com)'], 'no_such_user'],
   ['cisco address rejected', ['550 #5.1.0 Address rejected.'], 'no_such_user'],
   ['cisco senderbase', ['554 Mail from 203.0.113.5 refused by SenderBase reputation'], 'sender_blocked'],
-  ['spamhaus listing', ['554 5.7.1 Service unavailable; Client host [203.0.113.5] blocked using zen.spamhaus.org; https://www.spamhaus.org/query/ip/203.0.113.5'], 'sender_blocked'],
-  ['spamcop listing', ['554 5.7.1 Service unavailable; Client host [203.0.113.5] blocked using bl.spamcop.net; Blocked - see https://www.spamcop.net/bl.shtml?203.0.113.5'], 'sender_blocked'],
+  [
+    'spamhaus listing',
+    [
+      '554 5.7.1 Service unavailable; Client host [203.0.113.5] blocked using zen.spamhaus.org; https://www.spamhaus.org/query/ip/203.0.113.5',
+    ],
+    'sender_blocked',
+  ],
+  [
+    'spamcop listing',
+    [
+      '554 5.7.1 Service unavailable; Client host [203.0.113.5] blocked using bl.spamcop.net; Blocked - see https://www.spamcop.net/bl.shtml?203.0.113.5',
+    ],
+    'sender_blocked',
+  ],
   // Postfix, Exchange and others
-  ['postfix unknown', ['550 5.1.1 <nobody@example.com>: Recipient address rejected: User unknown in virtual mailbox table'], 'no_such_user'],
-  ['postfix soft unknown', ['450 4.1.1 <nobody@example.com>: Recipient address rejected: User unknown in local recipient table'], 'temporary'],
-  ['postfix greylist', ['450 4.2.0 <a@example.com>: Recipient address rejected: Greylisted, see http://postgrey.schweikert.ch/help/example.com.html'], 'greylisted'],
+  [
+    'postfix unknown',
+    ['550 5.1.1 <nobody@example.com>: Recipient address rejected: User unknown in virtual mailbox table'],
+    'no_such_user',
+  ],
+  [
+    'postfix soft unknown',
+    ['450 4.1.1 <nobody@example.com>: Recipient address rejected: User unknown in local recipient table'],
+    'temporary',
+  ],
+  [
+    'postfix greylist',
+    [
+      '450 4.2.0 <a@example.com>: Recipient address rejected: Greylisted, see http://postgrey.schweikert.ch/help/example.com.html',
+    ],
+    'greylisted',
+  ],
   ['postfix relay', ['554 5.7.1 <a@example.com>: Relay access denied'], 'relay_denied'],
-  ['postfix rdns', ['450 4.7.1 Client host rejected: cannot find your reverse hostname, [203.0.113.5]'], 'sender_blocked'],
-  ['mailbox full 4xx', ['452 4.2.2 <a@example.com>: Recipient address rejected: Mailbox full, try again later'], 'full'],
+  [
+    'postfix rdns',
+    ['450 4.7.1 Client host rejected: cannot find your reverse hostname, [203.0.113.5]'],
+    'sender_blocked',
+  ],
+  [
+    'mailbox full 4xx',
+    ['452 4.2.2 <a@example.com>: Recipient address rejected: Mailbox full, try again later'],
+    'full',
+  ],
   ['over quota text', ['552 Mailbox quota exceeded'], 'full'],
   ['exchange auth', ['530 5.7.1 Client was not authenticated'], 'relay_denied'],
   ['zoho', ['550 5.1.1 User does not exist - <nobody@example.com>'], 'no_such_user'],
   ['gmx', ['550 Requested action not taken: mailbox unavailable'], 'no_such_user'],
-  ['mail.ru', ['550 Message was not accepted -- invalid mailbox.  Local mailbox nobody@mail.ru is unavailable: user not found'], 'no_such_user'],
+  [
+    'mail.ru',
+    ['550 Message was not accepted -- invalid mailbox.  Local mailbox nobody@mail.ru is unavailable: user not found'],
+    'no_such_user',
+  ],
   ['inactive text', ['550 5.2.1 <a@example.com>: Recipient address rejected: account inactive'], 'disabled'],
   ['temporary user unknown text', ['451 4.3.0 user unknown, try again later'], 'greylisted'],
   ['unexplained 5xx', ['550 Rejected'], 'unclassified'],
-  ['policy 5.7.1 mentioning user', ['550 5.7.1 <a@example.com>: Recipient address rejected: user unknown by policy'], 'sender_blocked'],
+  [
+    'policy 5.7.1 mentioning user',
+    ['550 5.7.1 <a@example.com>: Recipient address rejected: user unknown by policy'],
+    'sender_blocked',
+  ],
 ];
-
 
 /** Wordings no rule names line by line: read through word families, structure and code semantics (issue 17). */
 const GENERAL: Array<[string, string[], ReplyClass]> = [
-  ['domino address book', ['550 5.0.0 User nobody (nobody@example.org) not listed in public Name & Address Book'], 'no_such_user'],
+  [
+    'domino address book',
+    ['550 5.0.0 User nobody (nobody@example.org) not listed in public Name & Address Book'],
+    'no_such_user',
+  ],
   ['noun then verb, no code', ['550 Address unknown'], 'no_such_user'],
   ['address then verb, no code', ['550 <nobody@example.org> does not exist'], 'no_such_user'],
   ['adjective then noun', ['550 Nonexistent user nobody'], 'no_such_user'],
@@ -69,10 +239,18 @@ const GENERAL: Array<[string, string[], ReplyClass]> = [
   ['full mailbox', ['552 Mailfolder is full'], 'full'],
   ['quota violation', ['452 Quota violation for nobody@example.org'], 'full'],
   ['sending quota is ours', ['550 5.4.5 Daily user sending quota exceeded. - gsmtp'], 'rate_limited'],
-  ['our DNS records after mailbox unavailable', ['550-Requested action not taken: mailbox unavailable', '550 invalid DNS MX or A/AAAA resource record'], 'sender_blocked'],
+  [
+    'our DNS records after mailbox unavailable',
+    ['550-Requested action not taken: mailbox unavailable', '550 invalid DNS MX or A/AAAA resource record'],
+    'sender_blocked',
+  ],
   ['an IP address is not the mailbox', ['550 IP address not found in whitelist'], 'unclassified'],
   ['our IP in German', ['550 5.2.1 Ihre IP-Adresse ist gesperrt'], 'sender_blocked'],
-  ['too many connections from our IP in German', ['421 4.7.0 Zu viele Verbindungen von Ihrer IP-Adresse'], 'rate_limited'],
+  [
+    'too many connections from our IP in German',
+    ['421 4.7.0 Zu viele Verbindungen von Ihrer IP-Adresse'],
+    'rate_limited',
+  ],
 ];
 
 describe('classifyReply', () => {

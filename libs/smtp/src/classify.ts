@@ -79,7 +79,8 @@ const RATE_TEXT =
 /** Our IP address named in other languages (after the rate words: "zu viele Verbindungen von Ihrer IP-Adresse"). */
 const OUR_IP_TEXT = /adresse ip|ip-adress?e|direcci[óo]n ip|indirizzo ip|endere[çc]o ip|ip-адрес|ip地址|ipアドレス/i;
 
-const VENDOR_SENDER_TAG = /\[(?:tss?|bl|cs|hm)\d\d\]|\b(?:sc|dy|ou)-00\d\b|\bas\(\d+\)|\b(?:bl|hl)\d{6}\b|aup#(?:cx|in-13)|\bcxbl\b|\bipbl\d+|\bofr\d*_1\d\d\b|\bdt:spm\b/i;
+const VENDOR_SENDER_TAG =
+  /\[(?:tss?|bl|cs|hm)\d\d\]|\b(?:sc|dy|ou)-00\d\b|\bas\(\d+\)|\b(?:bl|hl)\d{6}\b|aup#(?:cx|in-13)|\bcxbl\b|\bipbl\d+|\bofr\d*_1\d\d\b|\bdt:spm\b/i;
 
 const RELAY_TEXT =
   /relay(?:ing)? (?:access )?(?:denied|not permitted|prohibited|rejected|not allowed)|relaying to \S+ denied|relay denied|unable to relay|(?:we )?do not relay|not permitted to relay|open relay not allowed|allowed rcpthosts|credentials for relay|local user only|delivery is not allowed to this address|log in first/i;
@@ -112,11 +113,14 @@ const DISABLED_TEXT =
   /disabled|deactivated|inactiv|suspended|terminated|account (?:has been )?closed|no longer (?:active|available|in use|accepts? (?:e-?)?mail)|mailbox is frozen|archived recipient|destinataire archiv|deaktiviert|gesperrt|d[ée]sactiv[ée]|suspendu|deshabilitad|suspendid|disattivat|sospes[oa]|desativad|почтовый ящик заблокирован/i;
 const FULL_TEXT =
   /over ?quota|quota exceeded|exceeded (?:his |her |its |the )?quota|quota violation|(?:disk|maildir|mailbox) quota|full mailbox|mail ?folder is full|exceeds? (?:the )?(?:maximum )?allowed (?:size|storage)|would exceed (?:the )?maximum|space has been used up|not enough (?:storage )?space|exceeded (?:its|the) (?:storage|quota)|exceeded storage allocation|mailbox (?:for user )?(?:is )?full|mailbox size|mailbox has exceeded|inbox is out of storage|insufficient (?:storage|space)|out of storage|storage space|storage quota|too many messages on the server|blocks limit exceeded|\bvoll\b|speicher|pleine|quota d[ée]pass|lleno|cuota|piena|esaurit|cheia|\bcota\b|容量|いっぱい|переполнен|квот|空间不足|已满|\bvol\b|pełn|przepełnion|pln[áa]\b|\bdolu\b/i;
-const GREYLIST_TEXT = /grey ?list|gray ?list|try again later|please retry|retry later|temporarily (?:rejected|deferred|unavailable)|come back later|deferred|not yet authorized/i;
+const GREYLIST_TEXT =
+  /grey ?list|gray ?list|try again later|please retry|retry later|temporarily (?:rejected|deferred|unavailable)|come back later|deferred|not yet authorized/i;
 /** Temporary trouble on the server's side, not a request to come back. */
-const SERVER_TROUBLE_TEXT = /too much load|internal (?:error|resource)|disk space|system resources|resource constraints|lookup failure|configuration problem|local problem|service temporarily unavailable|recipient temporarily unavailable/i;
+const SERVER_TROUBLE_TEXT =
+  /too much load|internal (?:error|resource)|disk space|system resources|resource constraints|lookup failure|configuration problem|local problem|service temporarily unavailable|recipient temporarily unavailable/i;
 const TOO_MANY_RCPT_TEXT = /too many recipients|recipients belong to multiple regions|too many rcpt|reciplimit/i;
-const MAILBOX_RATE_TEXT = /receiving (?:e?mail|mail) (?:at (?:a|too high a) rate|too quickly)|rate that prevents|received too much e?mail|слишком быстро|troppo rapidamente|demasiado rápido/i;
+const MAILBOX_RATE_TEXT =
+  /receiving (?:e?mail|mail) (?:at (?:a|too high a) rate|too quickly)|rate that prevents|received too much e?mail|слишком быстро|troppo rapidamente|demasiado rápido/i;
 const TLS_TEXT = /starttls|tls required|encryption (?:required|needed)|must issue a starttls/i;
 
 const BEFORE_DATA: SmtpStage[] = ['banner', 'ehlo', 'mail', 'rcpt'];
@@ -161,11 +165,16 @@ const RULES: Rule[] = [
 
 function enhancedMatches(patterns: string[], code: string | null): boolean {
   if (!code) return false;
-  return patterns.some((pattern) => (pattern.endsWith('.*') ? code.startsWith(pattern.slice(0, -1)) : code === pattern));
+  return patterns.some((pattern) =>
+    pattern.endsWith('.*') ? code.startsWith(pattern.slice(0, -1)) : code === pattern,
+  );
 }
 
 /** Classifies a reply received at `stage`; only RCPT-stage replies can speak of the mailbox. */
-export function classifyReply(reply: Pick<SmtpReply, 'code' | 'enhancedCode' | 'message'>, stage: SmtpStage = 'rcpt'): ReplyClass {
+export function classifyReply(
+  reply: Pick<SmtpReply, 'code' | 'enhancedCode' | 'message'>,
+  stage: SmtpStage = 'rcpt',
+): ReplyClass {
   const codeClass = Math.floor(reply.code / 100) as 2 | 3 | 4 | 5;
   if (codeClass === 2 || codeClass === 3) return 'accepted';
   for (const rule of RULES) {

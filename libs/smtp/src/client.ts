@@ -24,7 +24,10 @@ export const directConnector: Connector = (address, port, timeoutMs, signal) =>
       socket.destroy();
       reject(error);
     };
-    const timer = setTimeout(() => fail(new SmtpError('timeout', `connect to ${address}:${port} timed out`)), timeoutMs);
+    const timer = setTimeout(
+      () => fail(new SmtpError('timeout', `connect to ${address}:${port} timed out`)),
+      timeoutMs,
+    );
     const onAbort = () => fail(new SmtpError('aborted', 'check deadline reached'));
     signal?.addEventListener('abort', onAbort, { once: true });
     socket.once('connect', () => {
@@ -50,7 +53,13 @@ export function socksConnector(proxy: SocksProxy): Connector {
   return async (address, port, timeoutMs) => {
     try {
       const { socket } = await SocksClient.createConnection({
-        proxy: { host: proxy.host, port: proxy.port, type: 5, userId: proxy.username ?? undefined, password: proxy.password ?? undefined },
+        proxy: {
+          host: proxy.host,
+          port: proxy.port,
+          type: 5,
+          userId: proxy.username ?? undefined,
+          password: proxy.password ?? undefined,
+        },
         command: 'connect',
         destination: { host: address, port },
         timeout: timeoutMs,
@@ -260,7 +269,8 @@ export class SmtpSession {
       reply = await this.command('STARTTLS');
     } catch (error) {
       // Garbage or a hang-up where the upgrade should start is a broken TLS stack: worth a plaintext retry.
-      if (error instanceof SmtpError && (error.kind === 'protocol' || error.kind === 'closed')) throw new SmtpError('tls', `STARTTLS broke off: ${error.message}`);
+      if (error instanceof SmtpError && (error.kind === 'protocol' || error.kind === 'closed'))
+        throw new SmtpError('tls', `STARTTLS broke off: ${error.message}`);
       throw error;
     }
     if (reply.code !== 220) return reply;

@@ -1,6 +1,14 @@
 export { classifyReply, type ReplyClass, type SmtpStage } from './classify';
 export { directConnector, socksConnector, SmtpError, SmtpSession, type Connector, type SocksProxy } from './client';
-export { asksToRetryLater, probeMailboxes, type GroupProbeResult, type ProbeFailure, type ProbeHost, type ProbeOptions, type ProbeResult } from './probe';
+export {
+  asksToRetryLater,
+  probeMailboxes,
+  type GroupProbeResult,
+  type ProbeFailure,
+  type ProbeHost,
+  type ProbeOptions,
+  type ProbeResult,
+} from './probe';
 export { detectProvider, providerAcceptsAll } from './provider';
 export { buildReply, ReplyParser, type SmtpReply } from './reply';
 export {

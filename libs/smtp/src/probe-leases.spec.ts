@@ -31,7 +31,12 @@ const SERVERS: Record<string, ServerSpec> = {
 };
 
 function scenario(): Scenario {
-  const domains = Object.fromEntries(Object.keys(SERVERS).map((host) => [host.replace(/^mx\./, ''), { mx: [{ host, priority: 10 }], mailboxes: MAILBOXES }]));
+  const domains = Object.fromEntries(
+    Object.keys(SERVERS).map((host) => [
+      host.replace(/^mx\./, ''),
+      { mx: [{ host, priority: 10 }], mailboxes: MAILBOXES },
+    ]),
+  );
   return { servers: SERVERS, domains };
 }
 
@@ -109,7 +114,9 @@ describe('a probe gives every slot back when its session ends', () => {
     const waits: number[] = [];
     gate.observe({ waited: (_host, ms) => waits.push(ms) });
     for (let i = 0; i < 6; i++) {
-      const result = await probeOne(options('mx.tls.test', { addresses: [`user${i}@tls.test`], catchAllLocalPart: null }));
+      const result = await probeOne(
+        options('mx.tls.test', { addresses: [`user${i}@tls.test`], catchAllLocalPart: null }),
+      );
       expect(result.replyClass).toBe('accepted');
     }
     expect(waits).toHaveLength(6);
@@ -145,7 +152,12 @@ describe('a probe gives every slot back when its session ends', () => {
   it('for a grouped probe that stops at the first accepted address', async () => {
     const addresses = ['nobody1@tls.test', 'user2@tls.test', 'nobody3@tls.test', 'user4@tls.test'];
     const group = await probeMailboxes({ ...options('mx.tls.test'), addresses, stopAtAccepted: 2 });
-    expect(group.results.map((result) => result.replyClass ?? result.failure)).toEqual(['no_such_user', 'accepted', 'skipped', 'skipped']);
+    expect(group.results.map((result) => result.replyClass ?? result.failure)).toEqual([
+      'no_such_user',
+      'accepted',
+      'skipped',
+      'skipped',
+    ]);
     await slotsGiveBack();
   });
 });
@@ -178,7 +190,12 @@ describe('servers that misbehave at the end', () => {
 
   it('a server that never answers QUIT nor closes does not keep the slot', async () => {
     const port = (server.address() as { port: number }).port;
-    const result = await probeOne({ ...options('mx.plain.test'), hosts: [{ exchange: 'deaf.test', addresses: ['127.0.0.1'] }], addresses: ['user1@deaf.test'], port });
+    const result = await probeOne({
+      ...options('mx.plain.test'),
+      hosts: [{ exchange: 'deaf.test', addresses: ['127.0.0.1'] }],
+      addresses: ['user1@deaf.test'],
+      port,
+    });
     expect(result.replyClass).toBe('accepted');
     await slotsGiveBack();
   });

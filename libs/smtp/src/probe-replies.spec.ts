@@ -84,7 +84,10 @@ describe('each reply class drives the prober', () => {
   });
 
   it('a rate limit at RCPT in a grouped probe ends the session and backs off the host', async () => {
-    const group = await probeMailboxes({ ...options('user1@slowgroup.test', ['mx.slowgroup.test']), addresses: ['user1@slowgroup.test', 'user2@slowgroup.test'] });
+    const group = await probeMailboxes({
+      ...options('user1@slowgroup.test', ['mx.slowgroup.test']),
+      addresses: ['user1@slowgroup.test', 'user2@slowgroup.test'],
+    });
     expect(group.results.map((result) => result.failure)).toEqual(['rate_limited', 'rate_limited']);
     expect(gate.snapshot().coolDowns).toEqual([{ host: 'mx.slowgroup.test', reason: 'busy' }]);
   });

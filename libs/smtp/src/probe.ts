@@ -2,7 +2,13 @@ import { addressPolicy } from '@mailguard/net';
 import { classifyReply, type ReplyClass } from './classify';
 import { SmtpError, SmtpSession, type Connector } from './client';
 import type { SmtpReply } from './reply';
-import { CoolingDownError, GateAbortedError, type CoolDownReason, type SessionGate, type SlotLease } from './session-gate';
+import {
+  CoolingDownError,
+  GateAbortedError,
+  type CoolDownReason,
+  type SessionGate,
+  type SlotLease,
+} from './session-gate';
 
 export interface ProbeHost {
   exchange: string;
@@ -81,7 +87,17 @@ const COOL_DOWNS: Partial<Record<ReplyClass, CoolDown>> = { sender_blocked: BLOC
 
 const DEFINITE: ReplyClass[] = ['accepted', 'mailbox_exists', 'no_such_user', 'disabled', 'full'];
 /** When nobody answers definitely, report the most telling failure. */
-const FAILURE_RANK: ProbeFailure[] = ['greylisted', 'rate_limited', 'sender_blocked', 'tls_failed', 'smtputf8_unsupported', 'refused', 'timeout', 'no_connection', 'private_address'];
+const FAILURE_RANK: ProbeFailure[] = [
+  'greylisted',
+  'rate_limited',
+  'sender_blocked',
+  'tls_failed',
+  'smtputf8_unsupported',
+  'refused',
+  'timeout',
+  'no_connection',
+  'private_address',
+];
 
 function failureOf(replyClass: ReplyClass): ProbeFailure {
   switch (replyClass) {
@@ -229,12 +245,21 @@ class Attempt {
 }
 
 /** The made-up recipient in a session of its own, for servers that refuse a second RCPT. */
-async function probeSeparately(attempt: Attempt, host: string, address: string, plain: boolean, mail: string, decoy: string): Promise<boolean | null> {
+async function probeSeparately(
+  attempt: Attempt,
+  host: string,
+  address: string,
+  plain: boolean,
+  mail: string,
+  decoy: string,
+): Promise<boolean | null> {
   let session: SmtpSession | null = null;
   try {
     session = await attempt.session(host, address, plain);
     if (!session) return null;
-    const [mailReply, decoyReply] = session.pipelining ? await session.send(mail, decoy) : [await session.command(mail)];
+    const [mailReply, decoyReply] = session.pipelining
+      ? await session.send(mail, decoy)
+      : [await session.command(mail)];
     const reply = mailReply.code === 250 ? (decoyReply ?? (await session.command(decoy))) : undefined;
     attempt.end(session);
     const catchAll = catchAllOf(reply);
@@ -246,7 +271,9 @@ async function probeSeparately(attempt: Attempt, host: string, address: string, 
 }
 
 function summarise(attempt: Attempt, forced: ProbeFailure | null): ProbeResult {
-  const ranked = [...attempt.failures].sort((a, b) => FAILURE_RANK.indexOf(a.failure) - FAILURE_RANK.indexOf(b.failure));
+  const ranked = [...attempt.failures].sort(
+    (a, b) => FAILURE_RANK.indexOf(a.failure) - FAILURE_RANK.indexOf(b.failure),
+  );
   const best = ranked[0];
   return {
     definite: false,
@@ -296,7 +323,9 @@ export async function probeMailboxes(options: ProbeOptions): Promise<GroupProbeR
   let catchAll: boolean | null = null;
   /** Where to ask the made-up address alone, when a server refused it as a second recipient. */
   let separately: { host: string; address: string; plain: boolean; decoy: string } | null = null;
-  const answers: Array<{ replyClass: ReplyClass; reply: SmtpReply; host: string } | null> = options.addresses.map(() => null);
+  const answers: Array<{ replyClass: ReplyClass; reply: SmtpReply; host: string } | null> = options.addresses.map(
+    () => null,
+  );
   const refusals = new Map<number, Array<{ failure: ProbeFailure; reply: SmtpReply | null; host: string }>>();
   let pending = options.addresses.map((_, index) => index);
   const skipped = new Set<number>();
@@ -333,7 +362,10 @@ export async function probeMailboxes(options: ProbeOptions): Promise<GroupProbeR
             else if (replyClass === 'too_many_recipients') again.push(index);
             else {
               if (replyClass === 'sender_blocked' || (replyClass === 'rate_limited' && !backOff)) backOff = replyClass;
-              refusals.set(index, [...(refusals.get(index) ?? []), { failure: failureOf(replyClass), reply, host: host.exchange }]);
+              refusals.set(index, [
+                ...(refusals.get(index) ?? []),
+                { failure: failureOf(replyClass), reply, host: host.exchange },
+              ]);
               unsettled.push(index);
             }
           });
@@ -347,7 +379,11 @@ export async function probeMailboxes(options: ProbeOptions): Promise<GroupProbeR
           // Blocked or slowed down, or refused every recipient for their number (no progress): this session is done.
           if (backOff || again.length === batch.length) {
             if (backOff) await attempt.backOff(host.exchange, backOff);
-            for (const index of again) refusals.set(index, [...(refusals.get(index) ?? []), { failure: 'greylisted', reply: replies[batch.indexOf(index) + 1], host: host.exchange }]);
+            for (const index of again)
+              refusals.set(index, [
+                ...(refusals.get(index) ?? []),
+                { failure: 'greylisted', reply: replies[batch.indexOf(index) + 1], host: host.exchange },
+              ]);
             unsettled.push(...again, ...queue.slice(batch.length));
             queue = [];
             break;
@@ -371,7 +407,10 @@ export async function probeMailboxes(options: ProbeOptions): Promise<GroupProbeR
           aborted = true;
           break hosts;
         }
-        attempt.note(error.kind === 'connect' ? 'no_connection' : error.kind === 'tls' ? 'tls_failed' : 'timeout', host.exchange);
+        attempt.note(
+          error.kind === 'connect' ? 'no_connection' : error.kind === 'tls' ? 'tls_failed' : 'timeout',
+          host.exchange,
+        );
         // A refused connection may succeed on the host's next address; anything else moves on.
         if (error.kind !== 'connect') continue hosts;
       }
@@ -398,7 +437,17 @@ export async function probeMailboxes(options: ProbeOptions): Promise<GroupProbeR
         roundTrips,
       };
     }
-    if (skipped.has(index)) return { definite: false, replyClass: null, failure: 'skipped', reply: null, host: null, catchAll, sessions, roundTrips };
+    if (skipped.has(index))
+      return {
+        definite: false,
+        replyClass: null,
+        failure: 'skipped',
+        reply: null,
+        host: null,
+        catchAll,
+        sessions,
+        roundTrips,
+      };
     const own = new Attempt(options);
     own.failures = [...attempt.failures, ...(refusals.get(index) ?? [])];
     // Cut off by the deadline: what the servers had said so far is not why there is no answer.

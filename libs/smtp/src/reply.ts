@@ -41,7 +41,8 @@ export class ReplyParser {
     while ((newline = this.buffer.indexOf('\n')) >= 0) {
       const line = this.buffer.slice(0, newline).replace(/\r$/, '');
       this.buffer = this.buffer.slice(newline + 1);
-      if (!/^[2-5]\d\d([ -]|$)/.test(line)) throw new Error(`malformed SMTP reply line: ${JSON.stringify(line.slice(0, 80))}`);
+      if (!/^[2-5]\d\d([ -]|$)/.test(line))
+        throw new Error(`malformed SMTP reply line: ${JSON.stringify(line.slice(0, 80))}`);
       if (this.pending.length > 0 && line.slice(0, 3) !== this.pending[0].slice(0, 3)) {
         throw new Error('SMTP reply lines disagree on the code');
       }

@@ -151,7 +151,11 @@ export class LeaseBook {
   }
 
   snapshot(): GateSnapshot {
-    const hosts = [...this.held].map(([host, leases]) => ({ host, slotsHeld: leases.size, sessionsOpen: [...leases].filter((lease) => lease.connected).length }));
+    const hosts = [...this.held].map(([host, leases]) => ({
+      host,
+      slotsHeld: leases.size,
+      sessionsOpen: [...leases].filter((lease) => lease.connected).length,
+    }));
     const coolDowns = [...this.cooling.keys()].flatMap((host) => {
       const reason = this.coolDownOf(host);
       return reason ? [{ host, reason }] : [];

@@ -1,1 +1,13 @@
-export { decideVerdict, SUB_STATUSES, UNKNOWN_CAUSES, type MailboxAnswer, type Reachable, type Reason, type Status, type SubStatus, type UnknownCause, type Verdict, type VerdictInput } from './verdict';
+export {
+  decideVerdict,
+  SUB_STATUSES,
+  UNKNOWN_CAUSES,
+  type MailboxAnswer,
+  type Reachable,
+  type Reason,
+  type Status,
+  type SubStatus,
+  type UnknownCause,
+  type Verdict,
+  type VerdictInput,
+} from './verdict';

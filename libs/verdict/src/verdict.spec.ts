@@ -16,7 +16,13 @@ const accepted: VerdictInput = {
 
 /** API.md §1.1, one row per case, plus the cases where row order decides. */
 const TABLE: Array<[string, Partial<VerdictInput>, string, string, string]> = [
-  ['syntax failure', { syntaxValid: false, domainExists: null, mailbox: 'unknown' }, 'invalid', 'invalid', 'invalid_syntax'],
+  [
+    'syntax failure',
+    { syntaxValid: false, domainExists: null, mailbox: 'unknown' },
+    'invalid',
+    'invalid',
+    'invalid_syntax',
+  ],
   ['NXDOMAIN', { domainExists: false, mailbox: 'unknown' }, 'invalid', 'invalid', 'invalid_domain'],
   ['null MX or no MX/A', { noMail: true, mailbox: 'unknown' }, 'invalid', 'invalid', 'no_mx'],
   ['no such user', { mailbox: 'no_such_user' }, 'invalid', 'invalid', 'rejected_email'],
@@ -30,16 +36,33 @@ const TABLE: Array<[string, Partial<VerdictInput>, string, string, string]> = [
   ['mailbox busy but exists', { mailbox: 'busy' }, 'valid', 'safe', 'accepted_email'],
   // Order: the first row that applies decides.
   ['disposable and rejected', { disposable: true, mailbox: 'no_such_user' }, 'invalid', 'invalid', 'rejected_email'],
-  ['catch-all and disposable', { catchAll: true, catchAllConfidence: 40, disposable: true }, 'risky', 'risky', 'catch_all'],
+  [
+    'catch-all and disposable',
+    { catchAll: true, catchAllConfidence: 40, disposable: true },
+    'risky',
+    'risky',
+    'catch_all',
+  ],
   ['disposable and unknown', { disposable: true, mailbox: 'unknown' }, 'risky', 'risky', 'disposable'],
   ['role and full', { role: true, mailbox: 'full' }, 'risky', 'risky', 'full_inbox'],
   ['role but no answer', { role: true, mailbox: 'unknown' }, 'risky', 'unknown', 'unknown'],
-  ['DNS could not say', { domainExists: null, mailbox: 'unknown', unknownCause: 'dns_error' }, 'risky', 'unknown', 'unknown'],
+  [
+    'DNS could not say',
+    { domainExists: null, mailbox: 'unknown', unknownCause: 'dns_error' },
+    'risky',
+    'unknown',
+    'unknown',
+  ],
 ];
 
 /** API.md §1.3: the finer cause inside each reason, from what the checks saw. */
 const SUB_STATUS: Array<[string, Partial<VerdictInput>, string, string | null]> = [
-  ['a control character', { syntaxValid: false, syntaxProblem: 'control_characters' }, 'invalid_syntax', 'control_characters'],
+  [
+    'a control character',
+    { syntaxValid: false, syntaxProblem: 'control_characters' },
+    'invalid_syntax',
+    'control_characters',
+  ],
   ['an over-long address', { syntaxValid: false, syntaxProblem: 'too_long' }, 'invalid_syntax', 'too_long'],
   ['a null MX', { noMail: true, nullMx: true }, 'no_mx', 'null_mx'],
   ['no mail host', { noMail: true }, 'no_mx', 'no_mail_host'],
@@ -83,6 +106,7 @@ describe('decideVerdict', () => {
   });
 
   it('scores a catch-all address its confidence: both are calibrated to the share of real mailboxes (API.md §3)', () => {
-    for (const confidence of [3, 45, 88]) expect(decideVerdict({ ...accepted, catchAll: true, catchAllConfidence: confidence }).score).toBe(confidence);
+    for (const confidence of [3, 45, 88])
+      expect(decideVerdict({ ...accepted, catchAll: true, catchAllConfidence: confidence }).score).toBe(confidence);
   });
 });

@@ -39,7 +39,17 @@ export const UNKNOWN_CAUSES = [
 export type UnknownCause = (typeof UNKNOWN_CAUSES)[number];
 
 /** API.md §1.3: a finer cause inside `reason`, from a closed vocabulary; null where nothing finer applies. */
-export const SUB_STATUSES = [...UNKNOWN_CAUSES, 'control_characters', 'too_long', 'bad_local_part', 'bad_domain', 'no_such_user', 'disabled', 'null_mx', 'no_mail_host'] as const;
+export const SUB_STATUSES = [
+  ...UNKNOWN_CAUSES,
+  'control_characters',
+  'too_long',
+  'bad_local_part',
+  'bad_domain',
+  'no_such_user',
+  'disabled',
+  'null_mx',
+  'no_mail_host',
+] as const;
 export type SubStatus = (typeof SUB_STATUSES)[number];
 
 export interface VerdictInput {
@@ -97,7 +107,14 @@ const UNKNOWN_SCORE: Record<UnknownCause, number> = {
   dns_error: 20,
 };
 
-function row(status: Status, reachable: Reachable, reason: Reason, score: number, subStatus: SubStatus | null = null, confidence: number | null = null): Verdict {
+function row(
+  status: Status,
+  reachable: Reachable,
+  reason: Reason,
+  score: number,
+  subStatus: SubStatus | null = null,
+  confidence: number | null = null,
+): Verdict {
   return { status, reachable, reason, subStatus, isValid: status !== 'invalid', confidence, score };
 }
 

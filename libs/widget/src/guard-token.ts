@@ -27,7 +27,12 @@ export function signGuardToken(claims: GuardTokenClaims, secret: string): string
 }
 
 /** The claims when the signature holds and the token is at most `maxAgeSeconds` old; else null. */
-export function verifyGuardToken(token: string, secret: string, maxAgeSeconds = 3_600, now = Date.now()): GuardTokenClaims | null {
+export function verifyGuardToken(
+  token: string,
+  secret: string,
+  maxAgeSeconds = 3_600,
+  now = Date.now(),
+): GuardTokenClaims | null {
   const [body, signature, extra] = token.split('.');
   if (!body || !signature || extra !== undefined) return null;
   const expected = createHmac('sha256', secret).update(body).digest();

@@ -5,7 +5,14 @@ describe('widget settings validation', () => {
   it('normalises origins and refuses what is not one', () => {
     expect(normalizeOrigin(' HTTPS://Shop.Example:443/ ')).toBe('https://shop.example');
     expect(normalizeOrigin('http://localhost:8080')).toBe('http://localhost:8080');
-    for (const bad of ['shop.example', 'ftp://shop.example', 'https://shop.example/path', 'https://shop.example/?q=1', 'https://user@shop.example', 'javascript:alert(1)']) {
+    for (const bad of [
+      'shop.example',
+      'ftp://shop.example',
+      'https://shop.example/path',
+      'https://shop.example/?q=1',
+      'https://user@shop.example',
+      'javascript:alert(1)',
+    ]) {
       expect(normalizeOrigin(bad)).toBeNull();
     }
     expect(parseOrigins(['https://a.example', 'https://A.example/'])).toEqual(['https://a.example']);
@@ -15,8 +22,22 @@ describe('widget settings validation', () => {
 
   it('fills what the defaults leave out with the built-ins and refuses unknown or mistyped fields', () => {
     expect(parseDefaults({})).toEqual(BUILT_IN_DEFAULTS);
-    expect(parseDefaults({ blockFree: true, lang: 'fr', messages: { warning: 'Attention' } })).toEqual({ blockDisposable: true, blockFree: true, lang: 'fr', messages: { warning: 'Attention' } });
-    for (const bad of [null, [], { lang: 'pt' }, { blockDisposable: 1 }, { messages: [] }, { messages: { hello: 'x' } }, { messages: { invalid: 'x'.repeat(201) } }, { theme: 'dark' }]) {
+    expect(parseDefaults({ blockFree: true, lang: 'fr', messages: { warning: 'Attention' } })).toEqual({
+      blockDisposable: true,
+      blockFree: true,
+      lang: 'fr',
+      messages: { warning: 'Attention' },
+    });
+    for (const bad of [
+      null,
+      [],
+      { lang: 'pt' },
+      { blockDisposable: 1 },
+      { messages: [] },
+      { messages: { hello: 'x' } },
+      { messages: { invalid: 'x'.repeat(201) } },
+      { theme: 'dark' },
+    ]) {
       expect(() => parseDefaults(bad)).toThrow(AppError);
     }
   });

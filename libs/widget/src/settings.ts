@@ -30,7 +30,8 @@ export function normalizeOrigin(value: string): string | null {
     return null;
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return null;
-  if (url.username || url.password || url.search || url.hash || (url.pathname !== '/' && url.pathname !== '')) return null;
+  if (url.username || url.password || url.search || url.hash || (url.pathname !== '/' && url.pathname !== ''))
+    return null;
   return url.origin;
 }
 
@@ -44,7 +45,10 @@ export function parseOrigins(input: unknown): string[] {
   if (input.length > MAX_ORIGINS) fail(`allowedOrigins may hold at most ${MAX_ORIGINS} origins`);
   const origins = input.map((entry) => {
     const origin = typeof entry === 'string' ? normalizeOrigin(entry) : null;
-    if (!origin) fail(`allowedOrigins: ${JSON.stringify(entry)} is not an origin (scheme, host and port only, e.g. "https://shop.example.com")`);
+    if (!origin)
+      fail(
+        `allowedOrigins: ${JSON.stringify(entry)} is not an origin (scheme, host and port only, e.g. "https://shop.example.com")`,
+      );
     return origin;
   });
   return [...new Set(origins)];
@@ -55,17 +59,21 @@ export function parseDefaults(input: unknown): WidgetDefaults {
   if (typeof input !== 'object' || input === null || Array.isArray(input)) fail('defaults must be an object');
   const { blockDisposable, blockFree, lang, messages, ...rest } = input as Record<string, unknown>;
   const unknown = Object.keys(rest);
-  if (unknown.length > 0) fail(`defaults: unknown field ${unknown[0]} (allowed: blockDisposable, blockFree, lang, messages)`);
+  if (unknown.length > 0)
+    fail(`defaults: unknown field ${unknown[0]} (allowed: blockDisposable, blockFree, lang, messages)`);
   for (const [name, value] of Object.entries({ blockDisposable, blockFree })) {
     if (value !== undefined && typeof value !== 'boolean') fail(`defaults.${name} must be true or false`);
   }
   if (lang !== undefined && !LANGS.includes(lang as Lang)) fail(`defaults.lang must be one of ${LANGS.join(', ')}`);
   const texts: Partial<Record<MessageKind, string>> = {};
   if (messages !== undefined) {
-    if (typeof messages !== 'object' || messages === null || Array.isArray(messages)) fail('defaults.messages must be an object');
+    if (typeof messages !== 'object' || messages === null || Array.isArray(messages))
+      fail('defaults.messages must be an object');
     for (const [kind, text] of Object.entries(messages)) {
-      if (!MESSAGE_KINDS.includes(kind as MessageKind)) fail(`defaults.messages: unknown message ${kind} (allowed: ${MESSAGE_KINDS.join(', ')})`);
-      if (typeof text !== 'string' || text.length > MAX_MESSAGE) fail(`defaults.messages.${kind} must be a string of at most ${MAX_MESSAGE} characters`);
+      if (!MESSAGE_KINDS.includes(kind as MessageKind))
+        fail(`defaults.messages: unknown message ${kind} (allowed: ${MESSAGE_KINDS.join(', ')})`);
+      if (typeof text !== 'string' || text.length > MAX_MESSAGE)
+        fail(`defaults.messages.${kind} must be a string of at most ${MAX_MESSAGE} characters`);
       texts[kind as MessageKind] = text;
     }
   }
@@ -85,13 +93,19 @@ export class WidgetSettingsStore {
     const row = await this.dataSource().getRepository(WidgetSettingsEntity).findOneBy({ accountId });
     if (!row) return { allowedOrigins: [], defaults: BUILT_IN_DEFAULTS };
     // Written only by put(), from parseDefaults: the fields of WidgetDefaults.
-    return { allowedOrigins: row.allowedOrigins, defaults: { ...BUILT_IN_DEFAULTS, ...(row.defaults as Partial<WidgetDefaults>) } };
+    return {
+      allowedOrigins: row.allowedOrigins,
+      defaults: { ...BUILT_IN_DEFAULTS, ...(row.defaults as Partial<WidgetDefaults>) },
+    };
   }
 
   /** What is given replaces what is stored; what is left out stays. */
   async put(accountId: string, change: Partial<WidgetSettings>): Promise<WidgetSettings> {
     const current = await this.get(accountId);
-    const next: WidgetSettings = { allowedOrigins: change.allowedOrigins ?? current.allowedOrigins, defaults: change.defaults ?? current.defaults };
+    const next: WidgetSettings = {
+      allowedOrigins: change.allowedOrigins ?? current.allowedOrigins,
+      defaults: change.defaults ?? current.defaults,
+    };
     await this.dataSource()
       .createQueryBuilder()
       .insert()

@@ -28,7 +28,10 @@ function configuration(name: WorkerName): AppConfig {
 export async function runWorker(name: WorkerName, kind: WorkerKind): Promise<void> {
   const config = configuration(name);
   if (!config.redis.url) {
-    fail(name, 'REDIS_URL is required: workers take their jobs from BullMQ (without it, `npm start` runs everything in one process)');
+    fail(
+      name,
+      'REDIS_URL is required: workers take their jobs from BullMQ (without it, `npm start` runs everything in one process)',
+    );
   }
   const logger = createLogger(config.log, name);
   surviveUnhandled(logger);

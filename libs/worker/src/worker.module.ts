@@ -64,7 +64,12 @@ class WorkerClock implements OnApplicationBootstrap, BeforeApplicationShutdown {
  */
 @Module({})
 export class WorkerModule {
-  static forRoot(options: { name: WorkerName; kind: WorkerKind; config: AppConfig; logger: PinoLogger }): DynamicModule {
+  static forRoot(options: {
+    name: WorkerName;
+    kind: WorkerKind;
+    config: AppConfig;
+    logger: PinoLogger;
+  }): DynamicModule {
     const { name, kind, config, logger } = options;
     const processor = stageProcessor(kind.queue, config.workers.concurrency ?? kind.concurrency);
     return {

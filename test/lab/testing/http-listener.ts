@@ -25,7 +25,11 @@ export class HttpListener {
     readonly port: number,
   ) {}
 
-  static async start(host: string, port = 0, respond: Respond = (_, response) => response.writeHead(204).end()): Promise<HttpListener> {
+  static async start(
+    host: string,
+    port = 0,
+    respond: Respond = (_, response) => response.writeHead(204).end(),
+  ): Promise<HttpListener> {
     let listener: HttpListener | null = null;
     const server = createServer((req, res) => {
       let body = '';

@@ -60,7 +60,11 @@ export class SmtpDialogue {
       offset = newline + 2;
       lines.push(line);
       if (line[3] !== '-') {
-        this.replies.push({ code: Number(line.slice(0, 3)), lines: [...lines], text: lines.map((l) => l.slice(4)).join('\n') });
+        this.replies.push({
+          code: Number(line.slice(0, 3)),
+          lines: [...lines],
+          text: lines.map((l) => l.slice(4)).join('\n'),
+        });
         lines.length = 0;
         this.buffer = this.buffer.slice(offset);
         offset = 0;

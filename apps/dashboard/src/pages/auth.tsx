@@ -45,9 +45,21 @@ export function SignUp() {
       <h1 id="signup-title">Create an account</h1>
       <form onSubmit={submit}>
         <label for="signup-email">Work email</label>
-        <input id="signup-email" type="email" required autoComplete="email" value={email} onInput={(event) => setEmail(event.currentTarget.value)} />
+        <input
+          id="signup-email"
+          type="email"
+          required
+          autoComplete="email"
+          value={email}
+          onInput={(event) => setEmail(event.currentTarget.value)}
+        />
         <label for="signup-name">Name (optional)</label>
-        <input id="signup-name" autoComplete="name" value={name} onInput={(event) => setName(event.currentTarget.value)} />
+        <input
+          id="signup-name"
+          autoComplete="name"
+          value={name}
+          onInput={(event) => setName(event.currentTarget.value)}
+        />
         <button type="submit" disabled={busy}>
           {busy ? 'Creating…' : 'Sign up'}
         </button>
@@ -82,7 +94,15 @@ export function SignIn({ onSignIn }: { onSignIn: (session: Session) => void }) {
       <h1 id="signin-title">Sign in</h1>
       <form onSubmit={submit}>
         <label for="signin-key">API key</label>
-        <input id="signin-key" class="mono" required autoComplete="off" spellcheck={false} value={key} onInput={(event) => setKey(event.currentTarget.value)} />
+        <input
+          id="signin-key"
+          class="mono"
+          required
+          autoComplete="off"
+          spellcheck={false}
+          value={key}
+          onInput={(event) => setKey(event.currentTarget.value)}
+        />
         <p class="hint" id="signin-hint">
           Paste a secret key (mg_live_…). It is kept in this tab only and forgotten when you sign out or close it.
         </p>

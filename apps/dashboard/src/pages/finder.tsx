@@ -38,11 +38,30 @@ export function Finder({ session }: { session: Session }) {
       <p>One credit when an address is found, nothing otherwise.</p>
       <form onSubmit={submit} class="inline">
         <label for="finder-first">First name</label>
-        <input id="finder-first" required disabled={!allowed} value={first} onInput={(event) => setFirst(event.currentTarget.value)} />
+        <input
+          id="finder-first"
+          required
+          disabled={!allowed}
+          value={first}
+          onInput={(event) => setFirst(event.currentTarget.value)}
+        />
         <label for="finder-last">Last name</label>
-        <input id="finder-last" required disabled={!allowed} value={last} onInput={(event) => setLast(event.currentTarget.value)} />
+        <input
+          id="finder-last"
+          required
+          disabled={!allowed}
+          value={last}
+          onInput={(event) => setLast(event.currentTarget.value)}
+        />
         <label for="finder-domain">Company domain</label>
-        <input id="finder-domain" required disabled={!allowed} placeholder="example.com" value={domain} onInput={(event) => setDomain(event.currentTarget.value)} />
+        <input
+          id="finder-domain"
+          required
+          disabled={!allowed}
+          placeholder="example.com"
+          value={domain}
+          onInput={(event) => setDomain(event.currentTarget.value)}
+        />
         <button type="submit" disabled={!allowed || busy}>
           {busy ? 'Searching…' : 'Find'}
         </button>
@@ -77,9 +96,17 @@ export function Finder({ session }: { session: Session }) {
             <h2>About {insight.domain}</h2>
             <ul>
               <li>Mail provider: {insight.provider ?? 'not recognised'}</li>
-              <li>Mail servers: {insight.mx.length ? insight.mx.map((record) => record.exchange).join(', ') : 'none'}</li>
-              <li>Accepts any address (catch-all): {insight.catchAll === null ? 'unknown' : insight.catchAll ? 'yes' : 'no'}</li>
-              <li>Address pattern: {insight.pattern ? `${insight.pattern} (${insight.confidence}% of known addresses)` : 'not learned yet'}</li>
+              <li>
+                Mail servers: {insight.mx.length ? insight.mx.map((record) => record.exchange).join(', ') : 'none'}
+              </li>
+              <li>
+                Accepts any address (catch-all):{' '}
+                {insight.catchAll === null ? 'unknown' : insight.catchAll ? 'yes' : 'no'}
+              </li>
+              <li>
+                Address pattern:{' '}
+                {insight.pattern ? `${insight.pattern} (${insight.confidence}% of known addresses)` : 'not learned yet'}
+              </li>
             </ul>
           </>
         )}

@@ -15,7 +15,9 @@ function CreateKey({ session, onCreated }: { session: Session; onCreated: () => 
     event.preventDefault();
     setError(null);
     try {
-      setCreated(await call<KeyRecord & { key: string }>(session.key, 'POST', '/keys', { body: { name, scope, type } }));
+      setCreated(
+        await call<KeyRecord & { key: string }>(session.key, 'POST', '/keys', { body: { name, scope, type } }),
+      );
       setName('');
       onCreated();
     } catch (failure) {
@@ -27,7 +29,13 @@ function CreateKey({ session, onCreated }: { session: Session; onCreated: () => 
       <h2 id="create-key-title">Create a key</h2>
       <form onSubmit={submit} class="inline">
         <label for="key-name">Name</label>
-        <input id="key-name" required maxLength={100} value={name} onInput={(event) => setName(event.currentTarget.value)} />
+        <input
+          id="key-name"
+          required
+          maxLength={100}
+          value={name}
+          onInput={(event) => setName(event.currentTarget.value)}
+        />
         <label for="key-scope">Scope</label>
         <select id="key-scope" value={scope} onChange={(event) => setScope(event.currentTarget.value as Scope)}>
           {SCOPES.map((value) => (
@@ -37,7 +45,11 @@ function CreateKey({ session, onCreated }: { session: Session; onCreated: () => 
           ))}
         </select>
         <label for="key-type">Type</label>
-        <select id="key-type" value={type} onChange={(event) => setType(event.currentTarget.value as 'secret' | 'widget')}>
+        <select
+          id="key-type"
+          value={type}
+          onChange={(event) => setType(event.currentTarget.value as 'secret' | 'widget')}
+        >
           <option value="secret">secret (server side)</option>
           <option value="widget">widget (in web pages)</option>
         </select>
@@ -54,7 +66,17 @@ function CreateKey({ session, onCreated }: { session: Session; onCreated: () => 
   );
 }
 
-function KeyRow({ session, record, canWrite, onChanged }: { session: Session; record: KeyRecord; canWrite: boolean; onChanged: () => void }) {
+function KeyRow({
+  session,
+  record,
+  canWrite,
+  onChanged,
+}: {
+  session: Session;
+  record: KeyRecord;
+  canWrite: boolean;
+  onChanged: () => void;
+}) {
   const [mode, setMode] = useState<'view' | 'edit' | 'revoke'>('view');
   const [name, setName] = useState(record.name);
   const [scope, setScope] = useState<Scope>(record.scope);
@@ -82,7 +104,12 @@ function KeyRow({ session, record, canWrite, onChanged }: { session: Session; re
             <label for={`name-${record.id}`} class="visually-hidden">
               Name of {record.prefix}
             </label>
-            <input id={`name-${record.id}`} required value={name} onInput={(event) => setName(event.currentTarget.value)} />
+            <input
+              id={`name-${record.id}`}
+              required
+              value={name}
+              onInput={(event) => setName(event.currentTarget.value)}
+            />
           </form>
         ) : (
           record.name
@@ -95,7 +122,12 @@ function KeyRow({ session, record, canWrite, onChanged }: { session: Session; re
             <label for={`scope-${record.id}`} class="visually-hidden">
               Scope of {record.prefix}
             </label>
-            <select id={`scope-${record.id}`} form={`edit-${record.id}`} value={scope} onChange={(event) => setScope(event.currentTarget.value as Scope)}>
+            <select
+              id={`scope-${record.id}`}
+              form={`edit-${record.id}`}
+              value={scope}
+              onChange={(event) => setScope(event.currentTarget.value as Scope)}
+            >
               {SCOPES.map((value) => (
                 <option key={value} value={value}>
                   {value}
@@ -135,7 +167,11 @@ function KeyRow({ session, record, canWrite, onChanged }: { session: Session; re
         {mode === 'revoke' && (
           <div role="group" aria-label="Confirm revocation">
             <span>Revoke "{record.name}"? It stops working at once.</span>
-            <button type="button" class="danger" onClick={() => void act(() => call(session.key, 'DELETE', `/keys/${record.id}`))}>
+            <button
+              type="button"
+              class="danger"
+              onClick={() => void act(() => call(session.key, 'DELETE', `/keys/${record.id}`))}
+            >
               Yes, revoke
             </button>
             <button type="button" onClick={() => setMode('view')}>
@@ -152,12 +188,17 @@ function KeyRow({ session, record, canWrite, onChanged }: { session: Session; re
 export function Keys({ session }: { session: Session }) {
   const canRead = session.scope === 'full' || session.scope === 'read-only';
   const canWrite = session.scope === 'full';
-  const keys = useLoad(() => (canRead ? call<{ data: KeyRecord[] }>(session.key, 'GET', '/keys') : Promise.resolve(null)), []);
+  const keys = useLoad(
+    () => (canRead ? call<{ data: KeyRecord[] }>(session.key, 'GET', '/keys') : Promise.resolve(null)),
+    [],
+  );
   return (
     <>
       <h1>API keys</h1>
       {!canRead && <ReadOnly scope={session.scope} needs="listing and managing keys needs a full or read-only key." />}
-      {canRead && !canWrite && <ReadOnly scope={session.scope} needs="creating, changing and revoking keys needs a full key." />}
+      {canRead && !canWrite && (
+        <ReadOnly scope={session.scope} needs="creating, changing and revoking keys needs a full key." />
+      )}
       {canWrite && <CreateKey session={session} onCreated={keys.reload} />}
       <Problem error={keys.error} scope={session.scope} onRetry={keys.reload} />
       {keys.data && (
@@ -179,7 +220,13 @@ export function Keys({ session }: { session: Session }) {
               </thead>
               <tbody>
                 {keys.data.data.map((record) => (
-                  <KeyRow key={`${record.id}:${record.revokedAt ?? ''}:${record.name}:${record.scope}`} session={session} record={record} canWrite={canWrite} onChanged={keys.reload} />
+                  <KeyRow
+                    key={`${record.id}:${record.revokedAt ?? ''}:${record.name}:${record.scope}`}
+                    session={session}
+                    record={record}
+                    canWrite={canWrite}
+                    onChanged={keys.reload}
+                  />
                 ))}
               </tbody>
             </table>

@@ -66,8 +66,17 @@ function Upload({ session, onUploaded }: { session: Session; onUploaded: (list: 
         >
           <p>Drop a CSV file here, or</p>
           <label for="list-file">Choose a CSV file</label>
-          <input id="list-file" type="file" accept=".csv,text/csv" onChange={(event) => void choose(event.currentTarget.files?.[0])} />
-          {file && <p>Selected: {file.name} ({Math.ceil(file.size / 1024)} KB)</p>}
+          <input
+            id="list-file"
+            type="file"
+            accept=".csv,text/csv"
+            onChange={(event) => void choose(event.currentTarget.files?.[0])}
+          />
+          {file && (
+            <p>
+              Selected: {file.name} ({Math.ceil(file.size / 1024)} KB)
+            </p>
+          )}
         </div>
         {header.length > 0 && (
           <>
@@ -90,7 +99,19 @@ function Upload({ session, onUploaded }: { session: Session; onUploaded: (list: 
   );
 }
 
-function Current({ session, list, canWrite, onChange, onGone }: { session: Session; list: List; canWrite: boolean; onChange: (list: List) => void; onGone: () => void }) {
+function Current({
+  session,
+  list,
+  canWrite,
+  onChange,
+  onGone,
+}: {
+  session: Session;
+  list: List;
+  canWrite: boolean;
+  onChange: (list: List) => void;
+  onGone: () => void;
+}) {
   const [error, setError] = useState<unknown>(null);
   const [confirm, setConfirm] = useState(false);
   const running = RUNNING.includes(list.status);
@@ -125,17 +146,26 @@ function Current({ session, list, canWrite, onChange, onGone }: { session: Sessi
   const download = (format: 'csv' | 'json') =>
     act(async () => {
       if (format === 'csv') {
-        const response = await call<Response>(session.key, 'GET', `/lists/${list.id}/results?format=csv`, { raw: true });
+        const response = await call<Response>(session.key, 'GET', `/lists/${list.id}/results?format=csv`, {
+          raw: true,
+        });
         save(await response.blob(), `${list.name.replace(/\.csv$/i, '')}-results.csv`);
         return;
       }
       const rows: unknown[] = [];
       for (let page = 1; ; page++) {
-        const answer = await call<Page<unknown>>(session.key, 'GET', `/lists/${list.id}/results?format=json&limit=100&page=${page}`);
+        const answer = await call<Page<unknown>>(
+          session.key,
+          'GET',
+          `/lists/${list.id}/results?format=json&limit=100&page=${page}`,
+        );
         rows.push(...answer.data);
         if (page * answer.limit >= answer.total) break;
       }
-      save(new Blob([JSON.stringify(rows, null, 2)], { type: 'application/json' }), `${list.name.replace(/\.csv$/i, '')}-results.json`);
+      save(
+        new Blob([JSON.stringify(rows, null, 2)], { type: 'application/json' }),
+        `${list.name.replace(/\.csv$/i, '')}-results.json`,
+      );
     });
   const remove = () =>
     act(async () => {
@@ -218,14 +248,27 @@ export function Lists({ session }: { session: Session }) {
   const canWrite = session.scope === 'full' || session.scope === 'lists';
   const [page, setPage] = useState(1);
   const [current, setCurrent] = useState<List | null>(null);
-  const past = useLoad(() => call<Page<List>>(session.key, 'GET', `/lists?page=${page}&limit=10`), [page, current?.status]);
+  const past = useLoad(
+    () => call<Page<List>>(session.key, 'GET', `/lists?page=${page}&limit=10`),
+    [page, current?.status],
+  );
   return (
     <>
       <h1>Lists</h1>
       {!canRead && <ReadOnly scope={session.scope} needs="lists need a full, lists or read-only key." />}
-      {canRead && !canWrite && <ReadOnly scope={session.scope} needs="uploading, cancelling and deleting lists need a full or lists key." />}
+      {canRead && !canWrite && (
+        <ReadOnly scope={session.scope} needs="uploading, cancelling and deleting lists need a full or lists key." />
+      )}
       {canWrite && <Upload session={session} onUploaded={setCurrent} />}
-      {current && <Current session={session} list={current} canWrite={canWrite} onChange={setCurrent} onGone={() => setCurrent(null)} />}
+      {current && (
+        <Current
+          session={session}
+          list={current}
+          canWrite={canWrite}
+          onChange={setCurrent}
+          onGone={() => setCurrent(null)}
+        />
+      )}
       <section aria-labelledby="past-title">
         <h2 id="past-title">Your lists</h2>
         <Problem error={past.error} scope={session.scope} onRetry={past.reload} />
@@ -265,7 +308,13 @@ export function Lists({ session }: { session: Session }) {
                 </tbody>
               </table>
             </div>
-            <Pager label="List pages" page={past.data.page} limit={past.data.limit} total={past.data.total} onPage={setPage} />
+            <Pager
+              label="List pages"
+              page={past.data.page}
+              limit={past.data.limit}
+              total={past.data.total}
+              onPage={setPage}
+            />
           </>
         )}
       </section>

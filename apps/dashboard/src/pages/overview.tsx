@@ -13,7 +13,11 @@ const isoDay = (time: number) => new Date(time).toISOString().slice(0, 10);
 function series(rows: Usage[], from: number, days: number, measure: 'checks' | 'credits'): uPlot.AlignedData {
   const xs = Array.from({ length: days }, (_, index) => (from + index * DAY) / 1000);
   const byKind = KINDS.map((kind) =>
-    xs.map((x) => rows.filter((row) => row.kind === kind && row.date === isoDay(x * 1000)).reduce((sum, row) => sum + row[measure], 0)),
+    xs.map((x) =>
+      rows
+        .filter((row) => row.kind === kind && row.date === isoDay(x * 1000))
+        .reduce((sum, row) => sum + row[measure], 0),
+    ),
   );
   return [xs, ...byKind];
 }
@@ -23,7 +27,10 @@ function UsageChart({ session }: { session: Session }) {
   const [measure, setMeasure] = useState<'checks' | 'credits'>('checks');
   const today = Date.parse(isoDay(Date.now()));
   const from = today - (days - 1) * DAY;
-  const usage = useLoad(() => call<{ data: Usage[] }>(session.key, 'GET', `/credits/usage?from=${isoDay(from)}&to=${isoDay(today)}`), [days]);
+  const usage = useLoad(
+    () => call<{ data: Usage[] }>(session.key, 'GET', `/credits/usage?from=${isoDay(from)}&to=${isoDay(today)}`),
+    [days],
+  );
   const box = useRef<HTMLDivElement>(null);
   useEffect(() => {
     if (!usage.data || !box.current) return;
@@ -34,7 +41,15 @@ function UsageChart({ session }: { session: Session }) {
         height: 240,
         scales: { x: { time: true } },
         axes: [{}, { label: measure }],
-        series: [{}, ...KINDS.map((kind, index) => ({ label: kind, stroke: COLOURS[index], width: 2, points: { show: days <= 30 } }))],
+        series: [
+          {},
+          ...KINDS.map((kind, index) => ({
+            label: kind,
+            stroke: COLOURS[index],
+            width: 2,
+            points: { show: days <= 30 },
+          })),
+        ],
       },
       series(usage.data.data, from, days, measure),
       box.current,
@@ -62,13 +77,22 @@ function UsageChart({ session }: { session: Session }) {
           <option value="90">Last 90 days</option>
         </select>
         <label for="usage-measure">Show</label>
-        <select id="usage-measure" value={measure} onChange={(event) => setMeasure(event.currentTarget.value as 'checks' | 'credits')}>
+        <select
+          id="usage-measure"
+          value={measure}
+          onChange={(event) => setMeasure(event.currentTarget.value as 'checks' | 'credits')}
+        >
           <option value="checks">Checks</option>
           <option value="credits">Credits spent</option>
         </select>
       </div>
       <Problem error={usage.error} scope={session.scope} onRetry={usage.reload} />
-      <div ref={box} class="chart" role="img" aria-label={`${measure} per day and kind, last ${days} days; totals in the table below`} />
+      <div
+        ref={box}
+        class="chart"
+        role="img"
+        aria-label={`${measure} per day and kind, last ${days} days; totals in the table below`}
+      />
       <table>
         <caption>Totals over the last {days} days</caption>
         <thead>
@@ -94,7 +118,10 @@ function UsageChart({ session }: { session: Session }) {
 
 function Transactions({ session }: { session: Session }) {
   const [page, setPage] = useState(1);
-  const list = useLoad(() => call<Page<Transaction>>(session.key, 'GET', `/credits/transactions?page=${page}&limit=20`), [page]);
+  const list = useLoad(
+    () => call<Page<Transaction>>(session.key, 'GET', `/credits/transactions?page=${page}&limit=20`),
+    [page],
+  );
   return (
     <section aria-labelledby="transactions-title">
       <h2 id="transactions-title">Recent transactions</h2>
@@ -123,7 +150,13 @@ function Transactions({ session }: { session: Session }) {
               </tbody>
             </table>
           </div>
-          <Pager label="Transaction pages" page={list.data.page} limit={list.data.limit} total={list.data.total} onPage={setPage} />
+          <Pager
+            label="Transaction pages"
+            page={list.data.page}
+            limit={list.data.limit}
+            total={list.data.total}
+            onPage={setPage}
+          />
         </>
       )}
     </section>

@@ -27,11 +27,20 @@ export function Verify({ session }: { session: Session }) {
   const emails = batch.split(/[\s,;]+/).filter(Boolean);
   const verifyOne = (event: Event) => {
     event.preventDefault();
-    void run(async () => [await call<VerificationResult>(session.key, 'GET', `/email-validation/${encodeURIComponent(single.trim())}`)]);
+    void run(async () => [
+      await call<VerificationResult>(session.key, 'GET', `/email-validation/${encodeURIComponent(single.trim())}`),
+    ]);
   };
   const verifyMany = (event: Event) => {
     event.preventDefault();
-    void run(async () => (await call<{ results: VerificationResult[] }>(session.key, 'POST', '/email-validation/batch', { body: { emails } })).results);
+    void run(
+      async () =>
+        (
+          await call<{ results: VerificationResult[] }>(session.key, 'POST', '/email-validation/batch', {
+            body: { emails },
+          })
+        ).results,
+    );
   };
   return (
     <>
@@ -40,14 +49,28 @@ export function Verify({ session }: { session: Session }) {
       <p>Each check costs one credit; answers the mail server could not give cost nothing.</p>
       <form onSubmit={verifyOne} class="inline">
         <label for="verify-email">Email address</label>
-        <input id="verify-email" type="email" required disabled={!allowed} value={single} onInput={(event) => setSingle(event.currentTarget.value)} />
+        <input
+          id="verify-email"
+          type="email"
+          required
+          disabled={!allowed}
+          value={single}
+          onInput={(event) => setSingle(event.currentTarget.value)}
+        />
         <button type="submit" disabled={!allowed || busy}>
           Verify
         </button>
       </form>
       <form onSubmit={verifyMany}>
         <label for="verify-batch">Or paste up to {MAX_BATCH} addresses (one per line)</label>
-        <textarea id="verify-batch" rows={5} disabled={!allowed} value={batch} onInput={(event) => setBatch(event.currentTarget.value)} aria-describedby="batch-count" />
+        <textarea
+          id="verify-batch"
+          rows={5}
+          disabled={!allowed}
+          value={batch}
+          onInput={(event) => setBatch(event.currentTarget.value)}
+          aria-describedby="batch-count"
+        />
         <p id="batch-count" class={emails.length > MAX_BATCH ? 'problem' : 'hint'}>
           {emails.length} address{emails.length === 1 ? '' : 'es'}
           {emails.length > MAX_BATCH ? `: at most ${MAX_BATCH} at a time` : ''}

@@ -27,7 +27,13 @@ function loadGuard(): Promise<GuardGlobal> {
 
 function snippet(settings: WidgetSettings): string {
   const { blockDisposable, blockFree, lang, messages } = settings.defaults;
-  const options = { apiKey: 'mg_widget_…', blockDisposable, blockFree, lang, ...(Object.keys(messages).length ? { messages } : {}) };
+  const options = {
+    apiKey: 'mg_widget_…',
+    blockDisposable,
+    blockFree,
+    lang,
+    ...(Object.keys(messages).length ? { messages } : {}),
+  };
   return `<script src="${location.origin}${SCRIPT}"></script>\n<script>\n  Guard.init(${JSON.stringify(options, null, 2).replace(/\n/g, '\n  ')});\n</script>`;
 }
 
@@ -66,13 +72,16 @@ export function WidgetPage({ session }: { session: Session }) {
     setDraft(loaded.data);
     setOrigins(loaded.data.allowedOrigins.join('\n'));
   }, [loaded.data]);
-  const defaults = (patch: Partial<WidgetSettings['defaults']>) => draft && setDraft({ ...draft, defaults: { ...draft.defaults, ...patch } });
+  const defaults = (patch: Partial<WidgetSettings['defaults']>) =>
+    draft && setDraft({ ...draft, defaults: { ...draft.defaults, ...patch } });
   const submit = async (event: Event) => {
     event.preventDefault();
     if (!draft) return;
     setError(null);
     setSaved(false);
-    const messages = Object.fromEntries(Object.entries(draft.defaults.messages).filter(([, text]) => text.trim() !== ''));
+    const messages = Object.fromEntries(
+      Object.entries(draft.defaults.messages).filter(([, text]) => text.trim() !== ''),
+    );
     try {
       const next = await call<WidgetSettings>(session.key, 'PUT', '/widget/settings', {
         body: { allowedOrigins: origins.split(/\s+/).filter(Boolean), defaults: { ...draft.defaults, messages } },
@@ -97,13 +106,29 @@ export function WidgetPage({ session }: { session: Session }) {
             <fieldset disabled={!canWrite}>
               <legend>Settings</legend>
               <label for="widget-origins">Allowed origins (one per line; none = any site)</label>
-              <textarea id="widget-origins" rows={3} value={origins} placeholder="https://shop.example.com" onInput={(event) => setOrigins(event.currentTarget.value)} />
+              <textarea
+                id="widget-origins"
+                rows={3}
+                value={origins}
+                placeholder="https://shop.example.com"
+                onInput={(event) => setOrigins(event.currentTarget.value)}
+              />
               <div class="check">
-                <input id="widget-disposable" type="checkbox" checked={draft.defaults.blockDisposable} onChange={(event) => defaults({ blockDisposable: event.currentTarget.checked })} />
+                <input
+                  id="widget-disposable"
+                  type="checkbox"
+                  checked={draft.defaults.blockDisposable}
+                  onChange={(event) => defaults({ blockDisposable: event.currentTarget.checked })}
+                />
                 <label for="widget-disposable">Block disposable addresses</label>
               </div>
               <div class="check">
-                <input id="widget-free" type="checkbox" checked={draft.defaults.blockFree} onChange={(event) => defaults({ blockFree: event.currentTarget.checked })} />
+                <input
+                  id="widget-free"
+                  type="checkbox"
+                  checked={draft.defaults.blockFree}
+                  onChange={(event) => defaults({ blockFree: event.currentTarget.checked })}
+                />
                 <label for="widget-free">Block free providers (Gmail, Yahoo, …)</label>
               </div>
               <label for="widget-lang">Language</label>
@@ -121,7 +146,9 @@ export function WidgetPage({ session }: { session: Session }) {
                     id={`widget-message-${kind}`}
                     placeholder={BUILT_IN[lang][kind]}
                     value={draft.defaults.messages[kind] ?? ''}
-                    onInput={(event) => defaults({ messages: { ...draft.defaults.messages, [kind]: event.currentTarget.value } })}
+                    onInput={(event) =>
+                      defaults({ messages: { ...draft.defaults.messages, [kind]: event.currentTarget.value } })
+                    }
                   />
                 </div>
               ))}

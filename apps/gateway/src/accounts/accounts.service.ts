@@ -28,32 +28,56 @@ export class AccountsService {
   async signup(email: string, name: string | undefined, ip: string): Promise<SignupResponse> {
     const limit = this.config.signup.limitPerIpHour;
     const decision = await this.limiter.hit(`signup:${ip}`, limit, 3_600_000);
-    if (!decision.allowed) throw new AppError('rate_limited', `At most ${limit} sign-ups per hour from one address; retry later`);
+    if (!decision.allowed)
+      throw new AppError('rate_limited', `At most ${limit} sign-ups per hour from one address; retry later`);
 
     const accounts = this.database.dataSource.getRepository(AccountEntity);
     // The address is an identity here, stored and looked up as it is: refused outright when no text can hold it.
     assertPlainText('email', email);
-    if (await accounts.exists({ where: { emailKey: email.toLowerCase() } })) throw new AppError('conflict', 'An account with this email already exists');
+    if (await accounts.exists({ where: { emailKey: email.toLowerCase() } }))
+      throw new AppError('conflict', 'An account with this email already exists');
 
     // Our own engine judges the sign-up address: it must be able to receive mail, and not be throwaway.
     const check = await this.verifications.checkUnbilled(email);
     if (!check.syntax) throw new AppError('bad_request', 'email is not a valid address');
     if (check.isDisposable) throw new AppError('bad_request', 'Disposable addresses cannot sign up');
-    if (check.status === 'invalid') throw new AppError('bad_request', `This address cannot receive mail (${check.reason})`);
+    if (check.status === 'invalid')
+      throw new AppError('bad_request', `This address cannot receive mail (${check.reason})`);
     const work = earnsWorkBonus(check);
 
     const id = newId('acc');
     const webhookSecret = `whsec_${base62(32)}`;
     const { key, prefix, hash } = generateKey('secret');
-    const credits = await this.database.dataSource.transaction(async (manager) => {
-      await manager.insert(AccountEntity, { id, email: check.email, emailKey: check.email.toLowerCase(), name: name ?? null, balance: 0, held: 0, webhookSecret, signupIp: ip });
-      await manager.insert(ApiKeyEntity, { id: newId('key'), accountId: id, name: 'Default key', type: 'secret', scope: 'full', prefix, keyHash: hash, lastUsedAt: null, revokedAt: null });
-      return this.ledger.grantSignup(id, work, manager);
-    }).catch((error: { code?: string }) => {
-      // Two sign-ups racing for one address: the unique index lets one through.
-      if (error.code === '23505') throw new AppError('conflict', 'An account with this email already exists');
-      throw error;
-    });
+    const credits = await this.database.dataSource
+      .transaction(async (manager) => {
+        await manager.insert(AccountEntity, {
+          id,
+          email: check.email,
+          emailKey: check.email.toLowerCase(),
+          name: name ?? null,
+          balance: 0,
+          held: 0,
+          webhookSecret,
+          signupIp: ip,
+        });
+        await manager.insert(ApiKeyEntity, {
+          id: newId('key'),
+          accountId: id,
+          name: 'Default key',
+          type: 'secret',
+          scope: 'full',
+          prefix,
+          keyHash: hash,
+          lastUsedAt: null,
+          revokedAt: null,
+        });
+        return this.ledger.grantSignup(id, work, manager);
+      })
+      .catch((error: { code?: string }) => {
+        // Two sign-ups racing for one address: the unique index lets one through.
+        if (error.code === '23505') throw new AppError('conflict', 'An account with this email already exists');
+        throw error;
+      });
     return { account: { id, email: check.email, credits }, apiKey: key, webhookSecret };
   }
 }

@@ -37,8 +37,12 @@ export function setCreditsRemaining(res: Response, balance: number): void {
  * The scopes a route allows, read from its declaration (the method's, else its controller's): the MCP
  * tools take their scopes from the REST route they mirror, so the two cannot drift apart.
  */
-export function routeScopes<T extends object>(controller: abstract new (...args: never[]) => T, method: keyof T & string): KeyScope[] {
-  const rule = (Reflect.getMetadata(ACCESS, controller.prototype[method] as object) ?? Reflect.getMetadata(ACCESS, controller)) as AccessRule | undefined;
+export function routeScopes<T extends object>(
+  controller: abstract new (...args: never[]) => T,
+  method: keyof T & string,
+): KeyScope[] {
+  const rule = (Reflect.getMetadata(ACCESS, controller.prototype[method] as object) ??
+    Reflect.getMetadata(ACCESS, controller)) as AccessRule | undefined;
   if (!rule || rule.public) throw new Error(`${controller.name}.${method} declares no scopes`);
   return rule.scopes;
 }

@@ -15,10 +15,17 @@ import { KeyMeter, retryAfter } from './key-meter';
 export function admit(auth: Authenticated, decision: RateDecision, scopes: KeyScope[]): void {
   if (!decision.allowed) {
     const wait = retryAfter(decision);
-    throw new AppError('rate_limited', `Rate limit of ${decision.limit} requests per minute exceeded; retry in ${wait} s`, { retryAfterSeconds: wait });
+    throw new AppError(
+      'rate_limited',
+      `Rate limit of ${decision.limit} requests per minute exceeded; retry in ${wait} s`,
+      { retryAfterSeconds: wait },
+    );
   }
   if (!scopes.includes(auth.key.scope)) {
-    throw new AppError('forbidden', `This key's scope (${auth.key.scope}) does not allow this endpoint; allowed: ${scopes.join(', ')}`);
+    throw new AppError(
+      'forbidden',
+      `This key's scope (${auth.key.scope}) does not allow this endpoint; allowed: ${scopes.join(', ')}`,
+    );
   }
 }
 
@@ -35,7 +42,10 @@ export class ApiKeyGuard implements CanActivate {
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
-    const rule = this.reflector.getAllAndOverride<AccessRule | undefined>(ACCESS, [context.getHandler(), context.getClass()]);
+    const rule = this.reflector.getAllAndOverride<AccessRule | undefined>(ACCESS, [
+      context.getHandler(),
+      context.getClass(),
+    ]);
     // A route that forgot to declare its access is closed, not open.
     if (!rule) throw new AppError('forbidden', 'This route declares no access rule');
     if (rule.public) return true;

@@ -4,7 +4,14 @@ import type { Redis } from 'ioredis';
 import { APP_CONFIG, type AppConfig } from '@mailguard/config';
 import { REDIS, StoresModule } from '@mailguard/core';
 import { ApiKeys } from '@mailguard/keys';
-import { MemoryDailyQuota, MemoryRateLimiter, RedisDailyQuota, RedisRateLimiter, type DailyQuota, type RateLimiter } from '@mailguard/ratelimit';
+import {
+  MemoryDailyQuota,
+  MemoryRateLimiter,
+  RedisDailyQuota,
+  RedisRateLimiter,
+  type DailyQuota,
+  type RateLimiter,
+} from '@mailguard/ratelimit';
 import { ApiKeyGuard } from './api-key.guard';
 import { KeyMeter } from './key-meter';
 import { DAILY_QUOTA, RATE_LIMITER } from './tokens';
@@ -20,12 +27,14 @@ import { DAILY_QUOTA, RATE_LIMITER } from './tokens';
     {
       provide: RATE_LIMITER,
       inject: [APP_CONFIG, REDIS],
-      useFactory: (config: AppConfig, redis: Redis | null): RateLimiter => (redis ? new RedisRateLimiter(redis, config.redis.keyPrefix) : new MemoryRateLimiter()),
+      useFactory: (config: AppConfig, redis: Redis | null): RateLimiter =>
+        redis ? new RedisRateLimiter(redis, config.redis.keyPrefix) : new MemoryRateLimiter(),
     },
     {
       provide: DAILY_QUOTA,
       inject: [APP_CONFIG, REDIS],
-      useFactory: (config: AppConfig, redis: Redis | null): DailyQuota => (redis ? new RedisDailyQuota(redis, config.redis.keyPrefix) : new MemoryDailyQuota()),
+      useFactory: (config: AppConfig, redis: Redis | null): DailyQuota =>
+        redis ? new RedisDailyQuota(redis, config.redis.keyPrefix) : new MemoryDailyQuota(),
     },
     KeyMeter,
     { provide: APP_GUARD, useClass: ApiKeyGuard },

@@ -78,6 +78,10 @@ export class KeyMeter {
     if (failures.allowed) return;
     const wait = retryAfter(failures);
     res.setHeader('Retry-After', String(wait));
-    throw new AppError('rate_limited', `Too many requests with unknown API keys from this address; retry in ${wait} s`, { retryAfterSeconds: wait });
+    throw new AppError(
+      'rate_limited',
+      `Too many requests with unknown API keys from this address; retry in ${wait} s`,
+      { retryAfterSeconds: wait },
+    );
   }
 }

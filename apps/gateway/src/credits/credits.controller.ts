@@ -44,12 +44,21 @@ export class CreditsController {
   @ApiQueryParams(UsageQuery)
   @ApiOkResponse({ type: UsageDto })
   @ApiErrors(400)
-  async usage(@Req() req: AuthedRequest, @Query('from') from?: string, @Query('to') to?: string): Promise<{ data: UsageRow[]; from: string; to: string }> {
+  async usage(
+    @Req() req: AuthedRequest,
+    @Query('from') from?: string,
+    @Query('to') to?: string,
+  ): Promise<{ data: UsageRow[]; from: string; to: string }> {
     const end = parseDate('to', to, new Date());
     const start = parseDate('from', from, new Date(Date.parse(`${end}T00:00:00Z`) - 29 * DAY_MS));
     if (start > end) throw new AppError('bad_request', 'from must not be after to');
-    if (Date.parse(end) - Date.parse(start) > 366 * DAY_MS) throw new AppError('bad_request', 'The range may span at most 366 days');
-    return { data: await usageBetween(this.database.dataSource, req.auth.account.id, start, end), from: start, to: end };
+    if (Date.parse(end) - Date.parse(start) > 366 * DAY_MS)
+      throw new AppError('bad_request', 'The range may span at most 366 days');
+    return {
+      data: await usageBetween(this.database.dataSource, req.auth.account.id, start, end),
+      from: start,
+      to: end,
+    };
   }
 
   @Get('transactions')
@@ -57,7 +66,11 @@ export class CreditsController {
   @ApiQueryParams(PageQuery)
   @ApiOkResponse({ type: TransactionPageDto })
   @ApiErrors(400)
-  transactions(@Req() req: AuthedRequest, @Query('page') page?: string, @Query('limit') limit?: string): Promise<TransactionPage> {
+  transactions(
+    @Req() req: AuthedRequest,
+    @Query('page') page?: string,
+    @Query('limit') limit?: string,
+  ): Promise<TransactionPage> {
     const paging = parsePage(page, limit);
     return this.ledger.transactions(req.auth.account.id, paging.page, paging.limit);
   }

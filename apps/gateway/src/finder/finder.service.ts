@@ -5,7 +5,16 @@ import { CreditLedger, FINDER_PRICE, finderKeepsCharge } from '@mailguard/credit
 import type { VerificationEngine } from '@mailguard/engine';
 import { AppError } from '@mailguard/errors';
 import { DomainKnowledge } from '@mailguard/feedback';
-import { domainInsight, findAddress, parseDomainParam, parseFinderQuery, type DomainInsight, type FinderAnswer, type FinderDeps, type FinderQuery } from '@mailguard/finder';
+import {
+  domainInsight,
+  findAddress,
+  parseDomainParam,
+  parseFinderQuery,
+  type DomainInsight,
+  type FinderAnswer,
+  type FinderDeps,
+  type FinderQuery,
+} from '@mailguard/finder';
 import { newId } from '@mailguard/keys';
 import { ResultStore } from '@mailguard/pipeline';
 import { CHECK_PIPELINE, type CheckPipeline } from '@mailguard/queue';
@@ -47,7 +56,10 @@ export class FinderService {
     const charged = await this.ledger.charge(accountId, FINDER_PRICE, 'finder', ref);
     if (charged === null) {
       const { balance } = await this.ledger.balance(accountId);
-      throw new AppError('insufficient_credits', `Insufficient credits: a found address costs ${FINDER_PRICE} and the balance is ${balance}`);
+      throw new AppError(
+        'insufficient_credits',
+        `Insufficient credits: a found address costs ${FINDER_PRICE} and the balance is ${balance}`,
+      );
     }
     let answer: FinderAnswer;
     try {
@@ -56,10 +68,21 @@ export class FinderService {
       await this.ledger.refund(accountId, FINDER_PRICE, 'refund: the finder failed', ref);
       throw error;
     }
-    if (!finderKeepsCharge(answer)) return { answer, balance: await this.ledger.refund(accountId, FINDER_PRICE, 'refund: nobody found', ref) };
+    if (!finderKeepsCharge(answer))
+      return { answer, balance: await this.ledger.refund(accountId, FINDER_PRICE, 'refund: nobody found', ref) };
     // A hit a server confirmed teaches the domain its pattern (the name is known, so the pattern is too).
-    if (answer.pattern && answer.result.reason === 'accepted_email') await this.knowledge.found(domain, answer.result.checks.syntax.localPart, answer.pattern);
-    await this.store.record({ requestId: newId('ver'), email: answer.email, deadlineAt: Date.now() + this.config.checks.deadlineMs, accountId, kind: 'finder' }, answer.result);
+    if (answer.pattern && answer.result.reason === 'accepted_email')
+      await this.knowledge.found(domain, answer.result.checks.syntax.localPart, answer.pattern);
+    await this.store.record(
+      {
+        requestId: newId('ver'),
+        email: answer.email,
+        deadlineAt: Date.now() + this.config.checks.deadlineMs,
+        accountId,
+        kind: 'finder',
+      },
+      answer.result,
+    );
     return { answer, balance: charged };
   }
 }

@@ -21,7 +21,8 @@ export class MetricsController {
     await Promise.all(
       this.queues.map(async (queue) => {
         const counts = await queue.getJobCounts('wait', 'delayed', 'active').catch(() => null);
-        for (const [state, count] of Object.entries(counts ?? {})) this.metrics.queueDepth.set({ queue: queue.name, state }, count);
+        for (const [state, count] of Object.entries(counts ?? {}))
+          this.metrics.queueDepth.set({ queue: queue.name, state }, count);
       }),
     );
     res.setHeader('Content-Type', this.metrics.contentType);

@@ -93,5 +93,4 @@ export class ErrorFilter implements ExceptionFilter {
     if (auth?.key.type === 'secret') setCreditsRemaining(res, auth.account.balance);
     res.status(status).json(body);
   }
-
 }

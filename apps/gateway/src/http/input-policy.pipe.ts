@@ -15,7 +15,8 @@ const ADDRESS_PARAMS = new Set(['email']);
 export class InputPolicyPipe implements PipeTransform {
   transform(value: unknown, { type, data }: ArgumentMetadata): unknown {
     if (type === 'body') {
-      if (jsonDepth(value) > MAX_JSON_DEPTH) throw new AppError('bad_request', `The request body nests deeper than ${MAX_JSON_DEPTH} levels`);
+      if (jsonDepth(value) > MAX_JSON_DEPTH)
+        throw new AppError('bad_request', `The request body nests deeper than ${MAX_JSON_DEPTH} levels`);
       if (typeof value === 'object' && value !== null) assertPlainFields(value, ADDRESS_FIELDS);
     } else if ((type === 'query' || type === 'param') && !(type === 'param' && data && ADDRESS_PARAMS.has(data))) {
       assertStrings(data ?? type, value);
@@ -34,6 +35,8 @@ function assertStrings(field: string, value: unknown): void {
   while (stack.length > 0) {
     const [name, node] = stack.pop() as [string, unknown];
     if (typeof node === 'string') assertPlainText(name, node);
-    else if (typeof node === 'object' && node !== null) for (const [key, child] of Object.entries(node)) stack.push([Array.isArray(node) ? name : `${name}.${key}`, child]);
+    else if (typeof node === 'object' && node !== null)
+      for (const [key, child] of Object.entries(node))
+        stack.push([Array.isArray(node) ? name : `${name}.${key}`, child]);
   }
 }

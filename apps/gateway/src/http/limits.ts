@@ -31,7 +31,10 @@ const REQUEST_TIMEOUT_MS = 300_000;
 const TIMEOUT_CHECK_MS = 1_000;
 
 const CLIENT_ERRORS: Record<string, { code: ErrorCode; message: string }> = {
-  HPE_HEADER_OVERFLOW: { code: 'headers_too_large', message: `The request headers are larger than ${MAX_HEADER_BYTES / 1024} KiB` },
+  HPE_HEADER_OVERFLOW: {
+    code: 'headers_too_large',
+    message: `The request headers are larger than ${MAX_HEADER_BYTES / 1024} KiB`,
+  },
   ERR_HTTP_REQUEST_TIMEOUT: { code: 'request_timeout', message: 'The request did not arrive in time' },
 };
 
@@ -46,7 +49,10 @@ function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
     socket.destroy();
     return;
   }
-  const { code, message } = CLIENT_ERRORS[error.code ?? ''] ?? { code: 'bad_request', message: 'Malformed HTTP request' };
+  const { code, message } = CLIENT_ERRORS[error.code ?? ''] ?? {
+    code: 'bad_request',
+    message: 'Malformed HTTP request',
+  };
   const status = ERROR_STATUS[code];
   const body = JSON.stringify({ error: message, code });
   socket.end(
@@ -58,13 +64,20 @@ function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
 export class LimitedExpressAdapter extends ExpressAdapter {
   override initHttpServer(): void {
     const server = createServer<typeof IncomingMessage, typeof ServerResponse>(
-      { headersTimeout: HEADERS_TIMEOUT_MS, requestTimeout: REQUEST_TIMEOUT_MS, connectionsCheckingInterval: TIMEOUT_CHECK_MS, maxHeaderSize: MAX_HEADER_BYTES },
+      {
+        headersTimeout: HEADERS_TIMEOUT_MS,
+        requestTimeout: REQUEST_TIMEOUT_MS,
+        connectionsCheckingInterval: TIMEOUT_CHECK_MS,
+        maxHeaderSize: MAX_HEADER_BYTES,
+      },
       this.getInstance(),
     );
     server.on('clientError', answerClientError);
     // Node answers an Expect it cannot meet with an empty 417 of its own; this one says why, in the API's form.
     server.on('checkExpectation', (_req: IncomingMessage, res: ServerResponse) => {
-      res.writeHead(417, { 'Content-Type': 'application/json; charset=utf-8', Connection: 'close' }).end(JSON.stringify({ error: 'Only Expect: 100-continue is understood', code: 'bad_request' }));
+      res
+        .writeHead(417, { 'Content-Type': 'application/json; charset=utf-8', Connection: 'close' })
+        .end(JSON.stringify({ error: 'Only Expect: 100-continue is understood', code: 'bad_request' }));
     });
     this.httpServer = server;
   }

@@ -30,7 +30,11 @@ export function requestLogging(logger: Logger) {
       const level = res.statusCode >= 500 ? 'error' : res.statusCode >= 400 || !res.writableFinished ? 'warn' : 'info';
       if (!logger.isLevelEnabled(level)) return;
       logger[level](
-        { req: { id, method, url }, res: { statusCode: res.statusCode }, responseTime: Math.round(performance.now() - started) },
+        {
+          req: { id, method, url },
+          res: { statusCode: res.statusCode },
+          responseTime: Math.round(performance.now() - started),
+        },
         res.writableFinished ? 'request completed' : 'request aborted',
       );
     });

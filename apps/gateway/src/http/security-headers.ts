@@ -6,7 +6,9 @@ import helmet from 'helmet';
  * response in one pass: they do not depend on the request, and a dozen middlewares per request
  * cost more than the headers themselves on the cached-check path.
  */
-export function securityHeaders(options: Parameters<typeof helmet>[0]): (req: IncomingMessage, res: ServerResponse, next: () => void) => void {
+export function securityHeaders(
+  options: Parameters<typeof helmet>[0],
+): (req: IncomingMessage, res: ServerResponse, next: () => void) => void {
   const headers: Array<[string, string]> = [];
   const recorder = {
     setHeader: (name: string, value: string) => headers.push([name, String(value)]),

@@ -27,17 +27,39 @@ export class KeysService {
   }
 
   /** The new key's record and its secret, shown this once. */
-  async create(accountId: string, name: string, scope: KeyScope, type: KeyType): Promise<{ entity: ApiKeyEntity; key: string }> {
+  async create(
+    accountId: string,
+    name: string,
+    scope: KeyScope,
+    type: KeyType,
+  ): Promise<{ entity: ApiKeyEntity; key: string }> {
     const { key, prefix, hash } = generateKey(type);
-    const entity = this.repository.create({ id: newId('key'), accountId, name, type, scope, prefix, keyHash: hash, lastUsedAt: null, revokedAt: null });
+    const entity = this.repository.create({
+      id: newId('key'),
+      accountId,
+      name,
+      type,
+      scope,
+      prefix,
+      keyHash: hash,
+      lastUsedAt: null,
+      revokedAt: null,
+    });
     await this.repository.insert(entity);
     return { entity: await this.owned(accountId, entity.id), key };
   }
 
   async update(accountId: string, id: string, change: { name?: string; scope?: KeyScope }): Promise<ApiKeyEntity> {
     const key = await this.owned(accountId, id);
-    if (change.name === undefined && change.scope === undefined) throw new AppError('bad_request', 'Nothing to change: give name and/or scope');
-    await this.repository.update({ id: key.id }, { ...(change.name !== undefined ? { name: change.name } : {}), ...(change.scope !== undefined ? { scope: change.scope } : {}) });
+    if (change.name === undefined && change.scope === undefined)
+      throw new AppError('bad_request', 'Nothing to change: give name and/or scope');
+    await this.repository.update(
+      { id: key.id },
+      {
+        ...(change.name !== undefined ? { name: change.name } : {}),
+        ...(change.scope !== undefined ? { scope: change.scope } : {}),
+      },
+    );
     await this.keys.changed(key.keyHash);
     return this.owned(accountId, id);
   }

@@ -115,7 +115,11 @@ export class ListsController {
   @ApiOkResponse({ type: ListDto, description: 'The list, cancelled; what it held beyond its charges is released' })
   @ApiNoContentResponse({ description: 'The finished list is deleted: later reads of it are 404' })
   @ApiErrors(404)
-  async remove(@Param('id') id: string, @Req() req: AuthedRequest, @Res({ passthrough: true }) res: Response): Promise<ListView | undefined> {
+  async remove(
+    @Param('id') id: string,
+    @Req() req: AuthedRequest,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<ListView | undefined> {
     const cancelled = await this.service.remove(req.auth.account.id, id);
     if (cancelled) {
       setCreditsRemaining(res, cancelled.balance);

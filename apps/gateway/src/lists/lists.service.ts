@@ -92,14 +92,29 @@ export class ListsService {
       let row = 0;
       const records = readCsv(source.path, source.fields.emailColumn ?? null, async (head) => {
         emailColumn = head.emailColumn;
-        await this.lists.create({ id, accountId, name, columns: head.columns, delimiter: head.delimiter, emailColumn, webhookUrl });
+        await this.lists.create({
+          id,
+          accountId,
+          name,
+          columns: head.columns,
+          delimiter: head.delimiter,
+          emailColumn,
+          webhookUrl,
+        });
         created = true;
       });
       for await (const fields of records) {
         const email = (fields[emailColumn] ?? '').trim();
         const local = this.engine.inspectLocally(email);
         const valid = local.syntaxValid;
-        batch.push({ row: ++row, fields, email, key: valid ? resultKey(email) : null, domain: valid ? local.asciiDomain : null, result: valid ? null : this.engine.conclude(local, null) });
+        batch.push({
+          row: ++row,
+          fields,
+          email,
+          key: valid ? resultKey(email) : null,
+          domain: valid ? local.asciiDomain : null,
+          result: valid ? null : this.engine.conclude(local, null),
+        });
         for (const field of fields) batchBytes += field.length;
         if (batch.length >= INSERT_BATCH || batchBytes >= INSERT_BATCH_BYTES) {
           await this.lists.insertRows(id, batch);
@@ -111,7 +126,10 @@ export class ListsService {
       const sealed = await this.lists.seal(id, accountId);
       if (!sealed.sealed) {
         const { balance } = await this.ledger.balance(accountId);
-        throw new AppError('insufficient_credits', `Insufficient credits: this list has ${sealed.chargeable} chargeable rows and the balance is ${balance}`);
+        throw new AppError(
+          'insufficient_credits',
+          `Insufficient credits: this list has ${sealed.chargeable} chargeable rows and the balance is ${balance}`,
+        );
       }
       const finished = sealed.chargeable === 0 ? await this.lists.completeIfDone(id) : null;
       if (finished) await announce(finished, this.pipeline.jobs, listOptions(this.config));
@@ -126,14 +144,20 @@ export class ListsService {
 
   /** The `status` filter of #7: null for every row; 400 for a value that is no status. */
   statusFilter(status: string | undefined): string | null {
-    if (status !== undefined && !RESULT_STATUSES.includes(status)) throw new AppError('bad_request', `status must be one of ${RESULT_STATUSES.join(', ')}`);
+    if (status !== undefined && !RESULT_STATUSES.includes(status))
+      throw new AppError('bad_request', `status must be one of ${RESULT_STATUSES.join(', ')}`);
     return status ?? null;
   }
 
   /** #7 as JSON: one page of `{ row, email, result }` of a list already found to be the account's. */
   async resultsPage(id: string, filter: string | null, page: number, limit: number): Promise<ResultsPage> {
     const rows = await this.lists.results(id, { status: filter, offset: (page - 1) * limit, limit });
-    return { data: rows.map((row) => ({ row: row.row, email: row.email, result: row.result })), page, limit, total: await this.lists.countResults(id, filter) };
+    return {
+      data: rows.map((row) => ({ row: row.row, email: row.email, result: row.result })),
+      page,
+      limit,
+      total: await this.lists.countResults(id, filter),
+    };
   }
 
   /**
@@ -145,10 +169,12 @@ export class ListsService {
     const { columns, delimiter } = list.row;
     const line = (values: string[]) => csvLine(values, delimiter);
     out.write(line([...columns, ...resultHeader(columns)]));
-    for (let after = 0; !out.destroyed; ) {
+    for (let after = 0; !out.destroyed;) {
       const rows = await this.lists.results(id, { status: filter, afterRow: after, limit: EXPORT_BATCH });
       if (rows.length === 0) break;
-      const chunk = rows.map((row) => line([...columns.map((_, index) => row.fields[index] ?? ''), ...resultFields(row.result)])).join('');
+      const chunk = rows
+        .map((row) => line([...columns.map((_, index) => row.fields[index] ?? ''), ...resultFields(row.result)]))
+        .join('');
       // Respect back-pressure: a slow client does not make the gateway buffer the whole list.
       if (!out.write(chunk)) await new Promise((resolve) => out.once('drain', resolve).once('close', resolve));
       after = rows[rows.length - 1].row;

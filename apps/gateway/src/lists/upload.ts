@@ -33,7 +33,10 @@ export async function receiveUpload(req: Request): Promise<Upload> {
   }
   let parser: busboy.Busboy;
   try {
-    parser = busboy({ headers: req.headers, limits: { fileSize: MAX_UPLOAD_BYTES, files: 1, fields: MAX_FIELDS, fieldSize: MAX_FIELD_BYTES } });
+    parser = busboy({
+      headers: req.headers,
+      limits: { fileSize: MAX_UPLOAD_BYTES, files: 1, fields: MAX_FIELDS, fieldSize: MAX_FIELD_BYTES },
+    });
   } catch (error) {
     // No boundary, an unknown charset: refused before anything is read or written.
     req.resume();
@@ -67,12 +70,15 @@ export async function receiveUpload(req: Request): Promise<Upload> {
     });
     await new Promise<void>((resolve, reject) => {
       parser.on('close', resolve);
-      parser.on('error', (error: Error) => reject(new AppError('bad_request', `The upload is not valid multipart/form-data: ${error.message}`)));
+      parser.on('error', (error: Error) =>
+        reject(new AppError('bad_request', `The upload is not valid multipart/form-data: ${error.message}`)),
+      );
       req.on('error', reject);
       req.pipe(parser);
     });
     await Promise.all(writes);
-    if (tooLarge) throw new AppError('payload_too_large', `The file is larger than ${MAX_UPLOAD_BYTES / 1024 / 1024} MB`);
+    if (tooLarge)
+      throw new AppError('payload_too_large', `The file is larger than ${MAX_UPLOAD_BYTES / 1024 / 1024} MB`);
     for (const [name, value] of Object.entries(fields)) assertPlainText(name, value);
     if (filename !== null) assertPlainText('the file name', filename);
     return { path, filename, fields, cleanup };

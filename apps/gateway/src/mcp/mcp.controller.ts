@@ -59,12 +59,19 @@ export class McpController {
 
   private notAllowed(res: Response): never {
     res.setHeader('Allow', 'POST');
-    throw new AppError('method_not_allowed', 'This MCP server is stateless: send every message with POST /mcp (there is no event stream or session)');
+    throw new AppError(
+      'method_not_allowed',
+      'This MCP server is stateless: send every message with POST /mcp (there is no event stream or session)',
+    );
   }
 
   private async authenticate(req: Request, res: Response): Promise<Authenticated> {
     const presented = presentedKey(req);
-    if (!presented) throw new AppError('unauthorized', 'Missing API key: send it in the X-API-Key header or as Authorization: Bearer <key>');
+    if (!presented)
+      throw new AppError(
+        'unauthorized',
+        'Missing API key: send it in the X-API-Key header or as Authorization: Bearer <key>',
+      );
     const auth = await this.meter.identify(presented, req.ip ?? '', res);
     if (!auth) throw new AppError('unauthorized', 'Invalid or revoked API key');
     if (auth.key.type === 'widget') throw new AppError('forbidden', 'Widget keys work only on POST /v1/widget/verify');

@@ -97,7 +97,14 @@ export class McpTools {
         list_results: async (input) => {
           assertPlainFields(input, UNCHECKED_TEXT);
           await this.lists.owned(accountId, input.id);
-          return { value: await this.lists.resultsPage(input.id, this.lists.statusFilter(input.status), input.page ?? 1, RESULTS_PAGE_SIZE) };
+          return {
+            value: await this.lists.resultsPage(
+              input.id,
+              this.lists.statusFilter(input.status),
+              input.page ?? 1,
+              RESULTS_PAGE_SIZE,
+            ),
+          };
         },
         credits: async () => {
           const { balance, held } = await this.ledger.balance(accountId);
@@ -111,7 +118,10 @@ export class McpTools {
   private async createList(accountId: string, csv: string, fields: Record<string, string | undefined>) {
     const bytes = Buffer.byteLength(csv);
     if (bytes > MAX_CSV_TEXT_BYTES) {
-      throw new AppError('payload_too_large', `The CSV (${bytes} bytes) is larger than ${MAX_CSV_TEXT_BYTES / 1024 / 1024} MB; upload larger lists to POST /v1/lists (up to 50 MB)`);
+      throw new AppError(
+        'payload_too_large',
+        `The CSV (${bytes} bytes) is larger than ${MAX_CSV_TEXT_BYTES / 1024 / 1024} MB; upload larger lists to POST /v1/lists (up to 50 MB)`,
+      );
     }
     const dir = await mkdtemp(join(tmpdir(), 'mailguard-mcp-'));
     try {

@@ -17,7 +17,13 @@ export class PipelineModule {
   static forRoot(config: AppConfig): DynamicModule {
     const queues = QueueModule.forRoot({ config, handlers: [StageHandlersModule] });
     if (!config.redis.url) {
-      return { module: PipelineModule, global: true, imports: [queues, StoresModule], providers: listSweeps({ jobsLost: true }), exports: [queues] };
+      return {
+        module: PipelineModule,
+        global: true,
+        imports: [queues, StoresModule],
+        providers: listSweeps({ jobsLost: true }),
+        exports: [queues],
+      };
     }
     const board = config.admin.token ? queueBoard(config.admin.token) : [];
     return { module: PipelineModule, global: true, imports: [queues, ...board], exports: [queues] };

@@ -32,8 +32,13 @@ export class ValidationController {
   @ApiParam({ name: 'email', description: 'The address, URL-encoded; any text up to 1,024 characters gets a verdict' })
   @ApiOkResponse({ type: VerificationResultDto })
   @ApiErrors(400, 402, 503)
-  async single(@Param('email') email: string, @Req() req: AuthedRequest, @Res({ passthrough: true }) res: Response): Promise<VerificationResult> {
-    if (email.length > MAX_ADDRESS_INPUT) throw new AppError('bad_request', `The address is longer than ${MAX_ADDRESS_INPUT} characters`);
+  async single(
+    @Param('email') email: string,
+    @Req() req: AuthedRequest,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<VerificationResult> {
+    if (email.length > MAX_ADDRESS_INPUT)
+      throw new AppError('bad_request', `The address is longer than ${MAX_ADDRESS_INPUT} characters`);
     const { results, balance } = await this.verifications.check(req.auth.account.id, [email], 'single');
     setCreditsRemaining(res, balance);
     return results[0];
@@ -44,7 +49,11 @@ export class ValidationController {
   @ApiOperation({ summary: 'Verify up to 100 addresses' })
   @ApiOkResponse({ type: BatchResultsDto })
   @ApiErrors(400, 402, 503)
-  async batch(@Body() body: BatchDto, @Req() req: AuthedRequest, @Res({ passthrough: true }) res: Response): Promise<{ results: VerificationResult[] }> {
+  async batch(
+    @Body() body: BatchDto,
+    @Req() req: AuthedRequest,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<{ results: VerificationResult[] }> {
     const { results, balance } = await this.verifications.check(req.auth.account.id, body.emails, 'batch');
     setCreditsRemaining(res, balance);
     res.status(200);

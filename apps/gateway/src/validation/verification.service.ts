@@ -45,7 +45,14 @@ export class VerificationService {
     const local = this.engine.inspectLocally(email);
     if (!local.syntaxValid || !local.asciiDomain) throw new AppError('bad_request', 'email is not a valid address');
     const key = resultKey(email);
-    await this.feedbacks.record({ accountId, email: local.email, key, domain: local.asciiDomain, localPart: local.localPart.toLowerCase(), outcome });
+    await this.feedbacks.record({
+      accountId,
+      email: local.email,
+      key,
+      domain: local.asciiDomain,
+      localPart: local.localPart.toLowerCase(),
+      outcome,
+    });
     await this.cache.delete(key);
   }
 
@@ -87,7 +94,13 @@ export class VerificationService {
   }
 
   /** `knownMiss`: the cache was just asked for this address (a single check) and had nothing. */
-  private async checkOne(email: string, accountId: string, kind: UsageKind, deadlineAt: number, knownMiss: boolean): Promise<VerificationResult> {
+  private async checkOne(
+    email: string,
+    accountId: string,
+    kind: UsageKind,
+    deadlineAt: number,
+    knownMiss: boolean,
+  ): Promise<VerificationResult> {
     const request = this.request(email, accountId, kind, deadlineAt);
     if (knownMiss) return this.run(request);
     const result = await this.fromCache(email);
@@ -97,10 +110,23 @@ export class VerificationService {
   }
 
   /** A single address whose answer is cached: one statement charges it and records its usage. */
-  private async cachedSingle(accountId: string, email: string, kind: UsageKind, label: string, ref: string): Promise<CheckOutcome | null> {
+  private async cachedSingle(
+    accountId: string,
+    email: string,
+    kind: UsageKind,
+    label: string,
+    ref: string,
+  ): Promise<CheckOutcome | null> {
     const result = await this.fromCache(email);
     if (!result) return null;
-    const balance = await this.ledger.chargeOne(accountId, label, ref, { id: newId('ver'), email: result.email, kind, status: result.status, reason: result.reason, result });
+    const balance = await this.ledger.chargeOne(accountId, label, ref, {
+      id: newId('ver'),
+      email: result.email,
+      kind,
+      status: result.status,
+      reason: result.reason,
+      result,
+    });
     if (balance === null) throw await this.insufficient(accountId, 1);
     this.metrics.credits.inc({ direction: 'charged' });
     return { results: [result], balance };
@@ -108,7 +134,10 @@ export class VerificationService {
 
   private async insufficient(accountId: string, cost: number): Promise<AppError> {
     const { balance } = await this.ledger.balance(accountId);
-    return new AppError('insufficient_credits', `Insufficient credits: this request costs ${cost} and the balance is ${balance}`);
+    return new AppError(
+      'insufficient_credits',
+      `Insufficient credits: this request costs ${cost} and the balance is ${balance}`,
+    );
   }
 
   async check(accountId: string, emails: string[], kind: UsageKind): Promise<CheckOutcome> {
@@ -121,7 +150,12 @@ export class VerificationService {
     });
     const unique = [...first.keys()];
     const ref = newId(kind === 'single' ? 'chk' : kind === 'widget' ? 'wgt' : 'bat');
-    const label = kind === 'single' ? 'single check' : kind === 'widget' ? 'widget check' : `batch check (${unique.length} addresses)`;
+    const label =
+      kind === 'single'
+        ? 'single check'
+        : kind === 'widget'
+          ? 'widget check'
+          : `batch check (${unique.length} addresses)`;
     if (unique.length === 1) {
       const answered = await this.cachedSingle(accountId, first.get(unique[0]) as string, kind, label, ref);
       if (answered) return { results: emails.map(() => answered.results[0]), balance: answered.balance };
@@ -138,7 +172,10 @@ export class VerificationService {
         Array.from({ length: Math.min(BATCH_CONCURRENCY, unique.length) }, async () => {
           while (next < unique.length) {
             const key = unique[next++];
-            byKey.set(key, await this.checkOne(first.get(key) as string, accountId, kind, deadlineAt, unique.length === 1));
+            byKey.set(
+              key,
+              await this.checkOne(first.get(key) as string, accountId, kind, deadlineAt, unique.length === 1),
+            );
           }
         }),
       );
@@ -151,7 +188,8 @@ export class VerificationService {
 
     const refund = checksRefund([...byKey.values()]);
     if (refund > 0) this.metrics.credits.inc({ direction: 'refunded' }, refund);
-    const balance = refund > 0 ? await this.ledger.refund(accountId, refund, 'refund: results with reachable unknown', ref) : charged;
+    const balance =
+      refund > 0 ? await this.ledger.refund(accountId, refund, 'refund: results with reachable unknown', ref) : charged;
     return { results: keys.map((key) => byKey.get(key) as VerificationResult), balance };
   }
 }

@@ -56,7 +56,12 @@ export class WidgetController {
     const { body, etag } = this.script;
     res.setHeader('Cache-Control', 'public, max-age=300, stale-while-revalidate=86400');
     res.setHeader('ETag', etag);
-    if (req.header('if-none-match')?.split(/\s*,\s*/).includes(etag)) {
+    if (
+      req
+        .header('if-none-match')
+        ?.split(/\s*,\s*/)
+        .includes(etag)
+    ) {
       res.status(304).end();
       return;
     }
@@ -84,12 +89,30 @@ export class WidgetController {
     summary: 'Verify from the widget',
     description: 'Without a key: the public tier (4 checks per device and day). With a widget key: a paid check.',
   })
-  @ApiHeader({ name: 'X-API-Key', required: false, description: "A widget key (mg_widget_…), from its account's origins" })
+  @ApiHeader({
+    name: 'X-API-Key',
+    required: false,
+    description: "A widget key (mg_widget_…), from its account's origins",
+  })
   @ApiOkResponse({ type: VerificationResultDto, headers: WIDGET_VERIFY_HEADERS })
   @ApiErrors(400, 401, 402, 403, 429)
-  verify(@Body() body: WidgetVerifyDto, @Req() req: Request, @Ip() ip: string, @Res({ passthrough: true }) res: Response): Promise<VerificationResult> {
+  verify(
+    @Body() body: WidgetVerifyDto,
+    @Req() req: Request,
+    @Ip() ip: string,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<VerificationResult> {
     res.setHeader('Vary', 'Origin');
-    return this.widget.verify({ email: body.email, deviceId: body.deviceId, presentedKey: req.header('x-api-key'), origin: req.header('origin'), ip }, res);
+    return this.widget.verify(
+      {
+        email: body.email,
+        deviceId: body.deviceId,
+        presentedKey: req.header('x-api-key'),
+        origin: req.header('origin'),
+        ip,
+      },
+      res,
+    );
   }
 
   /** #13 */

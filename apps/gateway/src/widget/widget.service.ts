@@ -45,12 +45,18 @@ export class WidgetService {
       throw new AppError('unauthorized', 'Invalid or revoked widget key');
     }
     if (auth.key.type !== 'widget') {
-      throw new AppError('forbidden', 'Secret keys must never reach a browser: create a widget key (POST /v1/keys with "type": "widget") for the widget');
+      throw new AppError(
+        'forbidden',
+        'Secret keys must never reach a browser: create a widget key (POST /v1/keys with "type": "widget") for the widget',
+      );
     }
     const settings = await this.settings.get(auth.account.id);
     const origin = request.origin ? normalizeOrigin(request.origin) : null;
     if (settings.allowedOrigins.length > 0 && !(origin && settings.allowedOrigins.includes(origin))) {
-      throw new AppError('forbidden', `This widget key works only from the account's allowed origins; ${request.origin ? `${request.origin} is not one of them` : 'the request named no Origin'}`);
+      throw new AppError(
+        'forbidden',
+        `This widget key works only from the account's allowed origins; ${request.origin ? `${request.origin} is not one of them` : 'the request named no Origin'}`,
+      );
     }
     // Only now may the page read the answer (API.md §5: CORS only for allowed origins with a key).
     res.setHeader('Access-Control-Allow-Origin', request.origin ?? '*');
@@ -74,8 +80,14 @@ export class WidgetService {
       [`ip:${request.ip}`, WIDGET_FREE_TIER.perIp],
     ]);
     if (!taken.allowed) {
-      const limit = taken.exhausted === 0 ? `${WIDGET_FREE_TIER.perDevice} checks per device` : `${WIDGET_FREE_TIER.perIp} checks per IP address`;
-      throw new AppError('rate_limited', `The free widget tier allows ${limit} per day; use a widget key (apiKey) for more`);
+      const limit =
+        taken.exhausted === 0
+          ? `${WIDGET_FREE_TIER.perDevice} checks per device`
+          : `${WIDGET_FREE_TIER.perIp} checks per IP address`;
+      throw new AppError(
+        'rate_limited',
+        `The free widget tier allows ${limit} per day; use a widget key (apiKey) for more`,
+      );
     }
     return this.verifications.checkAnonymous(request.email);
   }

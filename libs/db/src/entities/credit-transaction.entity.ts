@@ -8,7 +8,10 @@ export type TransactionKind = 'grant' | 'charge' | 'hold' | 'release' | 'refund'
 // The migration orders it (account_id, id DESC): newest first, as the transactions page reads.
 @Index('credit_transactions_account', ['accountId', 'id'])
 // One charge and at most one refund per check, whatever retries or races happen.
-@Index('credit_transactions_once', ['accountId', 'kind', 'ref'], { unique: true, where: "ref IS NOT NULL AND kind IN ('charge', 'refund')" })
+@Index('credit_transactions_once', ['accountId', 'kind', 'ref'], {
+  unique: true,
+  where: "ref IS NOT NULL AND kind IN ('charge', 'refund')",
+})
 @Check('credit_transactions_kind_check', "kind IN ('grant', 'charge', 'hold', 'release', 'refund')")
 export class CreditTransactionEntity {
   @PrimaryGeneratedColumn({ type: 'bigint' })

@@ -8,7 +8,17 @@ import { ListEntity } from './list.entity';
 import { VerificationEntity } from './verification.entity';
 import { WidgetSettingsEntity } from './widget-settings.entity';
 
-export { AccountEntity, ApiKeyEntity, CreditTransactionEntity, DomainEvidenceEntity, FeedbackEntity, ListEntity, ListRowEntity, VerificationEntity, WidgetSettingsEntity };
+export {
+  AccountEntity,
+  ApiKeyEntity,
+  CreditTransactionEntity,
+  DomainEvidenceEntity,
+  FeedbackEntity,
+  ListEntity,
+  ListRowEntity,
+  VerificationEntity,
+  WidgetSettingsEntity,
+};
 export type { KeyScope, KeyType } from './api-key.entity';
 export type { TransactionKind } from './credit-transaction.entity';
 export type { EvidenceSource } from './domain-evidence.entity';

@@ -49,9 +49,13 @@ export class Lists1764201600000 implements MigrationInterface {
         result jsonb,
         PRIMARY KEY (list_id, row)
       )`);
-    await runner.query('CREATE INDEX list_rows_pending ON list_rows (list_id, domain, row) WHERE NOT settled AND duplicate_of IS NULL');
+    await runner.query(
+      'CREATE INDEX list_rows_pending ON list_rows (list_id, domain, row) WHERE NOT settled AND duplicate_of IS NULL',
+    );
     await runner.query('CREATE INDEX list_rows_key ON list_rows (list_id, key)');
-    await runner.query('CREATE INDEX list_rows_duplicates ON list_rows (list_id, duplicate_of) WHERE duplicate_of IS NOT NULL');
+    await runner.query(
+      'CREATE INDEX list_rows_duplicates ON list_rows (list_id, duplicate_of) WHERE duplicate_of IS NOT NULL',
+    );
   }
 
   async down(runner: QueryRunner): Promise<void> {

@@ -8,4 +8,10 @@ import { DomainEvidence1764460800000 } from './1764460800000-domain-evidence';
  * Every schema change, in order. The service never uses `synchronize`: each change is a migration
  * class added here.
  */
-export const MIGRATIONS: Function[] = [AccountsKeysCredits1764115200000, Lists1764201600000, Feedback1764288000000, WidgetSettings1764374400000, DomainEvidence1764460800000];
+export const MIGRATIONS: Function[] = [
+  AccountsKeysCredits1764115200000,
+  Lists1764201600000,
+  Feedback1764288000000,
+  WidgetSettings1764374400000,
+  DomainEvidence1764460800000,
+];
