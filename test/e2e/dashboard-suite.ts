@@ -284,4 +284,20 @@ export function dashboardSuite(driver: Driver): void {
     const later = Number(/try again in (\d+) seconds/.exec((await page.textContent('.problem')) ?? '')?.[1] ?? '0');
     expect(later).toBeLessThan(first);
   });
+
+  it('says when the service cannot be reached, and Retry loads the page once it answers', async () => {
+    const owner = await newAccount();
+    const page = await open();
+    await signIn(page, owner.apiKey);
+    // The browser's own network failure for the keys call: no answer at all, not a refusal.
+    await page.route('**/v1/keys*', (route) => route.abort('internetdisconnected'));
+    await go(page, 'keys', 'API keys');
+    await page.waitForSelector('.problem[data-kind="network"]');
+    expect(await page.textContent('.problem')).toContain('The service could not be reached');
+    expect(await page.$('table#keys')).toBeNull();
+    await page.unroute('**/v1/keys*');
+    await page.click('.problem button:text("Retry")');
+    await page.waitForSelector('table#keys');
+    expect(await page.$('.problem')).toBeNull();
+  });
 }
