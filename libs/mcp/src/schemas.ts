@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { REASONS } from '@mailguard/verdict';
 
 /*
  * The answers of API.md as zod schemas: the tools' published output schemas. Every documented field
@@ -21,19 +22,7 @@ export const verificationResult = z.object({
     .nullable()
     .describe('0-100 when the domain is catch-all: how likely this address exists; else null'),
   score: z.number().int().describe('0-100: how likely a message to this address is delivered'),
-  reason: z.enum([
-    'accepted_email',
-    'rejected_email',
-    'invalid_syntax',
-    'invalid_domain',
-    'no_mx',
-    'disabled',
-    'catch_all',
-    'disposable',
-    'full_inbox',
-    'role',
-    'unknown',
-  ]),
+  reason: z.enum(REASONS),
   subStatus: z
     .string()
     .nullable()

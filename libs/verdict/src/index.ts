@@ -1,5 +1,8 @@
 export {
   decideVerdict,
+  REACHABLES,
+  REASONS,
+  STATUSES,
   SUB_STATUSES,
   UNKNOWN_CAUSES,
   type MailboxAnswer,

@@ -5,20 +5,25 @@ import type { SyntaxProblem } from '@mailguard/email';
  * `score` of every address. This file is the only place a verdict is made.
  */
 
-export type Status = 'valid' | 'risky' | 'invalid';
-export type Reachable = 'safe' | 'risky' | 'invalid' | 'unknown';
-export type Reason =
-  | 'accepted_email'
-  | 'rejected_email'
-  | 'invalid_syntax'
-  | 'invalid_domain'
-  | 'no_mx'
-  | 'disabled'
-  | 'catch_all'
-  | 'disposable'
-  | 'full_inbox'
-  | 'role'
-  | 'unknown';
+export const STATUSES = ['valid', 'risky', 'invalid'] as const;
+export type Status = (typeof STATUSES)[number];
+export const REACHABLES = ['safe', 'risky', 'invalid', 'unknown'] as const;
+export type Reachable = (typeof REACHABLES)[number];
+/** API.md §1.2, declared once: the OpenAPI document and the agent tools' schemas list these. */
+export const REASONS = [
+  'accepted_email',
+  'rejected_email',
+  'invalid_syntax',
+  'invalid_domain',
+  'no_mx',
+  'disabled',
+  'catch_all',
+  'disposable',
+  'full_inbox',
+  'role',
+  'unknown',
+] as const;
+export type Reason = (typeof REASONS)[number];
 
 /** What the SMTP probe established about the mailbox; `unknown` covers every case without an answer. */
 export type MailboxAnswer = 'accepted' | 'busy' | 'no_such_user' | 'disabled' | 'full' | 'unknown';

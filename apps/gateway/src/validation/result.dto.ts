@@ -1,8 +1,16 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import type { VerificationResult } from '@mailguard/engine';
 import type { Signal } from '@mailguard/scoring';
-import { SUB_STATUSES, type Reachable, type Reason, type Status, type SubStatus } from '@mailguard/verdict';
-import { unionMembers } from '../docs/api-docs';
+import {
+  REACHABLES,
+  REASONS,
+  STATUSES,
+  SUB_STATUSES,
+  type Reachable,
+  type Reason,
+  type Status,
+  type SubStatus,
+} from '@mailguard/verdict';
 
 /*
  * The verification result of API.md §1 as schema classes. Each class implements the type the
@@ -19,22 +27,6 @@ type FlagCheck = Checks['disposable'] & Checks['role'];
 type CatchAllCheck = Checks['catchAll'];
 type DomainAgeCheck = Checks['domainAge'];
 type AuthenticationCheck = Checks['authentication'];
-
-const STATUSES = unionMembers<Status>()('valid', 'risky', 'invalid');
-const REACHABLE = unionMembers<Reachable>()('safe', 'risky', 'invalid', 'unknown');
-const REASONS = unionMembers<Reason>()(
-  'accepted_email',
-  'rejected_email',
-  'invalid_syntax',
-  'invalid_domain',
-  'no_mx',
-  'disabled',
-  'catch_all',
-  'disposable',
-  'full_inbox',
-  'role',
-  'unknown',
-);
 
 const SCORE = { type: 'integer', minimum: 0, maximum: 100 } as const;
 
@@ -169,7 +161,7 @@ export class VerificationResultDto implements VerificationResult {
   @ApiProperty({ description: 'status !== "invalid"' })
   isValid!: boolean;
 
-  @ApiProperty({ enum: REACHABLE })
+  @ApiProperty({ enum: REACHABLES })
   reachable!: Reachable;
 
   @ApiProperty()
