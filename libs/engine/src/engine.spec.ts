@@ -408,4 +408,16 @@ describe('probe: many addresses at one domain in one session (bulk lists)', () =
     const results = await group(['one@catchall.test', 'two@catchall.test']);
     expect(results.map((result) => result.reason)).toEqual(['catch_all', 'catch_all']);
   });
+
+  it('keeps catch-all for a group inspected before another group learnt it (no made-up address asked then)', async () => {
+    const fresh = engineFor();
+    const inspect = (email: string) => fresh.inspect(email, { deadlineAt: Date.now() + 10_000 });
+    const late = await inspect('late@catchall.test');
+    const early = await inspect('early@catchall.test');
+    await fresh.probe({ inspections: [early], deadlineAt: Date.now() + 10_000 });
+    lab.resetStats();
+    const [outcome] = await fresh.probe({ inspections: [late], deadlineAt: Date.now() + 10_000 });
+    expect(lab.stats('mx.catchall.test').commands.filter((command) => command.startsWith('RCPT'))).toHaveLength(1);
+    expect(fresh.conclude(late, outcome)).toMatchObject({ status: 'risky', reason: 'catch_all' });
+  });
 });

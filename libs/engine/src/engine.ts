@@ -391,7 +391,8 @@ export class VerificationEngine {
       if (known === null && learned !== null)
         await this.deps.domainCache.set(domain, { ...facts, catchAll: learned }, this.options.domainCacheTtlMs);
       const durationMs = this.deps.now().getTime() - started;
-      return group.results.map((probe) => ({ probe, durationMs }));
+      // Known before this probe (so no made-up address was asked): the inspection may predate it.
+      return group.results.map((probe) => ({ probe: { ...probe, catchAll: probe.catchAll ?? known }, durationMs }));
     } finally {
       deadline.clear();
     }
