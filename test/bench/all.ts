@@ -1,0 +1,133 @@
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { cpus, totalmem, tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+
+/**
+ * `npm run bench:all`: the benchmarks of issue 18 one after another (never side by side: they share
+ * the two cores), each writing its figures to a JSON file of its own (`BENCH_JSON`). Their figures
+ * go, with the machine and the date, to `docs/bench/latest.json` (the one before it becomes
+ * `previous.json`), and a Markdown table of the targets, latest beside previous, is printed for the
+ * README.
+ */
+const root = resolve(__dirname, '../../..');
+const output = join(root, 'docs', 'bench');
+
+interface Run {
+  name: string;
+  script: string;
+  env?: Record<string, string>;
+}
+
+const RUNS: Run[] = [
+  { name: 'api', script: 'api.bench.js' },
+  { name: 'lists', script: 'lists.bench.js' },
+  { name: 'million', script: 'lists.bench.js', env: { BENCH_ADDRESSES: '1000000' } },
+];
+
+type Figures = Record<string, unknown>;
+
+interface Target {
+  label: string;
+  /** Where the figure is in the merged JSON, e.g. `api.ratio.p50`. */
+  path: string;
+  target: string;
+  met: (value: number) => boolean;
+  digits: number;
+}
+
+const TARGETS: Target[] = [
+  { label: 'single check ÷ floor, p50', path: 'api.ratio.p50', target: '≤ 1.10', met: (v) => v <= 1.1, digits: 2 },
+  { label: 'single check ÷ floor, p99', path: 'api.ratio.p99', target: '≤ 1.25', met: (v) => v <= 1.25, digits: 2 },
+  { label: 'single check p50 (ms)', path: 'api.uncached.p50', target: '', met: () => true, digits: 1 },
+  { label: 'SMTP floor p50 (ms)', path: 'api.floor.p50', target: '', met: () => true, digits: 1 },
+  {
+    label: 'bulk addresses/minute',
+    path: 'lists.addressesPerMinute',
+    target: '≥ 150,000',
+    met: (v) => v >= 150_000,
+    digits: 0,
+  },
+  {
+    label: 'SMTP sessions per address',
+    path: 'lists.sessionsPerAddress',
+    target: '< 0.02',
+    met: (v) => v < 0.02,
+    digits: 4,
+  },
+  { label: 'largest process RSS (MB)', path: 'lists.maxRssMb', target: '< 512', met: (v) => v < 512, digits: 0 },
+  {
+    label: '1,000,000 rows: largest RSS (MB)',
+    path: 'million.maxRssMb',
+    target: '< 512',
+    met: (v) => v < 512,
+    digits: 0,
+  },
+  {
+    label: 'cached checks/s, two gateways',
+    path: 'api.cached.twoGateways',
+    target: '≥ 5,000',
+    met: (v) => v >= 5000,
+    digits: 0,
+  },
+  { label: 'cached check p50 (ms)', path: 'api.cached.p50', target: '< 2', met: (v) => v < 2, digits: 2 },
+];
+
+function run({ script, env }: Run, json: string): Promise<void> {
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn(process.execPath, [join(__dirname, script)], {
+      env: { ...process.env, ...env, BENCH_JSON: json },
+      stdio: 'inherit',
+    });
+    child.once('error', reject);
+    child.once('exit', (code) => (code === 0 ? resolvePromise() : reject(new Error(`${script} exited (${code})`))));
+  });
+}
+
+function at(figures: Figures | null, path: string): number | null {
+  let value: unknown = figures;
+  for (const part of path.split('.')) value = (value as Record<string, unknown> | undefined)?.[part];
+  return typeof value === 'number' ? value : null;
+}
+
+function table(latest: Figures, previous: Figures | null): string {
+  const format = (value: number | null, digits: number) =>
+    value === null ? '–' : value.toLocaleString('en-US', { maximumFractionDigits: digits });
+  const rows = TARGETS.map(({ label, path, target, met, digits }) => {
+    const now = at(latest, path);
+    const mark = target && now !== null ? (met(now) ? ' ✓' : ' ✗') : '';
+    return `| ${label} | ${target} | ${format(now, digits)}${mark} | ${format(at(previous, path), digits)} |`;
+  });
+  const when = (figures: Figures | null) => (figures ? String(figures.date).slice(0, 16).replace('T', ' ') : '–');
+  return [
+    `| figure | target | latest (${when(latest)} UTC) | previous (${when(previous)} UTC) |`,
+    '| --- | --- | --- | --- |',
+    ...rows,
+  ].join('\n');
+}
+
+async function main(): Promise<void> {
+  const only = process.env.BENCH_ONLY?.split(',');
+  const scratch = mkdtempSync(join(tmpdir(), 'mailguard-bench-all-'));
+  const figures: Figures = {
+    date: new Date().toISOString(),
+    machine: { cpus: cpus().length, model: cpus()[0]?.model ?? 'unknown', memoryGb: totalmem() / 2 ** 30 },
+    node: process.version,
+  };
+  for (const bench of RUNS.filter((candidate) => !only || only.includes(candidate.name))) {
+    const json = join(scratch, `${bench.name}.json`);
+    await run(bench, json);
+    figures[bench.name] = JSON.parse(readFileSync(json, 'utf8'));
+  }
+  mkdirSync(output, { recursive: true });
+  const latestPath = join(output, 'latest.json');
+  const previous = existsSync(latestPath) ? (JSON.parse(readFileSync(latestPath, 'utf8')) as Figures) : null;
+  if (previous) renameSync(latestPath, join(output, 'previous.json'));
+  writeFileSync(latestPath, JSON.stringify(figures, null, 2) + '\n');
+  process.stdout.write(`\n${table(figures, previous)}\n\nfigures written to ${latestPath}\n`);
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`bench:all: ${error instanceof Error ? error.stack : String(error)}\n`);
+  process.exit(1);
+});
