@@ -245,6 +245,38 @@ export function dashboardSuite(driver: Driver): void {
     expect(await page.evaluate('sessionStorage.getItem("mailguard.session")')).toBeNull();
   });
 
+  it('takes a list dropped on the upload area, and downloads its results as JSON (every row, paged)', async () => {
+    const owner = await newAccount();
+    const page = await open();
+    await signIn(page, owner.apiKey);
+    await go(page, 'lists', 'Lists');
+    // 150 rows: more than one page (100) of results, so the download has to follow the pages.
+    const emails = Array.from({ length: 150 }, (_, index) => `drop${index}@${index % 2 ? 'acme.test' : 'nullmx.test'}`);
+    const text = ['who,mail', ...emails.map((email, index) => `p${index},${email}`)].join('\n');
+    const dropped = await page.evaluateHandle((csv) => {
+      const transfer = new DataTransfer();
+      transfer.items.add(new File([csv], 'dropped.csv', { type: 'text/csv' }));
+      return transfer;
+    }, text);
+    await page.dispatchEvent('.drop', 'dragover', { dataTransfer: dropped });
+    await page.dispatchEvent('.drop', 'drop', { dataTransfer: dropped });
+    await page.waitForSelector('text=Selected: dropped.csv');
+    expect(await page.inputValue('#list-column')).toBe('mail');
+    await page.click('text=Upload and verify');
+    await page.waitForSelector('#list-status:text("completed")', { timeout: 180_000 });
+    const [download] = await Promise.all([page.waitForEvent('download'), page.click('text=Download JSON')]);
+    expect(download.suggestedFilename()).toBe('dropped-results.json');
+    const rows = JSON.parse(readFileSync(await download.path(), 'utf8')) as Array<{
+      row: number;
+      email: string;
+      result: { status: string };
+    }>;
+    expect(rows.map((row) => row.email).sort()).toEqual([...emails].sort());
+    expect(
+      rows.filter((row) => row.email.endsWith('@nullmx.test')).every((row) => row.result.status === 'invalid'),
+    ).toBe(true);
+  });
+
   it('says in words why it was refused: 402 out of credits, 403 scope, 429 counting down', async () => {
     const owner = await newAccount();
     await database.setBalance(owner.account.id, 0);
