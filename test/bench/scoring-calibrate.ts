@@ -12,7 +12,8 @@ import { auc, ceiling, reliability, reliabilityTable, rising, withoutLookalikes 
  * every population, the AUC and the reliability table the stored maps give
  * (in process: the scoring bench's checks replayed without the gateway, test/bench/scoring-replay.ts).
  * With `--write` it stores the new maps in libs/scoring/src/calibration-map.ts first (then rebuild
- * and run it again to see the tables with the new maps). Judge the maps on `bench` and `second` only.
+ * and run it again to see the tables with the new maps). Judge the maps on `bench` and `second` only;
+ * `BENCH_SEED=n` judges them on those populations drawn with another seed.
  */
 const outcome = (scored: Scored[]) =>
   scored.map(({ address, confidence }) => ({
@@ -23,9 +24,11 @@ const outcome = (scored: Scored[]) =>
   }));
 
 function summary(name: PopulationName): string[] {
-  const { before, after } = replay(population(name));
+  // BENCH_SEED draws the judged populations again with another seed (the maps stay fitted on `fitting`).
+  const seed = name !== 'fitting' && process.env.BENCH_SEED ? Number(process.env.BENCH_SEED) : undefined;
+  const { before, after } = replay(population(name, seed === undefined ? {} : { seed }));
   const lines = [
-    `${name}: ${before.length} addresses (${before.filter((s) => s.address.real).length} real), ${after.length} held out after feedback`,
+    `${name}${seed === undefined ? '' : ` (seed ${seed})`}: ${before.length} addresses (${before.filter((s) => s.address.real).length} real), ${after.length} held out after feedback`,
   ];
   for (const [round, scored] of [
     ['without feedback (all)', outcome(before)],

@@ -9,8 +9,9 @@ import { CALIBRATION_MAPS } from './calibration-map';
  * API.md §3: among catch-all addresses scored N, about N% are real. Judged on the seeded lab
  * populations, replayed in process exactly as the scoring bench checks them (test/bench/scoring-replay.ts);
  * the maps are fitted on the `fitting` population only. Bands: 0–19 … 80–100, label = midpoint,
- * within ±10 points, bands under 25 addresses not judged (test/bench/scoring-report.ts). The targets
- * not met yet (README, "Calibrated confidence") are printed by `npm run bench:calibrate`, not asserted.
+ * within ±10 points, bands under 25 addresses not judged (test/bench/scoring-report.ts). The one target
+ * not met yet (README, "How reliability is measured": the second population's 60–79 band after
+ * feedback) is printed by `npm run bench:calibrate`, not asserted.
  */
 const outcome = (scored: Scored[]) => scored.map(({ address, confidence }) => ({ real: address.real, confidence }));
 const describeBands = (bands: Band[]) =>
@@ -55,13 +56,14 @@ describe('the calibration maps', () => {
     expect((map[1][1] + map[2][1]) / 2).toBeCloseTo(50, 0);
   });
 
-  it('calibrates a flawed address apart, unless something vouches for the address itself', () => {
+  it('calibrates a flawed address apart, unless something vouches for it; a learned pattern apart from the static signals', () => {
     expect(regimeOf([{ signal: 'pattern_delivery_rate' }, { signal: 'misspelt_name' }])).toBe('flawed');
     expect(regimeOf([{ signal: 'reported_bounced' }])).toBe('flawed');
     expect(regimeOf([{ signal: 'random_looking' }, { signal: 'gravatar' }])).toBe('static');
     expect(regimeOf([{ signal: 'pattern_delivery_rate' }])).toBe('reported');
     expect(regimeOf([{ signal: 'junk_word' }, { signal: 'reported_delivered' }])).toBe('delivered');
-    expect(regimeOf([{ signal: 'name_pattern' }, { signal: 'learned_pattern' }])).toBe('static');
+    expect(regimeOf([{ signal: 'learned_pattern' }, { signal: 'gravatar' }])).toBe('learned');
+    expect(regimeOf([{ signal: 'name_pattern' }, { signal: 'authentication' }])).toBe('static');
   });
 });
 
@@ -70,9 +72,10 @@ describe('confidence that means what it says, on populations the maps were not f
   const second = replay(population('second'));
 
   it.each([
-    ['without feedback', bench.before],
-    ['after feedback', bench.after],
-  ])('bench population, %s: every band within ±10 of its label', (_round, scored) => {
+    ['bench', 'without feedback', bench.before],
+    ['bench', 'after feedback', bench.after],
+    ['second', 'without feedback', second.before],
+  ])('%s population, %s: every band within ±10 of its label', (_population, _round, scored) => {
     expect(describeBands(reliability(outcome(scored)).filter((band) => !band.met))).toEqual([]);
   });
 
@@ -81,9 +84,12 @@ describe('confidence that means what it says, on populations the maps were not f
       expect(rising(reliability(outcome(scored)))).toBe(true);
   });
 
-  it('ranks real mailboxes above made-up ones: AUC ≥ 0.90 on the bench population (both rounds) and on the second after feedback', () => {
-    expect(auc(outcome(bench.before))).toBeGreaterThanOrEqual(0.9);
-    expect(auc(outcome(bench.after))).toBeGreaterThanOrEqual(0.9);
-    expect(auc(outcome(second.after))).toBeGreaterThanOrEqual(0.9);
+  it.each([
+    ['bench', 'without feedback', bench.before],
+    ['bench', 'after feedback', bench.after],
+    ['second', 'without feedback', second.before],
+    ['second', 'after feedback', second.after],
+  ])('ranks real mailboxes above made-up ones: AUC ≥ 0.90 on the %s population, %s', (_population, _round, scored) => {
+    expect(auc(outcome(scored))).toBeGreaterThanOrEqual(0.9);
   });
 });

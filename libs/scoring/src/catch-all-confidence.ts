@@ -5,7 +5,7 @@
  * address and the domain. The model is a logistic score: each signal adds a documented weight
  * in log-odds to a neutral prior (50%), and confidence is what that sum has meant on a labelled
  * population: calibrate(sum) (calibration.ts: fitted, monotonic, 1–99; one map per regime — flawed,
- * reported on, delivered itself, static), rounded. The static
+ * reported on, delivered itself, pattern learned, static), rounded. The static
  * signals below come first (the local part is read in local-part.ts); what the service has
  * learned about the domain (its address pattern, delivered and bounced reports: domain-model.ts)
  * adds its own. It is deterministic: the same
@@ -15,7 +15,7 @@
  * |---|---|---|
  * | `catch_all_prior` always | −1.3 | the base rate: at catch-all domains most made-up addresses look like names too (fitted on the lab's population, `npm run bench:scoring`) |
  * | `name_pattern` first.last / first_last / first-last with a known first name | +1.6 | the most common corporate pattern (until the domain's own pattern is learned: then `learned_pattern` says how person-like the address is there, and a common name in the wrong pattern earns nothing for being common) |
- * | `name_pattern` two alphabetic parts joined by . _ - | +1.1 | still a person-shaped address |
+ * | `name_pattern` two alphabetic parts joined by . _ - | +0.3 | person-shaped, but as often a guess or a made-up name: where nothing is known about the domain, 46% real on the fitting population against 59% for a one-word name (it was +1.1, above those) |
  * | `name_pattern` a name with an initial (flast, f.last, firstl, lastf), a common given name or surname alone, names joined | +0.8 | common short patterns |
  * | `random_looking` many digits, digits inside or before letters, a short word that is no name before digits (`me58`), letter pairs no common name has, long consonant runs, hex-like | −1.6 | made-up or generated |
  * | `misspelt_name` two neighbouring letters swapped turn it into common names, or names learned from addresses known to exist (`jmaes.smith`, `jsmtih`), or a letter left out of a name of seven letters or more, in one part of two (`mia.fairweater`; names.ts, domain-model.ts) | −2.2 | the commonest slips in a form: mail to it bounces |
@@ -55,7 +55,7 @@ export interface CatchAllConfidence {
   signals: Signal[];
 }
 
-const NAME_WEIGHTS: Record<NameShape, number> = { first_last: 1.6, two_part: 1.1, short: 0.8 };
+const NAME_WEIGHTS: Record<NameShape, number> = { first_last: 1.6, two_part: 0.3, short: 0.8 };
 const FLAW_WEIGHTS: Record<Flaw, number> = {
   random_looking: -1.6,
   junk_word: -2.5,
