@@ -188,6 +188,14 @@ describe('lab behaviours', () => {
     expect((await engine.verify('sec@tls-broken.test')).reachable).toBe('unknown');
   });
 
+  it('STARTTLS with a host seen before resumes the TLS session it gave last time', async () => {
+    const fresh = engineFor();
+    lab.resetStats();
+    expect((await fresh.verify('sec@tls-offered.test')).reason).toBe('accepted_email');
+    expect((await fresh.verify('sec@tls-offered.test')).reason).toBe('accepted_email');
+    expect(lab.stats('mx.tls.test')).toMatchObject({ tlsSessions: 2, tlsResumed: 1 });
+  });
+
   it('fails over from a dead primary MX to the backup', async () => {
     const result = await engine.verify('henry@failover.test');
     expect(result.reason).toBe('accepted_email');

@@ -29,6 +29,7 @@ import {
   type Connector,
   type ProbeResult,
   type SessionGate,
+  TlsSessionCache,
 } from '@mailguard/smtp';
 import { decideVerdict, type MailboxAnswer, type UnknownCause } from '@mailguard/verdict';
 import { MemoryTtlStore, type DomainCacheStore } from './domain-cache';
@@ -59,6 +60,8 @@ export interface EngineDeps {
   domainCache: DomainCacheStore<DomainFacts>;
   /** Caps concurrent sessions per MX host (shared by every prober process when distributed). */
   gate: SessionGate;
+  /** TLS sessions of the MX hosts this process has spoken to, resumed by the next STARTTLS. */
+  tlsSessions: TlsSessionCache;
   now: () => Date;
 }
 
@@ -106,6 +109,7 @@ export function createEngine(config: AppConfig, overrides: Partial<EngineDeps> =
       decoyLocalPart: randomDecoy,
       domainCache: new MemoryTtlStore<DomainFacts>(),
       gate: new MemorySessionGate(config.smtp.mxConcurrency),
+      tlsSessions: new TlsSessionCache(),
       now: () => new Date(),
       ...overrides,
     },
@@ -356,6 +360,7 @@ export class VerificationEngine {
       connector: deps.connector,
       allowPrivate: options.allowPrivateMx,
       gate: deps.gate,
+      tlsSessions: deps.tlsSessions,
       deadlineAt,
       signal,
     };

@@ -2,6 +2,7 @@ import { addressPolicy } from '@mailguard/net';
 import { classifyReply, type ReplyClass } from './classify';
 import { SmtpError, SmtpSession, type Connector } from './client';
 import type { SmtpReply } from './reply';
+import type { TlsSessionCache } from './tls-sessions';
 import {
   CoolingDownError,
   GateAbortedError,
@@ -36,6 +37,8 @@ export interface ProbeOptions {
   allowPrivate: boolean;
   /** Per-MX session cap; every session holds a slot from connect to close. */
   gate: SessionGate;
+  /** TLS sessions to resume with hosts seen before. */
+  tlsSessions?: TlsSessionCache;
   /** Epoch ms of the check's deadline: `signal` aborts every session then. */
   deadlineAt: number;
   signal?: AbortSignal;
@@ -210,6 +213,7 @@ class Attempt {
       timeoutMs: options.timeoutMs,
       connector: options.connector,
       signal: options.signal,
+      tlsSessions: options.tlsSessions,
       onConnected: lease.connected,
       onEnd: lease.release,
     });
