@@ -419,8 +419,10 @@ export class VerificationEngine {
         ...this.session(deadlineAt, deadline.signal),
       });
       const learned = group.results.find((result) => result.catchAll !== null)?.catchAll ?? null;
-      if (known === null && learned !== null)
-        await this.deps.domainCache.set(domain, { ...facts, catchAll: learned }, this.options.domainCacheTtlMs);
+      // Onto the cached facts, not the job's: a single check's probe begins with its mail hosts only.
+      const current = known === null && learned !== null ? await this.deps.domainCache.get(domain) : undefined;
+      if (current && current.catchAll === null)
+        await this.deps.domainCache.set(domain, { ...current, catchAll: learned }, this.options.domainCacheTtlMs);
       const durationMs = this.deps.now().getTime() - started;
       // Known before this probe (so no made-up address was asked): the inspection may predate it.
       return group.results.map((probe) => ({ probe: { ...probe, catchAll: probe.catchAll ?? known }, durationMs }));
