@@ -409,15 +409,17 @@ export class VerificationEngine {
     const started = this.deps.now().getTime();
     const deadline = deadlineSignal(deadlineAt, started);
     try {
-      const known = (await this.deps.domainCache.get(domain))?.catchAll ?? facts.catchAll;
+      // Read while the session opens: the made-up address is needed only at the first RCPT.
+      const knowing = this.deps.domainCache.get(domain).then((cached) => cached?.catchAll ?? facts.catchAll);
       const group = await probeMailboxes({
         hosts: facts.mail.hosts,
         addresses: inspections.map((inspection) => inspection.smtpAddress as string),
         needsSmtpUtf8: inspections.some((inspection) => inspection.needsSmtpUtf8),
-        catchAllLocalPart: known === null ? this.deps.decoyLocalPart() : null,
+        catchAllLocalPart: knowing.then((known) => (known === null ? this.deps.decoyLocalPart() : null)),
         stopAtAccepted,
         ...this.session(deadlineAt, deadline.signal),
       });
+      const known = await knowing;
       const learned = group.results.find((result) => result.catchAll !== null)?.catchAll ?? null;
       // Onto the cached facts, not the job's: a single check's probe begins with its mail hosts only.
       const current = known === null && learned !== null ? await this.deps.domainCache.get(domain) : undefined;
