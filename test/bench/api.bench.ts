@@ -331,8 +331,7 @@ async function main(): Promise<void> {
       },
       stages: Object.fromEntries(STAGES.map((stage, index) => [stage.trim(), p(stages[index])])),
       engine: p(direct),
-      cached: p(cached),
-      cachedPerSecond: { oneGateway: throughput.perSecond, twoGateways: pair.perSecond },
+      cached: { ...p(cached), oneGateway: throughput.perSecond, twoGateways: pair.perSecond },
     };
     const overhead = (percentile(uncached, 50) / percentile(direct, 50) - 1) * 100;
     process.stdout.write(
