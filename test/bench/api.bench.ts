@@ -1,8 +1,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { Redis } from 'ioredis';
 import { Client } from 'pg';
 import { loadConfig } from '@mailguard/config';
 import { createEngine } from '@mailguard/engine';
@@ -13,12 +15,16 @@ import { flushRedisPrefix, TEST_POSTGRES_URL as POSTGRES, TEST_REDIS_URL as REDI
 
 /**
  * `npm run bench:api`: the gateway and the three workers as separate processes on real Postgres
- * and Redis, the lab answering with 40 ms per reply. Prints p50/p99 of uncached and cached single
- * checks over HTTP, the engine's own median for comparable addresses (queue overhead), and the
- * throughput of cached checks with the rate limit lifted.
+ * and Redis, the lab answering with 40 ms per reply. Prints p50/p99 of uncached single checks over
+ * HTTP one at a time, each after the floor (a bare SMTP dialogue for the same kind of address at
+ * the same lab server), the latency budget per stage (from the jobs' own timestamps), the engine's
+ * own figures for comparable addresses, cached single checks, and the throughput of cached checks
+ * with the rate limit lifted. `BENCH_JSON=<path>` also writes the figures there as JSON.
  */
 const LATENCY_MS = 40;
 const UNCACHED = 200;
+const SERVERS = 20;
+const serverOf = (index: number) => `mx${index % SERVERS}.api.bench`;
 /** Clients of the throughput run: enough that the charges of one account batch well. */
 const CONNECTIONS = 64;
 const root = resolve(__dirname, '../../..');
@@ -26,10 +32,10 @@ const root = resolve(__dirname, '../../..');
 function scenario(): Scenario {
   const servers: Scenario['servers'] = { 'mx.owner.bench': { catchAll: true } };
   const domains: Scenario['domains'] = { 'owner.bench': { mx: [{ host: 'mx.owner.bench', priority: 10 }] } };
-  for (let s = 0; s < 20; s++) servers[`mx${s}.api.bench`] = { latencyMs: LATENCY_MS };
+  for (let s = 0; s < SERVERS; s++) servers[serverOf(s)] = { latencyMs: LATENCY_MS };
   for (let d = 0; d < 2 * UNCACHED; d++)
     domains[`co${d}.api.bench`] = {
-      mx: [{ host: `mx${d % 20}.api.bench`, priority: 10 }],
+      mx: [{ host: serverOf(d), priority: 10 }],
       mailboxes: { 'first.last': 'ok' },
     };
   return { servers, domains };
@@ -113,6 +119,84 @@ const percentile = (values: number[], p: number) => {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 };
 
+/**
+ * The floor: what any prober must wait for at this server, by a bare client that is not ours —
+ * connect, banner, EHLO, MAIL, RCPT target, RCPT made-up (five replies, one at a time, no
+ * STARTTLS), then QUIT without waiting. Milliseconds.
+ */
+function floorDialogue(ip: string, port: number, target: string): Promise<number> {
+  const started = performance.now();
+  const domain = target.slice(target.indexOf('@') + 1);
+  const commands = [
+    'EHLO floor.bench.test',
+    'MAIL FROM:<floor@bench.test>',
+    `RCPT TO:<${target}>`,
+    `RCPT TO:<floor${randomBytes(6).toString('hex')}@${domain}>`,
+  ];
+  return new Promise((resolvePromise, reject) => {
+    const socket = connect({ host: ip, port });
+    let buffer = '';
+    socket.setEncoding('utf8');
+    socket.on('error', reject);
+    socket.on('data', (chunk: string) => {
+      buffer += chunk;
+      // One reply per command; a multi-line reply ends with its "code SP" line.
+      while (/^\d{3} .*\r\n/m.test(buffer)) {
+        buffer = buffer.slice(buffer.search(/^\d{3} .*\r\n/m)).replace(/^\d{3} .*\r\n/, '');
+        const next = commands.shift();
+        if (next === undefined) {
+          const elapsed = performance.now() - started;
+          socket.end('QUIT\r\n');
+          return resolvePromise(elapsed);
+        }
+        socket.write(`${next}\r\n`);
+      }
+    });
+  });
+}
+
+/** The jobs of one check, by stage: when each was added, taken and finished (epoch ms, from Redis). */
+interface JobTimes {
+  timestamp: number;
+  processedOn: number;
+  finishedOn: number;
+}
+
+/** Stages of a single check, in order; hops are the time a job waited in its queue. */
+const STAGES = [
+  'gateway in (auth, charge, enqueue)',
+  'hop gateway → dns',
+  'DNS until the smtp job is added',
+  'hop dns → smtp',
+  'SMTP stage',
+  '  of which the dialogue',
+  'hop smtp → scoring',
+  'scoring (verdict, store)',
+  'hop scoring → gateway, reply',
+  'DNS stage, whole (overlapped)',
+] as const;
+
+function stageTimes(
+  sent: number,
+  answered: number,
+  jobs: { dns: JobTimes; smtp: JobTimes; scoring: JobTimes },
+  dialogueMs: number,
+): number[] {
+  const { dns, smtp, scoring } = jobs;
+  return [
+    dns.timestamp - sent,
+    dns.processedOn - dns.timestamp,
+    smtp.timestamp - dns.processedOn,
+    smtp.processedOn - smtp.timestamp,
+    scoring.timestamp - smtp.processedOn,
+    dialogueMs,
+    scoring.processedOn - scoring.timestamp,
+    scoring.finishedOn - scoring.processedOn,
+    answered - scoring.finishedOn,
+    dns.finishedOn - dns.processedOn,
+  ];
+}
+
 async function timed<T>(work: () => Promise<T>): Promise<number> {
   const started = performance.now();
   await work();
@@ -178,8 +262,53 @@ async function main(): Promise<void> {
     const apiEmails = Array.from({ length: UNCACHED }, (_, i) => `first.last@co${i}.api.bench`);
     const engineEmails = Array.from({ length: UNCACHED }, (_, i) => `first.last@co${UNCACHED + i}.api.bench`);
     const engine = createEngine(loadConfig({ ...lab.env, SMTP_HELO_NAME: 'bench.mailguard.test' }));
-    const direct = await run(engineEmails, 5, (email) => engine.verify(email));
-    const uncached = await run(apiEmails, 5, check);
+    const direct = await run(engineEmails, 1, (email) => engine.verify(email));
+
+    // One check at a time, each right after the floor's dialogue at the same server.
+    const redis = new Redis(REDIS);
+    const store = new Client({ connectionString: dbUrl.toString() });
+    await store.connect();
+    const jobTimes = async (queue: string, jobId: string): Promise<JobTimes> => {
+      const [timestamp, processedOn, finishedOn] = await redis.hmget(
+        `${env.REDIS_PREFIX}bull:${queue}:${jobId}`,
+        'timestamp',
+        'processedOn',
+        'finishedOn',
+      );
+      return { timestamp: Number(timestamp), processedOn: Number(processedOn), finishedOn: Number(finishedOn) };
+    };
+    const floor: number[] = [];
+    const uncached: number[] = [];
+    const stages: number[][] = STAGES.map(() => []);
+    for (const [index, email] of apiEmails.entries()) {
+      floor.push(await floorDialogue(lab.ipOf(serverOf(index)), lab.smtpPort, email));
+      const sent = Date.now();
+      const started = performance.now();
+      const result = (await (
+        await fetch(`${url}/v1/email-validation/${encodeURIComponent(email)}`, {
+          headers: { 'X-API-Key': signup.apiKey },
+        })
+      ).json()) as { checks: { smtp: { durationMs: number } } };
+      uncached.push(performance.now() - started);
+      const answered = Date.now();
+      const {
+        rows: [{ id }],
+      } = await store.query<{ id: string }>('SELECT id FROM verifications WHERE email = $1', [email]);
+      const times = stageTimes(
+        sent,
+        answered,
+        {
+          dns: await jobTimes('dns', `${id}.dns.inspect.0`),
+          smtp: await jobTimes('smtp', `${id}.smtp.probe.0`),
+          scoring: await jobTimes('scoring', `${id}.scoring.conclude.0`),
+        },
+        result.checks.smtp.durationMs,
+      );
+      times.forEach((ms, stage) => stages[stage].push(ms));
+    }
+    await store.end();
+    redis.disconnect();
+
     // Latency of a cached check is measured one at a time; throughput under load separately.
     const cached = await run(
       Array.from({ length: 500 }, (_, i) => apiEmails[i % apiEmails.length]),
@@ -192,16 +321,36 @@ async function main(): Promise<void> {
     processes.push(second.child);
     const pair = await cachedThroughput([url, second.match[1]], signup.apiKey, apiEmails[0], check);
 
+    const p = (values: number[]) => ({ p50: percentile(values, 50), p99: percentile(values, 99) });
+    const figures = {
+      uncached: p(uncached),
+      floor: p(floor),
+      ratio: {
+        p50: percentile(uncached, 50) / percentile(floor, 50),
+        p99: percentile(uncached, 99) / percentile(floor, 99),
+      },
+      stages: Object.fromEntries(STAGES.map((stage, index) => [stage.trim(), p(stages[index])])),
+      engine: p(direct),
+      cached: { ...p(cached), oneGateway: throughput.perSecond, twoGateways: pair.perSecond },
+    };
     const overhead = (percentile(uncached, 50) / percentile(direct, 50) - 1) * 100;
     process.stdout.write(
       [
         `api bench: gateway + dns/smtp/scoring workers as separate processes, Postgres, Redis, ${LATENCY_MS} ms per SMTP reply`,
-        `  uncached single check   p50 ${percentile(uncached, 50).toFixed(1)} ms   p99 ${percentile(uncached, 99).toFixed(1)} ms   (${UNCACHED} addresses, concurrency 5)`,
-        `  engine alone            p50 ${percentile(direct, 50).toFixed(1)} ms   p99 ${percentile(direct, 99).toFixed(1)} ms   queue overhead at p50: ${overhead.toFixed(1)}%`,
-        `  cached single check     p50 ${percentile(cached, 50).toFixed(2)} ms   p99 ${percentile(cached, 99).toFixed(2)} ms   (one at a time)`,
+        `  floor (bare SMTP dialogue) p50 ${figures.floor.p50.toFixed(1)} ms   p99 ${figures.floor.p99.toFixed(1)} ms   (connect, banner, EHLO, MAIL, 2 × RCPT; no STARTTLS)`,
+        `  uncached single check   p50 ${figures.uncached.p50.toFixed(1)} ms   p99 ${figures.uncached.p99.toFixed(1)} ms   (${UNCACHED} addresses, one at a time, each after the floor)`,
+        `  ratio to the floor      p50 ${figures.ratio.p50.toFixed(3)}×   p99 ${figures.ratio.p99.toFixed(3)}×   (target ≤ 1.10× / ≤ 1.25×)`,
+        `  latency budget per stage (p50 / p99 of each, ms):`,
+        ...STAGES.map(
+          (stage, index) =>
+            `    ${stage.padEnd(38)} ${percentile(stages[index], 50).toFixed(1).padStart(6)} / ${percentile(stages[index], 99).toFixed(1)}`,
+        ),
+        `  engine alone            p50 ${figures.engine.p50.toFixed(1)} ms   p99 ${figures.engine.p99.toFixed(1)} ms   queue overhead at p50: ${overhead.toFixed(1)}%`,
+        `  cached single check     p50 ${figures.cached.p50.toFixed(2)} ms   p99 ${figures.cached.p99.toFixed(2)} ms   (one at a time)`,
         `  cached throughput       ${throughput.perSecond.toFixed(0)} checks/s with one gateway process, ${pair.perSecond.toFixed(0)} checks/s with two (${throughput.how}, rate limit lifted)`,
       ].join('\n') + '\n',
     );
+    if (process.env.BENCH_JSON) writeFileSync(process.env.BENCH_JSON, JSON.stringify(figures, null, 2) + '\n');
   } finally {
     for (const child of processes) child.kill('SIGTERM');
     await new Promise((resolvePromise) => setTimeout(resolvePromise, 1500));

@@ -1,5 +1,5 @@
 import type { Socket } from 'node:net';
-import { TLSSocket } from 'node:tls';
+import { createSecureContext, TLSSocket } from 'node:tls';
 import { LAB_TLS_CERT, LAB_TLS_KEY } from './certs';
 import type { ReplyName, ServerSpec, SmtpStep } from './scenario';
 import { TcpListener } from './tcp-listener';
@@ -35,6 +35,8 @@ export interface SmtpStats {
   /** Sessions turned away with 421 because of `maxConnections`. */
   refused: number;
   tlsSessions: number;
+  /** TLS sessions that resumed an earlier one (a ticket this server issued) instead of a full handshake. */
+  tlsResumed: number;
   /** Reply batches written (the banner included): the round trips clients waited for. */
   replyBatches: number;
   /** Every command line received, as received (without its CRLF), in order. */
@@ -50,6 +52,7 @@ function emptyStats(): SmtpStats {
     peakConcurrent: 0,
     refused: 0,
     tlsSessions: 0,
+    tlsResumed: 0,
     replyBatches: 0,
     commands: [],
     violations: [],
@@ -103,6 +106,8 @@ interface Session {
 export class LabSmtpServer {
   private readonly listener = new TcpListener((socket) => this.accept(socket));
   private readonly greylist = new Map<string, number>();
+  /** One context for all of the server's sessions, as a real server has: its tickets resume later sessions. */
+  private readonly tls = createSecureContext({ key: LAB_TLS_KEY, cert: LAB_TLS_CERT });
   stats: SmtpStats = emptyStats();
 
   constructor(
@@ -266,9 +271,12 @@ export class LabSmtpServer {
       return;
     }
     const plain = session.socket;
-    const secure = new TLSSocket(plain, { isServer: true, key: LAB_TLS_KEY, cert: LAB_TLS_CERT });
+    const secure = new TLSSocket(plain, { isServer: true, secureContext: this.tls });
     secure.on('error', () => plain.destroy());
-    secure.once('secure', () => this.stats.tlsSessions++);
+    secure.once('secure', () => {
+      this.stats.tlsSessions++;
+      if (secure.isSessionReused()) this.stats.tlsResumed++;
+    });
     Object.assign(session, { socket: secure, secure: true, greeted: false, mailFrom: null, recipients: 0 });
     this.read(session, secure);
   }

@@ -188,6 +188,29 @@ describe('lab behaviours', () => {
     expect((await engine.verify('sec@tls-broken.test')).reachable).toBe('unknown');
   });
 
+  it('a probe begun from the early inspection (mail hosts only) adds catch-all to the cached facts, keeping the rest', async () => {
+    const fresh = engineFor();
+    const deadlineAt = Date.now() + 10_000;
+    const { early, full } = fresh.inspectInSteps('john.doe@acme.test', { deadlineAt });
+    const first = await early;
+    expect(first.facts?.authentication.spf.present).toBe(false);
+    await full;
+    await fresh.probe({ inspections: [first], deadlineAt });
+    expect((await fresh.inspect('jane@acme.test', { deadlineAt })).facts).toMatchObject({
+      catchAll: false,
+      authentication: { spf: { present: true }, dmarc: { policy: 'reject' } },
+      age: { createdAt: '1998-04-12T00:00:00Z' },
+    });
+  });
+
+  it('STARTTLS with a host seen before resumes the TLS session it gave last time', async () => {
+    const fresh = engineFor();
+    lab.resetStats();
+    expect((await fresh.verify('sec@tls-offered.test')).reason).toBe('accepted_email');
+    expect((await fresh.verify('sec@tls-offered.test')).reason).toBe('accepted_email');
+    expect(lab.stats('mx.tls.test')).toMatchObject({ tlsSessions: 2, tlsResumed: 1 });
+  });
+
   it('fails over from a dead primary MX to the backup', async () => {
     const result = await engine.verify('henry@failover.test');
     expect(result.reason).toBe('accepted_email');

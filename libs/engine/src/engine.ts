@@ -29,6 +29,7 @@ import {
   type Connector,
   type ProbeResult,
   type SessionGate,
+  TlsSessionCache,
 } from '@mailguard/smtp';
 import { decideVerdict, type MailboxAnswer, type UnknownCause } from '@mailguard/verdict';
 import { MemoryTtlStore, type DomainCacheStore } from './domain-cache';
@@ -59,6 +60,8 @@ export interface EngineDeps {
   domainCache: DomainCacheStore<DomainFacts>;
   /** Caps concurrent sessions per MX host (shared by every prober process when distributed). */
   gate: SessionGate;
+  /** TLS sessions of the MX hosts this process has spoken to, resumed by the next STARTTLS. */
+  tlsSessions: TlsSessionCache;
   now: () => Date;
 }
 
@@ -77,6 +80,8 @@ const NO_AUTH: Authentication = {
   dkim: { present: false, selectors: [] },
   dmarc: { present: false, policy: null },
 };
+
+const UNKNOWN_AGE: DomainAge = { createdAt: null, ageDays: null };
 
 function randomDecoy(): string {
   // Letters and digits with no name in them: no real mailbox is called this.
@@ -106,6 +111,7 @@ export function createEngine(config: AppConfig, overrides: Partial<EngineDeps> =
       decoyLocalPart: randomDecoy,
       domainCache: new MemoryTtlStore<DomainFacts>(),
       gate: new MemorySessionGate(config.smtp.mxConcurrency),
+      tlsSessions: new TlsSessionCache(),
       now: () => new Date(),
       ...overrides,
     },
@@ -245,39 +251,47 @@ function deadlineSignal(deadlineAt: number, now: number): { signal: AbortSignal;
  * a row. Framework-free: DNS, sockets, HTTP, clock and randomness come in through `deps`.
  */
 export class VerificationEngine {
-  private readonly inflight = new Map<string, Promise<DomainFacts>>();
+  private readonly inflight = new Map<string, { mail: Promise<DomainFacts>; facts: Promise<DomainFacts> }>();
 
   constructor(
     readonly options: EngineOptions,
     private readonly deps: EngineDeps,
   ) {}
 
-  /** Domain facts from the cache, or looked up once even when many addresses ask at the same time. */
-  private async domainFacts(domain: string, signal: AbortSignal): Promise<DomainFacts | null> {
-    const cached = await this.deps.domainCache.get(domain);
-    if (cached) return cached;
+  /**
+   * Domain facts from the cache, or looked up once even when many addresses ask at the same time:
+   * `mail` settles as soon as the mail hosts are known (with the rest still unknown), `facts` once
+   * everything is.
+   */
+  private domainFacts(domain: string): { mail: Promise<DomainFacts>; facts: Promise<DomainFacts> } {
     let pending = this.inflight.get(domain);
     if (!pending) {
-      pending = (async () => {
-        const mail = await lookupMailDomain(this.deps.resolver, domain);
+      const cached = this.deps.domainCache.get(domain);
+      const mail = cached.then(
+        async (known) => known ?? this.mailFacts(await lookupMailDomain(this.deps.resolver, domain)),
+      );
+      const facts = Promise.all([cached, mail]).then(async ([known, early]) => {
+        if (known) return known;
+        const exists = early.mail.exists;
         const [authentication, age] = await Promise.all([
-          mail.exists ? lookupAuthentication(this.deps.resolver, domain) : NO_AUTH,
-          mail.exists ? this.deps.ageLookup.lookup(domain) : { createdAt: null, ageDays: null },
+          exists ? lookupAuthentication(this.deps.resolver, domain) : NO_AUTH,
+          exists ? this.deps.ageLookup.lookup(domain) : UNKNOWN_AGE,
         ]);
-        const facts: DomainFacts = {
-          mail,
-          provider: detectProvider(mail.records.map((r) => r.exchange)),
-          authentication,
-          age,
-          catchAll: null,
-        };
+        const full: DomainFacts = { ...early, authentication, age };
         // A DNS failure is not cached: the next address asks again.
-        if (mail.status !== 'error') await this.deps.domainCache.set(domain, facts, this.options.domainCacheTtlMs);
-        return facts;
-      })().finally(() => this.inflight.delete(domain));
+        if (full.mail.status !== 'error') await this.deps.domainCache.set(domain, full, this.options.domainCacheTtlMs);
+        return full;
+      });
+      pending = { mail, facts: facts.finally(() => this.inflight.delete(domain)) };
       this.inflight.set(domain, pending);
     }
-    return beforeDeadline(pending, signal, null);
+    return pending;
+  }
+
+  /** What the mail hosts alone say about a domain: authentication and age not looked up yet. */
+  private mailFacts(mail: MailDomain): DomainFacts {
+    const provider = detectProvider(mail.records.map((r) => r.exchange));
+    return { mail, provider, authentication: NO_AUTH, age: UNKNOWN_AGE, catchAll: null };
   }
 
   /** What can be said without the network: syntax, and the disposable, role, free and typo lists. */
@@ -323,26 +337,42 @@ export class VerificationEngine {
   }
 
   /** Stage 1: everything that needs no SMTP session. */
-  async inspect(input: string, { deadlineAt }: StageOptions): Promise<Inspection> {
+  inspect(input: string, options: StageOptions): Promise<Inspection> {
+    return this.inspectInSteps(input, options).full;
+  }
+
+  /**
+   * Stage 1 in two steps, so that SMTP need not wait for what it does not use: `early` as soon as
+   * the mail hosts are known (authentication, age and Gravatar not known yet, unless the domain's
+   * facts were cached), `full` once everything is — for the verdict, which joins the two.
+   */
+  inspectInSteps(
+    input: string,
+    { deadlineAt }: StageOptions,
+  ): { early: Promise<Inspection>; full: Promise<Inspection> } {
     const base = this.inspectLocally(input);
     // Address literals pass syntax but are never looked up or probed.
-    if (!base.syntaxValid || base.domain.startsWith('[')) return base;
+    if (!base.syntaxValid || base.domain.startsWith('['))
+      return { early: Promise.resolve(base), full: Promise.resolve(base) };
     const asciiDomain = base.asciiDomain as string;
     const deadline = deadlineSignal(deadlineAt, this.deps.now().getTime());
-    try {
-      const [facts, gravatar] = await Promise.all([
-        this.domainFacts(asciiDomain, deadline.signal),
-        beforeDeadline(hasGravatar(this.deps.http, this.options.gravatarBaseUrl, base.email), deadline.signal, null),
-      ]);
-      return {
-        ...base,
-        facts,
-        gravatar: facts?.mail.status === 'ok' ? gravatar : null,
-        needsProbe: facts?.mail.status === 'ok',
-      };
-    } finally {
-      deadline.clear();
-    }
+    const lookups = this.domainFacts(asciiDomain);
+    const gravatar = beforeDeadline(
+      hasGravatar(this.deps.http, this.options.gravatarBaseUrl, base.email),
+      deadline.signal,
+      null,
+    );
+    const inspection = (facts: DomainFacts | null, avatar: boolean | null): Inspection => ({
+      ...base,
+      facts,
+      gravatar: facts?.mail.status === 'ok' ? avatar : null,
+      needsProbe: facts?.mail.status === 'ok',
+    });
+    const early = beforeDeadline(lookups.mail, deadline.signal, null).then((facts) => inspection(facts, null));
+    const full = Promise.all([beforeDeadline(lookups.facts, deadline.signal, null), gravatar])
+      .then(([facts, avatar]) => inspection(facts, avatar))
+      .finally(() => deadline.clear());
+    return { early, full };
   }
 
   /** Who the prober is and how it connects, for one probe. */
@@ -356,6 +386,7 @@ export class VerificationEngine {
       connector: deps.connector,
       allowPrivate: options.allowPrivateMx,
       gate: deps.gate,
+      tlsSessions: deps.tlsSessions,
       deadlineAt,
       signal,
     };
@@ -378,18 +409,22 @@ export class VerificationEngine {
     const started = this.deps.now().getTime();
     const deadline = deadlineSignal(deadlineAt, started);
     try {
-      const known = (await this.deps.domainCache.get(domain))?.catchAll ?? facts.catchAll;
+      // Read while the session opens: the made-up address is needed only at the first RCPT.
+      const knowing = this.deps.domainCache.get(domain).then((cached) => cached?.catchAll ?? facts.catchAll);
       const group = await probeMailboxes({
         hosts: facts.mail.hosts,
         addresses: inspections.map((inspection) => inspection.smtpAddress as string),
         needsSmtpUtf8: inspections.some((inspection) => inspection.needsSmtpUtf8),
-        catchAllLocalPart: known === null ? this.deps.decoyLocalPart() : null,
+        catchAllLocalPart: knowing.then((known) => (known === null ? this.deps.decoyLocalPart() : null)),
         stopAtAccepted,
         ...this.session(deadlineAt, deadline.signal),
       });
+      const known = await knowing;
       const learned = group.results.find((result) => result.catchAll !== null)?.catchAll ?? null;
-      if (known === null && learned !== null)
-        await this.deps.domainCache.set(domain, { ...facts, catchAll: learned }, this.options.domainCacheTtlMs);
+      // Onto the cached facts, not the job's: a single check's probe begins with its mail hosts only.
+      const current = known === null && learned !== null ? await this.deps.domainCache.get(domain) : undefined;
+      if (current && current.catchAll === null)
+        await this.deps.domainCache.set(domain, { ...current, catchAll: learned }, this.options.domainCacheTtlMs);
       const durationMs = this.deps.now().getTime() - started;
       // Known before this probe (so no made-up address was asked): the inspection may predate it.
       return group.results.map((probe) => ({ probe: { ...probe, catchAll: probe.catchAll ?? known }, durationMs }));

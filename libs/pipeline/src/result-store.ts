@@ -43,8 +43,10 @@ export class ResultStore {
   /** The scoring stage's write. */
   async save(request: CheckRequest, result: VerificationResult): Promise<void> {
     // An unknown answer is not worth keeping: the next check may get a real one.
-    if (result.reachable !== 'unknown') await this.cache.set(resultKey(result.email), result, this.cacheTtlSeconds);
-    await this.insert(request, result);
+    await Promise.all([
+      result.reachable !== 'unknown' && this.cache.set(resultKey(result.email), result, this.cacheTtlSeconds),
+      this.insert(request, result),
+    ]);
   }
 
   /** A cached answer served to an account: recorded for its usage, not cached again. */

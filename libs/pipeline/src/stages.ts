@@ -6,6 +6,8 @@ import type { Outbound } from '@mailguard/net';
 import {
   jobIdFor,
   probeJob,
+  type CheckRequest,
+  type ScoringPayload,
   type JobHandler,
   type JobHandlers,
   type SmtpPayload,
@@ -16,21 +18,41 @@ import type { ResultStore } from './result-store';
 /** A list row's probe has no answer deadline; each attempt's sessions get this long. */
 const LIST_PROBE_BUDGET_MS = 120_000;
 
-/** Stage 1 (dns-worker): syntax, DNS and lists; then on to SMTP, or straight to scoring. */
+/** The scoring job of a check whose SMTP began before its inspection was complete: both stages give their part. */
+const CONCLUDE_PARTS: Array<keyof ScoringPayload> = ['request', 'inspection', 'outcome'];
+/** How long one part waits for the other: past the check's deadline by this much (a stage's retries). */
+const JOIN_GRACE_MS = 60_000;
+
+function joinOptions(request: CheckRequest) {
+  return {
+    jobId: jobIdFor(request.requestId, 'scoring.conclude'),
+    ttlMs: Math.max(0, request.deadlineAt - Date.now()) + JOIN_GRACE_MS,
+  };
+}
+
+/**
+ * Stage 1 (dns-worker): syntax, DNS and lists; then on to SMTP, or straight to scoring. SMTP begins
+ * as soon as the mail hosts are known; authentication, age and Gravatar go on meanwhile and join
+ * the SMTP outcome at scoring.
+ */
 export function inspectHandler(engine: VerificationEngine): JobHandler<'dns.inspect'> {
   return async (request, queue) => {
-    const inspection = await engine.inspect(request.email, { deadlineAt: request.deadlineAt });
+    const { early, full } = engine.inspectInSteps(request.email, { deadlineAt: request.deadlineAt });
+    const first = await early;
     // Addresses that fail syntax or have no mail host never reach the SMTP queue.
-    if (inspection.needsProbe) {
-      const job = probeJob(request.requestId, [inspection], request, { to: 'check', request });
-      await queue.enqueue('smtp.probe', job, { jobId: jobIdFor(request.requestId, 'smtp.probe') });
-    } else {
+    if (!first.needsProbe) {
+      const inspection = await full;
       await queue.enqueue(
         'scoring.conclude',
         { request, inspection, outcome: null },
         { jobId: jobIdFor(request.requestId, 'scoring.conclude') },
       );
+      return inspection;
     }
+    const job = probeJob(request.requestId, [first], request, { to: 'check', request, join: true });
+    await queue.enqueue('smtp.probe', job, { jobId: jobIdFor(request.requestId, 'smtp.probe') });
+    const inspection = await full;
+    await queue.join('scoring.conclude', { inspection }, CONCLUDE_PARTS, joinOptions(request));
     return inspection;
   };
 }
@@ -46,6 +68,13 @@ async function deliver(
   if (settled.length === 0 || then.to === 'caller') return;
   if (then.to === 'check') {
     const [index] = settled;
+    if (then.join)
+      return queue.join(
+        'scoring.conclude',
+        { request: then.request, outcome: outcomes[index] },
+        CONCLUDE_PARTS,
+        joinOptions(then.request),
+      );
     const inspection = { ...job.inspections[index], facts: job.facts };
     await queue.enqueue(
       'scoring.conclude',
@@ -122,9 +151,9 @@ export function concludeHandler(
 ): JobHandler<'scoring.conclude'> {
   return async ({ request, inspection, outcome }) => {
     const [result] = await knowledge.conclude(engine, [inspection], [outcome]);
-    await store.save(request, result);
+    // Independent writes: the answer waits for the slower one only.
+    await Promise.all([store.save(request, result), knowledge.learn([result])]);
     observe(result);
-    await knowledge.learn([result]);
     return result;
   };
 }

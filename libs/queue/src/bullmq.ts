@@ -14,6 +14,7 @@ import {
   type CheckRequest,
   type EnqueueOptions,
   type JobHandlers,
+  type JoinOptions,
   type JobName,
   type JobPayload,
   type QueueName,
@@ -73,6 +74,33 @@ export class JobProducer implements StageContext {
 
   all(): Queue[] {
     return [...this.queues.values()];
+  }
+
+  /** The parts wait in one Redis hash per job id; the call that completes them adds the job and lets the hash go. */
+  async join<N extends JobName>(
+    name: N,
+    given: Partial<JobPayload<N>>,
+    parts: Array<keyof JobPayload<N>>,
+    options: JoinOptions,
+  ): Promise<void> {
+    const queue = this.queue(JOB_QUEUES[name]);
+    const client = await queue.backend.client;
+    const key = `${queue.opts.prefix}:join:${options.jobId}`;
+    const fields = Object.fromEntries(Object.entries(given).map(([part, value]) => [part, JSON.stringify(value)]));
+    // Atomic: of two stages giving their parts at once, exactly one sees them all.
+    const replies = await client
+      .multi()
+      .hset(key, fields)
+      .runCommand('pexpire', [key, options.ttlMs])
+      .hgetall(key)
+      .exec();
+    const [error, held] = replies?.[2] ?? [new Error('the join was not answered'), null];
+    if (error) throw error;
+    const stored = held as Record<string, string>;
+    if (!parts.every((part) => typeof part === 'string' && part in stored)) return;
+    const payload = Object.fromEntries(Object.entries(stored).map(([part, value]) => [part, JSON.parse(value)]));
+    await this.enqueue(name, payload as JobPayload<N>, options);
+    await client.del(key);
   }
 
   async enqueue<N extends JobName>(name: N, payload: JobPayload<N>, options: EnqueueOptions): Promise<void> {

@@ -1,5 +1,13 @@
 import { InProcessPipeline } from './in-process';
-import { JOB_QUEUES, type JobHandlers, type JobName, type SmtpPayload, type WebhookPayload } from './jobs';
+import type { Inspection } from '@mailguard/engine';
+import {
+  JOB_QUEUES,
+  type JobHandlers,
+  type JobName,
+  type ScoringPayload,
+  type SmtpPayload,
+  type WebhookPayload,
+} from './jobs';
 
 /**
  * The machine's clock jumping (issue 14): NTP stepping it, a VM resumed. Jest's fake timers model
@@ -75,6 +83,38 @@ describe.each([
     await jest.advanceTimersByTimeAsync(1);
     expect(attempts).toBe(2);
     expect(runs).toEqual(['webhook.deliver', 'webhook.deliver']);
+    await pipeline.close();
+  });
+});
+
+describe('a job joined from the parts of two stages', () => {
+  const request = { requestId: 'ver_1', email: 'a@b.test', deadlineAt: 0, accountId: null, kind: null };
+  const parts: Array<keyof ScoringPayload> = ['request', 'inspection', 'outcome'];
+  const options = { jobId: 'ver_1.scoring.conclude.0', ttlMs: 60_000 };
+
+  it('runs once, with every part, when the last part comes, and lets its parts go', async () => {
+    const concluded: ScoringPayload[] = [];
+    const { pipeline } = pipelineWith({
+      'scoring.conclude': async (payload) => (concluded.push(payload), {}) as never,
+    });
+    await pipeline.jobs.join('scoring.conclude', { request, outcome: null }, parts, options);
+    await jest.advanceTimersByTimeAsync(0);
+    expect(concluded).toEqual([]);
+    expect(pipeline.joining).toBe(1);
+    const inspection = { email: 'a@b.test' } as Inspection;
+    await pipeline.jobs.join('scoring.conclude', { inspection }, parts, options);
+    await jest.advanceTimersByTimeAsync(0);
+    expect(concluded).toEqual([{ request, outcome: null, inspection }]);
+    expect(pipeline.joining).toBe(0);
+    await pipeline.close();
+  });
+
+  it('lets a part go when the other never comes within its time', async () => {
+    const { pipeline, runs } = pipelineWith({});
+    await pipeline.jobs.join('scoring.conclude', { request, outcome: null }, parts, options);
+    await jest.advanceTimersByTimeAsync(options.ttlMs);
+    expect(pipeline.joining).toBe(0);
+    expect(runs).toEqual([]);
     await pipeline.close();
   });
 });

@@ -14,6 +14,7 @@ import {
   type JobHandlers,
   type JobName,
   type JobPayload,
+  type JoinOptions,
   type QueueName,
   type RetryPolicy,
   type StageContext,
@@ -31,6 +32,8 @@ export class InProcessPipeline implements CheckPipeline {
   private readonly timers = new Set<NodeJS.Timeout>();
   /** Ids of transient jobs waiting or running. */
   private readonly transient = new Set<string>();
+  /** Parts of joined jobs still waiting for the others, by job id. */
+  private readonly joins = new Map<string, { given: Record<string, unknown>; timer: NodeJS.Timeout }>();
   private closed = false;
 
   constructor(
@@ -53,7 +56,35 @@ export class InProcessPipeline implements CheckPipeline {
         this.run(name, payload, jobId, retry ?? JOB_RETRY, 1, () => this.transient.delete(jobId)),
       );
     },
+    join: (name, given, parts, options) => this.join(name, given, parts, options),
   };
+
+  /** Parts waiting for the others, by job id (for tests: each goes once its job is added or its time is up). */
+  get joining(): number {
+    return this.joins.size;
+  }
+
+  private join<N extends JobName>(
+    name: N,
+    given: Partial<JobPayload<N>>,
+    parts: Array<keyof JobPayload<N>>,
+    options: JoinOptions,
+  ): Promise<void> {
+    const { jobId, ttlMs } = options;
+    let entry = this.joins.get(jobId);
+    if (!entry) {
+      const timer = setTimeout(() => this.joins.delete(jobId), ttlMs);
+      timer.unref();
+      entry = { given: {}, timer };
+      this.joins.set(jobId, entry);
+    }
+    Object.assign(entry.given, given);
+    const held = entry.given;
+    if (!parts.every((part) => part in held)) return Promise.resolve();
+    clearTimeout(entry.timer);
+    this.joins.delete(jobId);
+    return this.jobs.enqueue(name, held as unknown as JobPayload<N>, options);
+  }
 
   private later(delayMs: number, work: () => Promise<void>): void {
     if (this.closed) return;
@@ -111,6 +142,8 @@ export class InProcessPipeline implements CheckPipeline {
 
   async close(): Promise<void> {
     this.closed = true;
+    for (const { timer } of this.joins.values()) clearTimeout(timer);
+    this.joins.clear();
     for (const timer of this.timers) clearTimeout(timer);
     this.timers.clear();
   }

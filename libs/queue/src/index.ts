@@ -24,6 +24,7 @@ export {
   type CheckPipeline,
   type CheckRequest,
   type EnqueueOptions,
+  type JoinOptions,
   type GroupScoringPayload,
   type ListPayload,
   type ProbeNext,

@@ -22,8 +22,11 @@ export interface CheckRequest {
 
 /** Where a probe's outcomes go once its addresses are settled (answered, or out of greylisting retries). */
 export type ProbeNext =
-  /** A single check: on to `scoring.conclude`. */
-  | { to: 'check'; request: CheckRequest }
+  /**
+   * A single check: on to `scoring.conclude`. `join`: the job's inspection is the DNS stage's early
+   * one (mail hosts only); the full one comes from that stage, joined to the outcome (`StageContext.join`).
+   */
+  | { to: 'check'; request: CheckRequest; join?: boolean }
   /** Rows of a list: on to `scoring.concludeGroup`, as soon as each is settled. */
   | { to: 'list'; listId: string; round: string; rows: number[] }
   /** The finder and domain insight: the job's result, which the caller waits for (CheckPipeline.probe). */
@@ -179,8 +182,23 @@ export interface EnqueueOptions {
   transient?: boolean;
 }
 
+export interface JoinOptions extends EnqueueOptions {
+  /** How long the parts given wait for the others (then they are let go). */
+  ttlMs: number;
+}
+
 export interface StageContext {
   enqueue<N extends JobName>(name: N, payload: JobPayload<N>, options: EnqueueOptions): Promise<void>;
+  /**
+   * Gives some fields of a job whose payload several stages make (SMTP's outcome, the DNS stage's
+   * full inspection): the job is added, once, by whichever call brings the last of `parts`.
+   */
+  join<N extends JobName>(
+    name: N,
+    given: Partial<JobPayload<N>>,
+    parts: Array<keyof JobPayload<N>>,
+    options: JoinOptions,
+  ): Promise<void>;
 }
 
 export type JobHandler<N extends JobName> = (payload: JobPayload<N>, context: StageContext) => Promise<JobResult<N>>;

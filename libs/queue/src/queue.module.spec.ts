@@ -3,6 +3,7 @@ import { Module, type DynamicModule } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
+import type { Inspection } from '@mailguard/engine';
 import { ConfigModule, loadConfig } from '@mailguard/config';
 import { BullMqPipeline } from './bullmq';
 import { InProcessPipeline } from './in-process';
@@ -13,6 +14,7 @@ import {
   type CheckPipeline,
   type JobHandlers,
   type JobName,
+  type ScoringPayload,
   type StageContext,
 } from './jobs';
 import { JOB_CONTEXT, JOB_HANDLERS, QueueModule, QUEUES } from './queue.module';
@@ -75,6 +77,35 @@ describe('QueueModule.forRoot', () => {
       await pipeline.ping();
       await app.get<StageContext>(JOB_CONTEXT).enqueue('list.feed', { listId: 'lst_2' }, { jobId: 'lst_2.feed' });
       expect(await redis.exists(`${prefix}bull:lists:lst_2.feed`)).toBe(1);
+    } finally {
+      await app.close();
+      const keys = await redis.keys(`${prefix}*`);
+      if (keys.length > 0) await redis.del(...keys);
+      redis.disconnect();
+    }
+  });
+
+  it('with REDIS_URL: a joined job is added once its last part comes, with every part; the parts wait under a TTL, then go', async () => {
+    const prefix = `mgqueuemodule:${randomBytes(6).toString('hex')}:`;
+    const app = await boot(
+      { REDIS_URL, REDIS_PREFIX: prefix },
+      recordingHandlers(() => undefined),
+    );
+    const redis = new Redis(REDIS_URL);
+    try {
+      const jobs = app.get<StageContext>(JOB_CONTEXT);
+      const request = { requestId: 'ver_1', email: 'a@b.test', deadlineAt: 0, accountId: null, kind: null };
+      const parts: Array<keyof ScoringPayload> = ['request', 'inspection', 'outcome'];
+      const options = { jobId: 'ver_1.scoring.conclude.0', ttlMs: 60_000 };
+      const held = `${prefix}bull:join:${options.jobId}`;
+      await jobs.join('scoring.conclude', { request, outcome: null }, parts, options);
+      expect(await redis.exists(`${prefix}bull:scoring:${options.jobId}`)).toBe(0);
+      expect(await redis.pttl(held)).toBeGreaterThan(0);
+      const inspection = { email: 'a@b.test' } as Inspection;
+      await jobs.join('scoring.conclude', { inspection }, parts, options);
+      const data = await redis.hget(`${prefix}bull:scoring:${options.jobId}`, 'data');
+      expect(JSON.parse(data ?? 'null')).toEqual({ request, outcome: null, inspection });
+      expect(await redis.exists(held)).toBe(0);
     } finally {
       await app.close();
       const keys = await redis.keys(`${prefix}*`);

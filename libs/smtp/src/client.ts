@@ -2,6 +2,7 @@ import { isIP, connect as netConnect, type Socket } from 'node:net';
 import { connect as tlsConnect, type TLSSocket } from 'node:tls';
 import { SocksClient } from 'socks';
 import { ReplyParser, type SmtpReply } from './reply';
+import type { TlsSessionCache } from './tls-sessions';
 
 /** Why a session could not go on. Any of these ends the session: it is never reused after one. */
 export class SmtpError extends Error {
@@ -79,6 +80,8 @@ export interface SessionOptions {
   timeoutMs: number;
   connector: Connector;
   signal?: AbortSignal;
+  /** TLS sessions of hosts seen before, resumed by STARTTLS (by `host`); none: always a full handshake. */
+  tlsSessions?: TlsSessionCache;
   /** The TCP connection is up. */
   onConnected?: () => void;
   /**
@@ -280,8 +283,16 @@ export class SmtpSession {
     this.parser.reset();
     this.replies.length = 0;
     this.roundTrips++;
+    const { host, tlsSessions } = this.options;
     const secure = await new Promise<TLSSocket>((resolve, reject) => {
-      const socket = tlsConnect({ socket: plain, servername: this.options.host, rejectUnauthorized: false });
+      const socket = tlsConnect({
+        socket: plain,
+        servername: host,
+        rejectUnauthorized: false,
+        session: tlsSessions?.get(host),
+      });
+      // TLS 1.3 sends its tickets after the handshake: the newest one is kept for the next session.
+      socket.on('session', (session: Buffer) => tlsSessions?.set(host, session));
       const timer = setTimeout(() => {
         socket.destroy();
         reject(new SmtpError('tls', 'TLS handshake timed out'));
@@ -296,6 +307,8 @@ export class SmtpSession {
         reject(new SmtpError('tls', `TLS handshake failed: ${error.message}`));
       });
     }).catch((error: SmtpError) => {
+      // A ticket the host no longer takes must not break the next handshake too.
+      tlsSessions?.delete(host);
       this.failure ??= error;
       plain.destroy();
       throw error;

@@ -24,3 +24,4 @@ export {
   type SlotLease,
   type SlotRequest,
 } from './session-gate';
+export { TlsSessionCache } from './tls-sessions';

@@ -2,6 +2,7 @@ import { addressPolicy } from '@mailguard/net';
 import { classifyReply, type ReplyClass } from './classify';
 import { SmtpError, SmtpSession, type Connector } from './client';
 import type { SmtpReply } from './reply';
+import type { TlsSessionCache } from './tls-sessions';
 import {
   CoolingDownError,
   GateAbortedError,
@@ -21,8 +22,11 @@ export interface ProbeOptions {
   addresses: string[];
   /** Some address needs SMTPUTF8. */
   needsSmtpUtf8: boolean;
-  /** A made-up local part to test the domain for catch-all; null to skip (the answer is known). */
-  catchAllLocalPart: string | null;
+  /**
+   * A made-up local part to test the domain for catch-all; null to skip (the answer is known). It
+   * may still be being found out: it is awaited at the first transaction, after connect and greeting.
+   */
+  catchAllLocalPart: string | null | Promise<string | null>;
   /**
    * The finder's way: at most this many recipients per transaction, the likeliest first, and no
    * more transactions once one is accepted; the rest come back `skipped`. Unset: everyone is asked.
@@ -36,6 +40,8 @@ export interface ProbeOptions {
   allowPrivate: boolean;
   /** Per-MX session cap; every session holds a slot from connect to close. */
   gate: SessionGate;
+  /** TLS sessions to resume with hosts seen before. */
+  tlsSessions?: TlsSessionCache;
   /** Epoch ms of the check's deadline: `signal` aborts every session then. */
   deadlineAt: number;
   signal?: AbortSignal;
@@ -210,6 +216,7 @@ class Attempt {
       timeoutMs: options.timeoutMs,
       connector: options.connector,
       signal: options.signal,
+      tlsSessions: options.tlsSessions,
       onConnected: lease.connected,
       onEnd: lease.release,
     });
@@ -319,7 +326,12 @@ export async function probeMailboxes(options: ProbeOptions): Promise<GroupProbeR
   const { mail } = attempt;
   const first = options.addresses[0] ?? '';
   const domain = first.slice(first.lastIndexOf('@') + 1);
-  let decoy = options.catchAllLocalPart ? `RCPT TO:<${options.catchAllLocalPart}@${domain}>` : null;
+  let decoy: string | null = null;
+  const decoyKnown = Promise.resolve(options.catchAllLocalPart).then((localPart) => {
+    decoy = localPart ? `RCPT TO:<${localPart}@${domain}>` : null;
+  });
+  // Awaited before the first transaction; when no session gets that far, its failure is nobody's answer.
+  decoyKnown.catch(() => undefined);
   let catchAll: boolean | null = null;
   /** Where to ask the made-up address alone, when a server refused it as a second recipient. */
   let separately: { host: string; address: string; plain: boolean; decoy: string } | null = null;
@@ -339,6 +351,7 @@ export async function probeMailboxes(options: ProbeOptions): Promise<GroupProbeR
         const opened = await attempt.open(host.exchange, address);
         session = opened.session;
         if (!session) continue hosts;
+        await decoyKnown;
         let limit = options.stopAtAccepted ?? RECIPIENTS_PER_TRANSACTION;
         let queue = pending;
         const unsettled: number[] = [];

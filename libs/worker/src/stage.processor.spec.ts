@@ -6,7 +6,7 @@ import { QUEUE_HANDLERS, stageProcessor, WORKER_QUEUE } from './stage.processor'
 
 /** Boots the processor of the lists queue with `handlers` (the queues are not reached: the check comes first). */
 function boot(handlers: Partial<JobHandlers>) {
-  const jobs: StageContext = { enqueue: async () => undefined };
+  const jobs: StageContext = { enqueue: async () => undefined, join: async () => undefined };
   @Module({
     providers: [
       { provide: WORKER_QUEUE, useValue: 'lists' },
