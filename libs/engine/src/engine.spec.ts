@@ -1,6 +1,7 @@
 import { loadConfig } from '@mailguard/config';
 import { startLab, type Lab } from '../../../test/lab';
 import { loadScenario } from '../../../test/lab/scenario';
+import { MemoryTtlStore } from './domain-cache';
 import { createEngine, type VerificationEngine } from './engine';
 
 /** The engine through the real sockets of the mail lab: every verdict row and every behaviour. */
@@ -160,6 +161,16 @@ describe('the result object', () => {
 });
 
 describe('lab behaviours', () => {
+  it('throws when the domain cache cannot be read (the job is retried), never answering unknown for it', async () => {
+    const down = new MemoryTtlStore<never>();
+    down.get = () => Promise.reject(new Error('cache unreachable'));
+    const config = loadConfig({ ...lab.env, SMTP_HELO_NAME: 'probe.mailguard.test' });
+    const broken = createEngine(config, { domainCache: down });
+    await expect(broken.inspect('john.doe@acme.test', { deadlineAt: Date.now() + 5_000 })).rejects.toThrow(
+      'cache unreachable',
+    );
+  });
+
   it('greylisting: unknown when the retry does not fit the deadline, accepted when it does', async () => {
     expect((await engine.verify('alice@greylist.test')).reachable).toBe('unknown');
     const patient = engineFor({ GREYLIST_RETRY_SECONDS: '1' });

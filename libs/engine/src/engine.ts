@@ -83,6 +83,13 @@ const NO_AUTH: Authentication = {
 
 const UNKNOWN_AGE: DomainAge = { createdAt: null, ageDays: null };
 
+/** A domain's look-ups in flight: the cache read, then the mail hosts, then everything. */
+interface DomainLookups {
+  cached: Promise<DomainFacts | undefined>;
+  mail: Promise<DomainFacts>;
+  facts: Promise<DomainFacts>;
+}
+
 function randomDecoy(): string {
   // Letters and digits with no name in them: no real mailbox is called this.
   return `mgv${randomBytes(10).toString('hex')}`;
@@ -251,7 +258,7 @@ function deadlineSignal(deadlineAt: number, now: number): { signal: AbortSignal;
  * a row. Framework-free: DNS, sockets, HTTP, clock and randomness come in through `deps`.
  */
 export class VerificationEngine {
-  private readonly inflight = new Map<string, { mail: Promise<DomainFacts>; facts: Promise<DomainFacts> }>();
+  private readonly inflight = new Map<string, DomainLookups>();
 
   constructor(
     readonly options: EngineOptions,
@@ -263,7 +270,7 @@ export class VerificationEngine {
    * `mail` settles as soon as the mail hosts are known (with the rest still unknown), `facts` once
    * everything is.
    */
-  private domainFacts(domain: string): { mail: Promise<DomainFacts>; facts: Promise<DomainFacts> } {
+  private domainFacts(domain: string): DomainLookups {
     let pending = this.inflight.get(domain);
     if (!pending) {
       const cached = this.deps.domainCache.get(domain);
@@ -282,7 +289,9 @@ export class VerificationEngine {
         if (full.mail.status !== 'error') await this.deps.domainCache.set(domain, full, this.options.domainCacheTtlMs);
         return full;
       });
-      pending = { mail, facts: facts.finally(() => this.inflight.delete(domain)) };
+      pending = { cached, mail, facts: facts.finally(() => this.inflight.delete(domain)) };
+      // A failed cache read fails all three; callers learn of it through `cached` (see inspectInSteps).
+      for (const step of [mail, pending.facts]) step.catch(() => undefined);
       this.inflight.set(domain, pending);
     }
     return pending;
@@ -368,10 +377,15 @@ export class VerificationEngine {
       gravatar: facts?.mail.status === 'ok' ? avatar : null,
       needsProbe: facts?.mail.status === 'ok',
     });
-    const early = beforeDeadline(lookups.mail, deadline.signal, null).then((facts) => inspection(facts, null));
-    const full = Promise.all([beforeDeadline(lookups.facts, deadline.signal, null), gravatar])
+    // A failed DNS look-up is an answer (unknown); a failed cache read is not: it throws, and the job is retried.
+    const settled = (facts: Promise<DomainFacts>) =>
+      lookups.cached.then(() => beforeDeadline(facts, deadline.signal, null));
+    const early = settled(lookups.mail).then((facts) => inspection(facts, null));
+    const full = Promise.all([settled(lookups.facts), gravatar])
       .then(([facts, avatar]) => inspection(facts, avatar))
       .finally(() => deadline.clear());
+    // A caller may use one of the two and drop the other: a failure is reported through the one used.
+    for (const step of [early, full]) step.catch(() => undefined);
     return { early, full };
   }
 
