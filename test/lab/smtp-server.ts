@@ -109,6 +109,7 @@ export class LabSmtpServer {
     private readonly world: World,
     readonly lab: LabServer,
     readonly port: number,
+    private readonly recordCommands = true,
   ) {}
 
   private get spec() {
@@ -224,8 +225,9 @@ export class LabSmtpServer {
         else this.stats.violations.push(`bare LF after ${JSON.stringify(line)}`);
         if (line.includes('\r')) this.stats.violations.push(`bare CR in ${JSON.stringify(line)}`);
         if (line.includes('\0')) this.stats.violations.push(`NUL in ${JSON.stringify(line)}`);
-        this.stats.commands.push(Buffer.from(line, 'latin1').toString('utf8'));
-        const outcome = this.command(session, Buffer.from(line, 'latin1').toString('utf8'));
+        const command = Buffer.from(line, 'latin1').toString('utf8');
+        if (this.recordCommands) this.stats.commands.push(command);
+        const outcome = this.command(session, command);
         replies.push(outcome.reply);
         if (outcome.after === 'close') {
           socket.off('data', onData);
