@@ -25,6 +25,7 @@ import {
   MemorySessionGate,
   probeMailboxes,
   providerAcceptsAll,
+  RecipientLimits,
   socksConnector,
   type Connector,
   type ProbeResult,
@@ -246,6 +247,8 @@ function deadlineSignal(deadlineAt: number, now: number): { signal: AbortSignal;
  */
 export class VerificationEngine {
   private readonly inflight = new Map<string, Promise<DomainFacts>>();
+  /** What hosts' 452 4.5.3 taught this process's probes. */
+  private readonly recipientLimits = new RecipientLimits();
 
   constructor(
     readonly options: EngineOptions,
@@ -356,6 +359,7 @@ export class VerificationEngine {
       connector: deps.connector,
       allowPrivate: options.allowPrivateMx,
       gate: deps.gate,
+      recipientLimits: this.recipientLimits,
       deadlineAt,
       signal,
     };
