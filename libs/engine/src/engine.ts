@@ -326,23 +326,45 @@ export class VerificationEngine {
   }
 
   /** Stage 1: everything that needs no SMTP session. */
-  async inspect(input: string, { deadlineAt }: StageOptions): Promise<Inspection> {
-    const base = this.inspectLocally(input);
-    // Address literals pass syntax but are never looked up or probed.
-    if (!base.syntaxValid || base.domain.startsWith('[')) return base;
-    const asciiDomain = base.asciiDomain as string;
+  async inspect(input: string, options: StageOptions): Promise<Inspection> {
+    const [inspection] = await this.inspectGroup([input], options);
+    return inspection;
+  }
+
+  /**
+   * Stage 1 for many addresses at once (a list's group): each domain's facts are read once for all
+   * of its addresses, the Gravatar look-up is each address's own.
+   */
+  async inspectGroup(inputs: string[], { deadlineAt }: StageOptions): Promise<Inspection[]> {
     const deadline = deadlineSignal(deadlineAt, this.deps.now().getTime());
+    const facts = new Map<string, Promise<DomainFacts | null>>();
+    const factsOf = (domain: string) => {
+      let pending = facts.get(domain);
+      if (!pending) facts.set(domain, (pending = this.domainFacts(domain, deadline.signal)));
+      return pending;
+    };
     try {
-      const [facts, gravatar] = await Promise.all([
-        this.domainFacts(asciiDomain, deadline.signal),
-        beforeDeadline(hasGravatar(this.deps.http, this.options.gravatarBaseUrl, base.email), deadline.signal, null),
-      ]);
-      return {
-        ...base,
-        facts,
-        gravatar: facts?.mail.status === 'ok' ? gravatar : null,
-        needsProbe: facts?.mail.status === 'ok',
-      };
+      return await Promise.all(
+        inputs.map(async (input): Promise<Inspection> => {
+          const base = this.inspectLocally(input);
+          // Address literals pass syntax but are never looked up or probed.
+          if (!base.syntaxValid || base.domain.startsWith('[')) return base;
+          const [found, gravatar] = await Promise.all([
+            factsOf(base.asciiDomain as string),
+            beforeDeadline(
+              hasGravatar(this.deps.http, this.options.gravatarBaseUrl, base.email),
+              deadline.signal,
+              null,
+            ),
+          ]);
+          return {
+            ...base,
+            facts: found,
+            gravatar: found?.mail.status === 'ok' ? gravatar : null,
+            needsProbe: found?.mail.status === 'ok',
+          };
+        }),
+      );
     } finally {
       deadline.clear();
     }

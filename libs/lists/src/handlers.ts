@@ -97,7 +97,10 @@ export function feedHandler(engine: VerificationEngine, store: ListStore): JobHa
           while (next < groups.length) {
             const group = groups[next++];
             const deadlineAt = Date.now() + INSPECT_BUDGET_MS;
-            const inspections = await Promise.all(group.map((row) => engine.inspect(row.email, { deadlineAt })));
+            const inspections = await engine.inspectGroup(
+              group.map((row) => row.email),
+              { deadlineAt },
+            );
             const probe = inspections.flatMap((inspection, index) => (inspection.needsProbe ? [index] : []));
             const direct = inspections.flatMap((inspection, index) => (inspection.needsProbe ? [] : [index]));
             if (probe.length > 0) {
