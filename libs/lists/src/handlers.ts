@@ -161,10 +161,11 @@ export function concludeGroupHandler(
       results.map((result, index) => ({ row: payload.rows[index], result })),
     );
     results.forEach((result) => observe(result));
-    await Promise.all(
+    await cache.setMany(
       results
         .filter((result) => result.reachable !== 'unknown')
-        .map((result) => cache.set(resultKey(result.email), result, options.cacheTtlSeconds)),
+        .map((result) => ({ key: resultKey(result.email), result })),
+      options.cacheTtlSeconds,
     );
     await knowledge.learn(results);
     if (finished) await announce(finished, queue, options);
