@@ -93,6 +93,8 @@ interface Session {
   /** Replies are written in order, each batch after one emulated round trip. */
   queue: Promise<void>;
   closed: boolean;
+  /** The session is over for the server: counted once, when the client hangs up or the connection closes. */
+  release: () => void;
 }
 
 /**
@@ -173,17 +175,22 @@ export class LabSmtpServer {
       recipients: 0,
       queue: Promise.resolve(),
       closed: false,
+      release: () => undefined,
     };
     this.stats.sessions++;
     this.stats.active++;
     this.stats.peakConcurrent = Math.max(this.stats.peakConcurrent, this.stats.active);
     let released = false;
-    const release = () => {
+    session.release = () => {
       if (released) return;
       released = true;
       this.stats.active--;
     };
-    socket.on('close', release);
+    // A client that hung up (QUIT and FIN) has ended its session, though the lab, on a busy loop, may
+    // see the socket close only after the client's next connection: counting until then would
+    // report two sessions where the client never held more than one at a time.
+    socket.on('end', session.release);
+    socket.on('close', session.release);
     socket.on('error', () => socket.destroy());
     socket.setTimeout(IDLE_TIMEOUT_MS, () => socket.destroy());
 
@@ -270,6 +277,7 @@ export class LabSmtpServer {
     const plain = session.socket;
     const secure = new TLSSocket(plain, { isServer: true, key: LAB_TLS_KEY, cert: LAB_TLS_CERT });
     secure.on('error', () => plain.destroy());
+    secure.on('end', session.release);
     secure.once('secure', () => this.stats.tlsSessions++);
     Object.assign(session, { socket: secure, secure: true, greeted: false, mailFrom: null, recipients: 0 });
     this.read(session, secure);
