@@ -285,15 +285,13 @@ async function run(addresses: number): Promise<RunFigures> {
         .map(([name, seconds]) => `${name} ${seconds}`)
         .join(', ')}`,
     ];
-    if (addresses >= 1_000_000) {
-      lines.push('  RSS (MB) through the run:');
-      for (const sample of figures.rssSamples)
-        lines.push(
-          `    ${sample.processed.toLocaleString('en').padStart(9)} rows: ${Object.entries(sample.rssMb)
-            .map(([name, mb]) => `${name} ${mb}`)
-            .join(', ')}`,
-        );
-    }
+    lines.push('  RSS (MB) through the run:');
+    for (const sample of figures.rssSamples)
+      lines.push(
+        `    ${sample.processed.toLocaleString('en').padStart(9)} rows: ${Object.entries(sample.rssMb)
+          .map(([name, mb]) => `${name} ${mb}`)
+          .join(', ')}`,
+      );
     process.stdout.write(`${lines.join('\n')}\n`);
     return figures;
   } finally {
