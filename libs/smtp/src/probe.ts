@@ -339,9 +339,10 @@ async function transaction(session: SmtpSession, mail: string, rcpts: string[], 
 /**
  * Check 4: asks the domain's MX hosts, in priority order, whether they take mail for the addresses
  * (a single check is a group of one), in one session: several RCPT TO per transaction (PIPELINING:
- * in one round trip; RSET between transactions, pipelined with the next), the targets first and the made-up address after
- * them, once for the whole group (again in the next transaction when its answer was unclear). A server that refuses more recipients (452 4.5.3) gets smaller
- * transactions, and the made-up address a session of its own. Addresses no server answered
+ * in one round trip; RSET between transactions, pipelined with the next), the targets first and
+ * the made-up address after them, once for the whole group (again in the next transaction when its
+ * answer was unclear). A server that refuses more recipients (452 4.5.3) gets smaller transactions,
+ * from then on in later probes too, and the made-up address a session of its own. Addresses no server answered
  * definitely move on to the next MX: relay denied here, say, may be accepted there.
  */
 export async function probeMailboxes(options: ProbeOptions): Promise<GroupProbeResult> {
@@ -378,7 +379,7 @@ export async function probeMailboxes(options: ProbeOptions): Promise<GroupProbeR
         const unsettled: number[] = [];
         let reset = false;
         while (queue.length > 0) {
-          // At a host known to cap recipients, the made-up address takes one of its places (else it is refused for its number).
+          // At a host known to cap recipients the made-up address takes a place (else it is refused for its number).
           const batch = queue.slice(0, decoy && capped !== null && limit > 1 ? limit - 1 : limit);
           const rcpts = batch.map((index) => `RCPT TO:<${options.addresses[index]}>`);
           const replies = await transaction(session, mail, decoy ? [...rcpts, decoy] : rcpts, reset);
@@ -425,7 +426,7 @@ export async function probeMailboxes(options: ProbeOptions): Promise<GroupProbeR
             queue = [];
             break;
           }
-          // The server took this many recipients in one transaction: no more from now on, here and in later probes.
+          // The server took this many recipients in one transaction: no more from now on, nor in later probes.
           if (again.length > 0) {
             limit = capped = Math.max(1, batch.length - again.length);
             options.recipientLimits?.learn(host.exchange, limit);
