@@ -14,6 +14,8 @@ export interface LabOptions {
   socksPort?: number;
   /** Latency of the RDAP/avatar server. */
   httpLatencyMs?: number;
+  /** Keep every command in the SMTP servers' stats (default true; a million-address bench would hoard them). */
+  recordCommands?: boolean;
 }
 
 export interface Lab {
@@ -65,7 +67,12 @@ async function startOnce(scenario: Scenario, options: LabOptions & { network: st
     username: 'lab',
     password: 'lab-secret',
   });
-  const smtpServers = new Map(world.servers.map((server) => [server.name, new LabSmtpServer(world, server, smtpPort)]));
+  const smtpServers = new Map(
+    world.servers.map((server) => [
+      server.name,
+      new LabSmtpServer(world, server, smtpPort, options.recordCommands ?? true),
+    ]),
+  );
   const started: Array<{ stop(): Promise<void> }> = [];
   try {
     for (const part of [dns, http, socks, ...smtpServers.values()]) {

@@ -96,6 +96,8 @@ interface Session {
   /** Replies are written in order, each batch after one emulated round trip. */
   queue: Promise<void>;
   closed: boolean;
+  /** The session is over for the server: counted once, when the client hangs up or the connection closes. */
+  release: () => void;
 }
 
 /**
@@ -114,6 +116,7 @@ export class LabSmtpServer {
     private readonly world: World,
     readonly lab: LabServer,
     readonly port: number,
+    private readonly recordCommands = true,
   ) {}
 
   private get spec() {
@@ -177,17 +180,22 @@ export class LabSmtpServer {
       recipients: 0,
       queue: Promise.resolve(),
       closed: false,
+      release: () => undefined,
     };
     this.stats.sessions++;
     this.stats.active++;
     this.stats.peakConcurrent = Math.max(this.stats.peakConcurrent, this.stats.active);
     let released = false;
-    const release = () => {
+    session.release = () => {
       if (released) return;
       released = true;
       this.stats.active--;
     };
-    socket.on('close', release);
+    // A client that hung up (QUIT and FIN) has ended its session, though the lab, on a busy loop, may
+    // see the socket close only after the client's next connection: counting until then would
+    // report two sessions where the client never held more than one at a time.
+    socket.on('end', session.release);
+    socket.on('close', session.release);
     socket.on('error', () => socket.destroy());
     socket.setTimeout(IDLE_TIMEOUT_MS, () => socket.destroy());
 
@@ -229,8 +237,9 @@ export class LabSmtpServer {
         else this.stats.violations.push(`bare LF after ${JSON.stringify(line)}`);
         if (line.includes('\r')) this.stats.violations.push(`bare CR in ${JSON.stringify(line)}`);
         if (line.includes('\0')) this.stats.violations.push(`NUL in ${JSON.stringify(line)}`);
-        this.stats.commands.push(Buffer.from(line, 'latin1').toString('utf8'));
-        const outcome = this.command(session, Buffer.from(line, 'latin1').toString('utf8'));
+        const command = Buffer.from(line, 'latin1').toString('utf8');
+        if (this.recordCommands) this.stats.commands.push(command);
+        const outcome = this.command(session, command);
         replies.push(outcome.reply);
         if (outcome.after === 'close') {
           socket.off('data', onData);
@@ -273,6 +282,7 @@ export class LabSmtpServer {
     const plain = session.socket;
     const secure = new TLSSocket(plain, { isServer: true, secureContext: this.tls });
     secure.on('error', () => plain.destroy());
+    secure.on('end', session.release);
     secure.once('secure', () => {
       this.stats.tlsSessions++;
       if (secure.isSessionReused()) this.stats.tlsResumed++;

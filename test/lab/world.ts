@@ -28,6 +28,8 @@ export class World {
   private readonly domains = new Map<string, DomainSpec>();
   private readonly records = new Map<string, RecordSet>();
   private readonly avatars = new Set<string>();
+  /** Mailbox names by lower-case local part, per mailboxes object: a bench domain holds tens of thousands. */
+  private readonly mailboxIndex = new WeakMap<Record<string, MailboxState>, Map<string, string>>();
 
   /** `network` is the first two octets of the lab's 127/8 block, e.g. `127.77`. */
   constructor(
@@ -137,12 +139,22 @@ export class World {
     const domain = canonicalName(address.slice(at + 1));
     if (at < 1 || !this.serves(server, domain)) return { kind: 'not-served' };
     const spec = this.domains.get(domain) ?? {};
-    const state = Object.entries(spec.mailboxes ?? {}).find(
-      ([name]) => name.toLowerCase() === local.toLowerCase(),
-    )?.[1];
+    const state = this.mailbox(spec.mailboxes ?? {}, local);
     if (state) return { kind: 'mailbox', state };
     if (server.spec.catchAll || spec.catchAll) return { kind: 'mailbox', state: 'ok' };
     return { kind: 'unknown' };
+  }
+
+  /** A mailbox's state, its local part matched case-insensitively (a scenario's mailboxes are fixed once the lab runs). */
+  private mailbox(mailboxes: Record<string, MailboxState>, local: string): MailboxState | undefined {
+    if (Object.hasOwn(mailboxes, local)) return mailboxes[local];
+    let names = this.mailboxIndex.get(mailboxes);
+    if (!names) {
+      names = new Map(Object.keys(mailboxes).map((name) => [name.toLowerCase(), name]));
+      this.mailboxIndex.set(mailboxes, names);
+    }
+    const name = names.get(local.toLowerCase());
+    return name === undefined ? undefined : mailboxes[name];
   }
 
   registered(domain: string): string | undefined {

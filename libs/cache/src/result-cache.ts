@@ -6,6 +6,8 @@ import { MemoryTtlStore, type VerificationResult } from '@mailguard/engine';
 export interface ResultCache {
   get(key: string): Promise<VerificationResult | null>;
   set(key: string, result: VerificationResult, ttlSeconds: number): Promise<void>;
+  /** Many results at once (a list's group): one round trip to Redis. */
+  setMany(entries: Array<{ key: string; result: VerificationResult }>, ttlSeconds: number): Promise<void>;
   delete(key: string): Promise<void>;
 }
 
@@ -35,6 +37,14 @@ export class RedisResultCache implements ResultCache {
     if (ttlSeconds > 0) await this.redis.set(`${this.prefix}result:${key}`, JSON.stringify(result), 'EX', ttlSeconds);
   }
 
+  async setMany(entries: Array<{ key: string; result: VerificationResult }>, ttlSeconds: number): Promise<void> {
+    if (ttlSeconds <= 0 || entries.length === 0) return;
+    const pipeline = this.redis.pipeline();
+    for (const { key, result } of entries)
+      pipeline.set(`${this.prefix}result:${key}`, JSON.stringify(result), 'EX', ttlSeconds);
+    for (const [error] of (await pipeline.exec()) ?? []) if (error) throw error;
+  }
+
   async delete(key: string): Promise<void> {
     await this.redis.del(`${this.prefix}result:${key}`);
   }
@@ -50,6 +60,10 @@ export class MemoryResultCache implements ResultCache {
 
   set(key: string, result: VerificationResult, ttlSeconds: number): Promise<void> {
     return this.store.set(key, result, ttlSeconds * 1000);
+  }
+
+  async setMany(entries: Array<{ key: string; result: VerificationResult }>, ttlSeconds: number): Promise<void> {
+    for (const { key, result } of entries) await this.set(key, result, ttlSeconds);
   }
 
   delete(key: string): Promise<void> {

@@ -94,13 +94,28 @@ const WELL_KNOWN = new Set([
   'live.co.uk',
 ]);
 
+/** Domains whose correction a process remembers: the spell check is a scan of every well-known domain. */
+const REMEMBERED_CORRECTIONS = 10_000;
+const corrections = new Map<string, string | null>();
+
+/** The well-known domain a domain is a typo of, or null; by domain alone, remembered (a list repeats its domains). */
+function correctedDomain(domain: string): string | null {
+  let corrected = corrections.get(domain);
+  if (corrected !== undefined) return corrected;
+  const suggestion = spellCheck({ email: `a@${domain}` });
+  corrected =
+    suggestion && WELL_KNOWN.has(suggestion.domain) && suggestion.domain !== domain ? suggestion.domain : null;
+  corrections.set(domain, corrected);
+  if (corrections.size > REMEMBERED_CORRECTIONS) corrections.delete(corrections.keys().next().value as string);
+  return corrected;
+}
+
 /**
  * A corrected address only when confident: the fix lands on a well-known mail domain and the
  * given domain is not itself one (so `acme.test` is never "corrected" to `acme.de`).
  */
 export function suggestCorrection(localPart: string, domain: string): string | null {
   if (WELL_KNOWN.has(domain)) return null;
-  const suggestion = spellCheck({ email: `${localPart}@${domain}` });
-  if (!suggestion || !WELL_KNOWN.has(suggestion.domain) || suggestion.domain === domain) return null;
-  return `${localPart}@${suggestion.domain}`;
+  const corrected = correctedDomain(domain);
+  return corrected === null ? null : `${localPart}@${corrected}`;
 }

@@ -358,6 +358,24 @@ describe('catch-all', () => {
   });
 });
 
+describe('inspecting a group (a list feed)', () => {
+  it('inspects each address as a single inspection does, with DNS asked once for the domain', async () => {
+    const emails = ['john.doe@acme.test', 'nobody@acme.test', 'not an address', 'jane@acme.test'];
+    const deadlineAt = Date.now() + 10_000;
+    const fresh = engineFor();
+    const queries = lab.dns.queries;
+    const grouped = await fresh.inspectGroup(emails, { deadlineAt });
+    const once = lab.dns.queries - queries;
+    const single = await Promise.all(emails.map((email) => engineFor().inspect(email, { deadlineAt })));
+    expect(grouped).toEqual(single);
+    expect(grouped.map((inspection) => inspection.needsProbe)).toEqual([true, true, false, true]);
+    // The group's look-ups are those of its one domain: a single inspection at a fresh engine asks as many.
+    const queriesBefore = lab.dns.queries;
+    await engineFor().inspect('john.doe@acme.test', { deadlineAt });
+    expect(once).toBe(lab.dns.queries - queriesBefore);
+  });
+});
+
 describe('socket hygiene', () => {
   it('never writes CR, LF or NUL to a mail server, whatever the input', async () => {
     lab.resetStats();

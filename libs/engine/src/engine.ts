@@ -25,6 +25,7 @@ import {
   MemorySessionGate,
   probeMailboxes,
   providerAcceptsAll,
+  RecipientLimits,
   socksConnector,
   type Connector,
   type ProbeResult,
@@ -159,6 +160,24 @@ function beforeDeadline<T, F>(work: Promise<T>, signal: AbortSignal, fallback: F
   });
 }
 
+/**
+ * A domain's facts by the deadline (null when a look-up failed or ran past it); a failed cache read
+ * is not an answer: it throws, and the job is retried.
+ */
+function settled(lookups: DomainLookups, step: 'mail' | 'facts', signal: AbortSignal): Promise<DomainFacts | null> {
+  return lookups.cached.then(() => beforeDeadline(lookups[step], signal, null));
+}
+
+/** An inspection with its domain's facts (null: not known) and whether the address has an avatar. */
+function withFacts(base: Inspection, facts: DomainFacts | null, gravatar: boolean | null): Inspection {
+  return {
+    ...base,
+    facts,
+    gravatar: facts?.mail.status === 'ok' ? gravatar : null,
+    needsProbe: facts?.mail.status === 'ok',
+  };
+}
+
 function mailboxAnswer(probe: ProbeResult | null): MailboxAnswer {
   switch (probe?.definite ? probe.replyClass : null) {
     case 'accepted':
@@ -259,6 +278,8 @@ function deadlineSignal(deadlineAt: number, now: number): { signal: AbortSignal;
  */
 export class VerificationEngine {
   private readonly inflight = new Map<string, DomainLookups>();
+  /** What hosts' 452 4.5.3 taught this process's probes. */
+  private readonly recipientLimits = new RecipientLimits();
 
   constructor(
     readonly options: EngineOptions,
@@ -371,22 +392,47 @@ export class VerificationEngine {
       deadline.signal,
       null,
     );
-    const inspection = (facts: DomainFacts | null, avatar: boolean | null): Inspection => ({
-      ...base,
-      facts,
-      gravatar: facts?.mail.status === 'ok' ? avatar : null,
-      needsProbe: facts?.mail.status === 'ok',
-    });
-    // A failed DNS look-up is an answer (unknown); a failed cache read is not: it throws, and the job is retried.
-    const settled = (facts: Promise<DomainFacts>) =>
-      lookups.cached.then(() => beforeDeadline(facts, deadline.signal, null));
-    const early = settled(lookups.mail).then((facts) => inspection(facts, null));
-    const full = Promise.all([settled(lookups.facts), gravatar])
-      .then(([facts, avatar]) => inspection(facts, avatar))
+    const early = settled(lookups, 'mail', deadline.signal).then((facts) => withFacts(base, facts, null));
+    const full = Promise.all([settled(lookups, 'facts', deadline.signal), gravatar])
+      .then(([facts, avatar]) => withFacts(base, facts, avatar))
       .finally(() => deadline.clear());
     // A caller may use one of the two and drop the other: a failure is reported through the one used.
     for (const step of [early, full]) step.catch(() => undefined);
     return { early, full };
+  }
+
+  /**
+   * Stage 1 for many addresses at once (a list's group): each domain's facts are read once for all
+   * of its addresses, the Gravatar look-up is each address's own.
+   */
+  async inspectGroup(inputs: string[], { deadlineAt }: StageOptions): Promise<Inspection[]> {
+    const deadline = deadlineSignal(deadlineAt, this.deps.now().getTime());
+    const facts = new Map<string, Promise<DomainFacts | null>>();
+    const factsOf = (domain: string) => {
+      let pending = facts.get(domain);
+      if (!pending) facts.set(domain, (pending = settled(this.domainFacts(domain), 'facts', deadline.signal)));
+      return pending;
+    };
+    try {
+      return await Promise.all(
+        inputs.map(async (input): Promise<Inspection> => {
+          const base = this.inspectLocally(input);
+          // Address literals pass syntax but are never looked up or probed.
+          if (!base.syntaxValid || base.domain.startsWith('[')) return base;
+          const [found, gravatar] = await Promise.all([
+            factsOf(base.asciiDomain as string),
+            beforeDeadline(
+              hasGravatar(this.deps.http, this.options.gravatarBaseUrl, base.email),
+              deadline.signal,
+              null,
+            ),
+          ]);
+          return withFacts(base, found, gravatar);
+        }),
+      );
+    } finally {
+      deadline.clear();
+    }
   }
 
   /** Who the prober is and how it connects, for one probe. */
@@ -401,6 +447,7 @@ export class VerificationEngine {
       allowPrivate: options.allowPrivateMx,
       gate: deps.gate,
       tlsSessions: deps.tlsSessions,
+      recipientLimits: this.recipientLimits,
       deadlineAt,
       signal,
     };

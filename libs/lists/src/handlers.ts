@@ -97,7 +97,10 @@ export function feedHandler(engine: VerificationEngine, store: ListStore): JobHa
           while (next < groups.length) {
             const group = groups[next++];
             const deadlineAt = Date.now() + INSPECT_BUDGET_MS;
-            const inspections = await Promise.all(group.map((row) => engine.inspect(row.email, { deadlineAt })));
+            const inspections = await engine.inspectGroup(
+              group.map((row) => row.email),
+              { deadlineAt },
+            );
             const probe = inspections.flatMap((inspection, index) => (inspection.needsProbe ? [index] : []));
             const direct = inspections.flatMap((inspection, index) => (inspection.needsProbe ? [] : [index]));
             if (probe.length > 0) {
@@ -158,10 +161,11 @@ export function concludeGroupHandler(
       results.map((result, index) => ({ row: payload.rows[index], result })),
     );
     results.forEach((result) => observe(result));
-    await Promise.all(
+    await cache.setMany(
       results
         .filter((result) => result.reachable !== 'unknown')
-        .map((result) => cache.set(resultKey(result.email), result, options.cacheTtlSeconds)),
+        .map((result) => ({ key: resultKey(result.email), result })),
+      options.cacheTtlSeconds,
     );
     await knowledge.learn(results);
     if (finished) await announce(finished, queue, options);

@@ -3,6 +3,7 @@ export { directConnector, socksConnector, SmtpError, SmtpSession, type Connector
 export {
   asksToRetryLater,
   probeMailboxes,
+  RecipientLimits,
   type GroupProbeResult,
   type ProbeFailure,
   type ProbeHost,

@@ -42,6 +42,8 @@ export interface ProbeOptions {
   gate: SessionGate;
   /** TLS sessions to resume with hosts seen before. */
   tlsSessions?: TlsSessionCache;
+  /** Recipients per transaction that hosts said they take (452 4.5.3), learnt by earlier probes. */
+  recipientLimits?: RecipientLimits;
   /** Epoch ms of the check's deadline: `signal` aborts every session then. */
   deadlineAt: number;
   signal?: AbortSignal;
@@ -303,10 +305,38 @@ export interface GroupProbeResult {
 
 /** Recipients per transaction until a server says it takes fewer (RFC 5321 asks servers for 100). */
 const RECIPIENTS_PER_TRANSACTION = 100;
+/** Hosts whose recipient limit a process remembers (the oldest is forgotten first). */
+const REMEMBERED_LIMITS = 10_000;
 
-/** MAIL and the RCPTs of one transaction: pipelined in one round trip, else one command at a time. */
-async function transaction(session: SmtpSession, mail: string, rcpts: string[]): Promise<SmtpReply[]> {
-  if (session.pipelining) return session.send(mail, ...rcpts);
+/**
+ * How many recipients per transaction each host takes, as its 452 4.5.3 told an earlier probe: the
+ * next probe sends no more than that, instead of learning it again with a refused transaction.
+ */
+export class RecipientLimits {
+  private readonly limits = new Map<string, number>();
+
+  get(host: string): number | null {
+    return this.limits.get(host) ?? null;
+  }
+
+  learn(host: string, limit: number): void {
+    this.limits.delete(host);
+    this.limits.set(host, limit);
+    if (this.limits.size > REMEMBERED_LIMITS) this.limits.delete(this.limits.keys().next().value as string);
+  }
+}
+
+/**
+ * MAIL and the RCPTs of one transaction, after RSET when one came before: pipelined in one round
+ * trip (RFC 2920 lets RSET lead the batch), else one command at a time. RSET's reply is not
+ * returned: were it refused, the MAIL after it is refused too (nested MAIL), and that decides.
+ */
+async function transaction(session: SmtpSession, mail: string, rcpts: string[], reset: boolean): Promise<SmtpReply[]> {
+  if (session.pipelining) {
+    const replies = await session.send(...(reset ? ['RSET'] : []), mail, ...rcpts);
+    return reset ? replies.slice(1) : replies;
+  }
+  if (reset) await session.command('RSET');
   const replies = [await session.command(mail)];
   if (replies[0].code !== 250) return replies;
   for (const rcpt of rcpts) replies.push(await session.command(rcpt));
@@ -316,9 +346,10 @@ async function transaction(session: SmtpSession, mail: string, rcpts: string[]):
 /**
  * Check 4: asks the domain's MX hosts, in priority order, whether they take mail for the addresses
  * (a single check is a group of one), in one session: several RCPT TO per transaction (PIPELINING:
- * in one round trip; RSET between transactions), the targets first and the made-up address after
- * them, once for the whole group (again in the next transaction when its answer was unclear). A server that refuses more recipients (452 4.5.3) gets smaller
- * transactions, and the made-up address a session of its own. Addresses no server answered
+ * in one round trip; RSET between transactions, pipelined with the next), the targets first and
+ * the made-up address after them, once for the whole group (again in the next transaction when its
+ * answer was unclear). A server that refuses more recipients (452 4.5.3) gets smaller transactions,
+ * from then on in later probes too, and the made-up address a session of its own. Addresses no server answered
  * definitely move on to the next MX: relay denied here, say, may be accepted there.
  */
 export async function probeMailboxes(options: ProbeOptions): Promise<GroupProbeResult> {
@@ -352,13 +383,20 @@ export async function probeMailboxes(options: ProbeOptions): Promise<GroupProbeR
         session = opened.session;
         if (!session) continue hosts;
         await decoyKnown;
-        let limit = options.stopAtAccepted ?? RECIPIENTS_PER_TRANSACTION;
+        let capped = options.recipientLimits?.get(host.exchange) ?? null;
+        let limit = Math.min(
+          options.stopAtAccepted ?? RECIPIENTS_PER_TRANSACTION,
+          capped ?? RECIPIENTS_PER_TRANSACTION,
+        );
         let queue = pending;
         const unsettled: number[] = [];
+        let reset = false;
         while (queue.length > 0) {
-          const batch = queue.slice(0, limit);
+          // At a host known to cap recipients the made-up address takes a place (else it is refused for its number).
+          const batch = queue.slice(0, decoy && capped !== null && limit > 1 ? limit - 1 : limit);
           const rcpts = batch.map((index) => `RCPT TO:<${options.addresses[index]}>`);
-          const replies = await transaction(session, mail, decoy ? [...rcpts, decoy] : rcpts);
+          const replies = await transaction(session, mail, decoy ? [...rcpts, decoy] : rcpts, reset);
+          reset = true;
           if (replies[0].code !== 250) {
             const mailClass = classifyReply(replies[0], 'mail');
             await attempt.backOff(host.exchange, mailClass);
@@ -401,14 +439,16 @@ export async function probeMailboxes(options: ProbeOptions): Promise<GroupProbeR
             queue = [];
             break;
           }
-          // The server took this many recipients in one transaction: no more from now on.
-          if (again.length > 0) limit = Math.max(1, batch.length - again.length);
+          // The server took this many recipients in one transaction: no more from now on, nor in later probes.
+          if (again.length > 0) {
+            limit = capped = Math.max(1, batch.length - again.length);
+            options.recipientLimits?.learn(host.exchange, limit);
+          }
           queue = [...again, ...queue.slice(batch.length)];
           if (options.stopAtAccepted && batch.some((index) => answers[index]?.replyClass === 'accepted')) {
             for (const index of queue) skipped.add(index);
             queue = [];
           }
-          if (queue.length > 0) await session.command('RSET');
         }
         attempt.end(session);
         pending = [...unsettled, ...queue].sort((a, b) => a - b);
