@@ -93,6 +93,18 @@ describe('CreditLedger.chargeOne', () => {
     expect(answers.map((answer) => answer.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
     expect((await ledger.balance(id)).balance).toBe(7);
   });
+
+  it('relaxes the commit of its own statement only: the connection commits synchronously again afterwards', async () => {
+    const id = await account(10);
+    const single = createDataSource({ url: database.url, poolSize: 1 });
+    await single.initialize();
+    try {
+      expect(await new CreditLedger(() => single).chargeOne(id, 'single check', `chk_${id}`, usage(1))).toBe(9);
+      expect(await single.query('SHOW synchronous_commit')).toEqual([{ synchronous_commit: 'on' }]);
+    } finally {
+      await single.destroy();
+    }
+  });
 });
 
 async function credits(accountId: string) {
