@@ -21,56 +21,100 @@ interface Run {
 
 const RUNS: Run[] = [
   { name: 'api', script: 'api.bench.js' },
+  // BENCH_MILLION=1 adds the 1,000,000-row run (flat memory) after the customer-shaped list.
   { name: 'lists', script: 'lists.bench.js' },
-  { name: 'million', script: 'lists.bench.js', env: { BENCH_ADDRESSES: '1000000' } },
 ];
 
 type Figures = Record<string, unknown>;
 
 interface Target {
   label: string;
-  /** Where the figure is in the merged JSON, e.g. `api.ratio.p50`. */
-  path: string;
+  value: (figures: Figures) => number | null;
   target: string;
   met: (value: number) => boolean;
   digits: number;
 }
 
+/** What sits at a dotted path of the figures, e.g. `api.ratio.p50`. */
+function walk(figures: Figures | null, path: string): unknown {
+  let value: unknown = figures;
+  for (const part of path.split('.')) value = (value as Record<string, unknown> | null | undefined)?.[part];
+  return value;
+}
+
+/** The figure at a path; null when that run did not give it. */
+function at(figures: Figures | null, path: string): number | null {
+  const value = walk(figures, path);
+  return typeof value === 'number' ? value : null;
+}
+
+/** The largest number in an object of them (peak RSS per process). */
+function largest(figures: Figures | null, path: string): number | null {
+  const numbers = Object.values((walk(figures, path) ?? {}) as Record<string, unknown>).filter(
+    (entry): entry is number => typeof entry === 'number',
+  );
+  return numbers.length > 0 ? Math.max(...numbers) : null;
+}
+
 const TARGETS: Target[] = [
-  { label: 'single check ÷ floor, p50', path: 'api.ratio.p50', target: '≤ 1.10', met: (v) => v <= 1.1, digits: 2 },
-  { label: 'single check ÷ floor, p99', path: 'api.ratio.p99', target: '≤ 1.25', met: (v) => v <= 1.25, digits: 2 },
-  { label: 'single check p50 (ms)', path: 'api.uncached.p50', target: '', met: () => true, digits: 1 },
-  { label: 'SMTP floor p50 (ms)', path: 'api.floor.p50', target: '', met: () => true, digits: 1 },
+  {
+    label: 'single check ÷ floor, p50',
+    value: (f) => at(f, 'api.ratio.p50'),
+    target: '≤ 1.10',
+    met: (v) => v <= 1.1,
+    digits: 2,
+  },
+  {
+    label: 'single check ÷ floor, p99',
+    value: (f) => at(f, 'api.ratio.p99'),
+    target: '≤ 1.25',
+    met: (v) => v <= 1.25,
+    digits: 2,
+  },
+  { label: 'single check p50 (ms)', value: (f) => at(f, 'api.uncached.p50'), target: '', met: () => true, digits: 1 },
+  { label: 'SMTP floor p50 (ms)', value: (f) => at(f, 'api.floor.p50'), target: '', met: () => true, digits: 1 },
   {
     label: 'bulk addresses/minute',
-    path: 'lists.addressesPerMinute',
+    value: (f) => at(f, 'lists.addressesPerMinute'),
     target: '≥ 150,000',
     met: (v) => v >= 150_000,
     digits: 0,
   },
   {
     label: 'SMTP sessions per address',
-    path: 'lists.sessionsPerAddress',
+    value: (f) => at(f, 'lists.sessionsPerAddress'),
     target: '< 0.02',
     met: (v) => v < 0.02,
     digits: 4,
   },
-  { label: 'largest process RSS (MB)', path: 'lists.maxRssMb', target: '< 512', met: (v) => v < 512, digits: 0 },
+  {
+    label: 'largest process RSS (MB)',
+    value: (f) => largest(f, 'lists.peakRssMb'),
+    target: '< 512',
+    met: (v) => v < 512,
+    digits: 0,
+  },
   {
     label: '1,000,000 rows: largest RSS (MB)',
-    path: 'million.maxRssMb',
+    value: (f) => largest(f, 'lists.million.peakRssMb'),
     target: '< 512',
     met: (v) => v < 512,
     digits: 0,
   },
   {
     label: 'cached checks/s, two gateways',
-    path: 'api.cached.twoGateways',
+    value: (f) => at(f, 'api.cached.twoGateways'),
     target: '≥ 5,000',
     met: (v) => v >= 5000,
     digits: 0,
   },
-  { label: 'cached check p50 (ms)', path: 'api.cached.p50', target: '< 2', met: (v) => v < 2, digits: 2 },
+  {
+    label: 'cached check p50 (ms)',
+    value: (f) => at(f, 'api.cached.p50'),
+    target: '< 2',
+    met: (v) => v < 2,
+    digits: 2,
+  },
 ];
 
 function run({ script, env }: Run, json: string): Promise<void> {
@@ -84,19 +128,13 @@ function run({ script, env }: Run, json: string): Promise<void> {
   });
 }
 
-function at(figures: Figures | null, path: string): number | null {
-  let value: unknown = figures;
-  for (const part of path.split('.')) value = (value as Record<string, unknown> | undefined)?.[part];
-  return typeof value === 'number' ? value : null;
-}
-
 function table(latest: Figures, previous: Figures | null): string {
   const format = (value: number | null, digits: number) =>
     value === null ? '–' : value.toLocaleString('en-US', { maximumFractionDigits: digits });
-  const rows = TARGETS.map(({ label, path, target, met, digits }) => {
-    const now = at(latest, path);
+  const rows = TARGETS.map(({ label, value, target, met, digits }) => {
+    const now = value(latest);
     const mark = target && now !== null ? (met(now) ? ' ✓' : ' ✗') : '';
-    return `| ${label} | ${target} | ${format(now, digits)}${mark} | ${format(at(previous, path), digits)} |`;
+    return `| ${label} | ${target} | ${format(now, digits)}${mark} | ${format(previous ? value(previous) : null, digits)} |`;
   });
   const when = (figures: Figures | null) => (figures ? String(figures.date).slice(0, 16).replace('T', ' ') : '–');
   return [
