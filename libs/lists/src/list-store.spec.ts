@@ -161,3 +161,27 @@ it('gives back everything not charged when a running list is cancelled, once', a
     ],
   });
 });
+
+it('settles groups of one list side by side: the list row is key-share locked until the counters move', async () => {
+  const accountId = await account(10);
+  const id = await upload(accountId);
+  await store.seal(id, accountId);
+  await store.start(id);
+  // Another group's settlement in flight: its key-share lock on the list row, not yet committed.
+  const other = source.createQueryRunner();
+  await other.connect();
+  await other.startTransaction();
+  await other.query('SELECT status FROM lists WHERE id = $1 FOR KEY SHARE', [id]);
+  try {
+    // Would wait for `other` if a settlement locked the list row for update from its start.
+    expect(await store.settle(id, [{ row: 1, result: result('safe', 'valid') }])).toBeNull();
+    await other.commitTransaction();
+    expect((await store.cancel(id, accountId))?.view).toMatchObject({
+      status: 'cancelled',
+      processed: 3,
+      creditsCharged: 1,
+    });
+  } finally {
+    await other.release();
+  }
+});

@@ -260,7 +260,11 @@ export class ListStore {
     settled: Array<{ row: number; result: VerificationResult }>,
   ): Promise<StoredList | null> {
     return this.dataSource().transaction(async (manager) => {
-      const list = await manager.findOne(ListEntity, { where: { id: listId }, lock: { mode: 'pessimistic_write' } });
+      // A key-share lock: groups of one list settle side by side (their rows are theirs), while a
+      // cancel or a delete (FOR UPDATE) waits for them, and they for it: the list is locked first by both.
+      const [list] = (await manager.query('SELECT status FROM lists WHERE id = $1 FOR KEY SHARE', [listId])) as Array<{
+        status: ListStatus;
+      }>;
       if (!list || !RUNNING.includes(list.status)) return null;
       // Raw: one conditional statement settles only the rows not settled yet (a job run twice finds none).
       const [fresh] = (await manager.query(
@@ -280,18 +284,15 @@ export class ListStore {
       )) as [Array<{ row: number; status: string }>, number];
       const all = [...fresh, ...copies];
       const counted = (status: string) => all.filter((row) => row.status === status).length;
-      // The list row is locked: its counters move from what was read, with no other writer in between.
-      const counters = {
-        processed: list.processed + all.length,
-        valid: list.valid + counted('valid'),
-        risky: list.risky + counted('risky'),
-        invalid: list.invalid + counted('invalid'),
-        creditsCharged: list.creditsCharged + listCharge(fresh),
-      };
-      await manager.update(ListEntity, { id: listId }, counters);
-      Object.assign(list, counters);
-      if (list.processed < list.total) return null;
-      return this.finish(manager, list, 'completed');
+      // The counters move in place, the list's row locked only from here to the commit.
+      const [[moved]] = (await manager.query(
+        `UPDATE lists SET processed = processed + $2, valid = valid + $3, risky = risky + $4, invalid = invalid + $5,
+           credits_charged = credits_charged + $6
+         WHERE id = $1 RETURNING processed, total`,
+        [listId, all.length, counted('valid'), counted('risky'), counted('invalid'), listCharge(fresh)],
+      )) as [Array<{ processed: number; total: number }>, number];
+      if (moved.processed < moved.total) return null;
+      return this.finish(manager, await manager.findOneByOrFail(ListEntity, { id: listId }), 'completed');
     });
   }
 
