@@ -2,6 +2,7 @@ import { addressPolicy } from '@mailguard/net';
 import { classifyReply, type ReplyClass } from './classify';
 import { SmtpError, SmtpSession, type Connector } from './client';
 import type { SmtpReply } from './reply';
+import { BoundedMap } from './bounded-map';
 import type { TlsSessionCache } from './tls-sessions';
 import {
   CoolingDownError,
@@ -313,16 +314,14 @@ const REMEMBERED_LIMITS = 10_000;
  * next probe sends no more than that, instead of learning it again with a refused transaction.
  */
 export class RecipientLimits {
-  private readonly limits = new Map<string, number>();
+  private readonly limits = new BoundedMap<number>(REMEMBERED_LIMITS);
 
   get(host: string): number | null {
     return this.limits.get(host) ?? null;
   }
 
   learn(host: string, limit: number): void {
-    this.limits.delete(host);
     this.limits.set(host, limit);
-    if (this.limits.size > REMEMBERED_LIMITS) this.limits.delete(this.limits.keys().next().value as string);
   }
 }
 
