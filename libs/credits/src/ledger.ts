@@ -3,6 +3,7 @@ import {
   AccountEntity,
   CreditTransactionEntity,
   queryPrepared,
+  RELAXED_COMMIT,
   type TransactionKind,
   type UsageKind,
 } from '@mailguard/db';
@@ -51,21 +52,15 @@ const STATEMENTS_PER_ACCOUNT = 2;
  * first (FOR UPDATE reads the latest committed balance), the first `taken` checks the balance pays
  * for are served in order, each with its ledger row (balance_after counting down) and its usage row.
  *
- * This statement's own transaction commits without waiting for the WAL flush (`relaxed`, local to
- * it; every other movement stays synchronous): a disk flush is most of a cached check's time, and
- * the row lock is held until the commit. What that risks is bounded: only a crash of Postgres
- * itself can lose the last fraction of a second of these commits (wal_writer_delay, ×3 at most),
- * and then as whole transactions — balance, ledger and usage rows together, never one without the
- * others, and always a suffix of the commit order, since any later synchronous commit flushes
- * them. No check can be charged twice or overdraw the balance; at worst cached answers given in
- * that instant end up unpaid.
+ * Its commit is relaxed (see RELAXED_COMMIT): the row lock is held until the commit, so a disk
+ * flush there would also hold up the next batch.
  */
 const CHARGE_BATCH = `
   WITH items AS (
     SELECT * FROM jsonb_to_recordset($2::jsonb)
       AS item(n int, reason text, ref text, usage_id text, email text, kind text, status text, usage_reason text, result jsonb)),
   locked AS (SELECT balance FROM accounts WHERE id = $1 FOR UPDATE),
-  relaxed AS (SELECT set_config('synchronous_commit', 'off', true)),
+  ${RELAXED_COMMIT},
   granted AS (
     SELECT balance AS before, least(balance / $3::int, jsonb_array_length($2::jsonb)) AS taken FROM locked, relaxed),
   moved AS (
@@ -137,10 +132,14 @@ export class CreditLedger {
     return balance;
   }
 
-  /** Takes `amount` when the balance allows it; null (and nothing taken) when it does not. */
+  /**
+   * Takes `amount` when the balance allows it; null (and nothing taken) when it does not. A check's
+   * charge is on its answer's path: its commit is relaxed (see RELAXED_COMMIT).
+   */
   async charge(accountId: string, amount: number, reason: string, ref: string): Promise<number | null> {
     const rows: Array<{ balance_after: number }> = await this.dataSource().query(
-      `WITH moved AS (UPDATE accounts SET balance = balance - $2 WHERE id = $1 AND balance >= $2 RETURNING balance)
+      `WITH ${RELAXED_COMMIT},
+       moved AS (UPDATE accounts SET balance = balance - $2 FROM relaxed WHERE id = $1 AND balance >= $2 RETURNING balance)
        INSERT INTO credit_transactions (account_id, delta, kind, reason, ref, balance_after)
        SELECT $1, -$2, 'charge', $3, $4, balance FROM moved RETURNING balance_after`,
       [accountId, amount, reason, ref],

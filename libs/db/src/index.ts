@@ -6,5 +6,6 @@ export {
   runMigrations,
   type DataSourceOptions,
 } from './data-source';
+export { RELAXED_COMMIT } from './relaxed-commit';
 export { startEmbeddedPostgres, type EmbeddedPostgres } from './embedded-postgres';
 export * from './entities';

@@ -1,6 +1,6 @@
 import { domainToASCII } from 'node:url';
 import type { DataSource } from 'typeorm';
-import { DomainEvidenceEntity, FeedbackEntity, type EvidenceSource } from '@mailguard/db';
+import { DomainEvidenceEntity, FeedbackEntity, RELAXED_COMMIT, type EvidenceSource } from '@mailguard/db';
 import type { Inspection, ProbeOutcome, VerificationEngine, VerificationResult } from '@mailguard/engine';
 import { learnDomain, type DomainModel, type Evidence } from '@mailguard/scoring';
 
@@ -154,20 +154,23 @@ export class DomainKnowledge {
       return [];
     });
     if (known.length === 0) return;
-    // One row per address: one already known keeps its row.
-    await this.dataSource()
-      .createQueryBuilder()
-      .insert()
-      .into(DomainEvidenceEntity)
-      .values(
-        known.map(({ result, source }) => ({
-          domain: aLabel(result.domain),
-          localPart: result.checks.syntax.localPart.toLowerCase(),
-          source,
-        })),
-      )
-      .orIgnore()
-      .execute();
+    // One row per address: one already known keeps its row. On the answer's path: its commit is relaxed (see RELAXED_COMMIT).
+    await this.dataSource().query(
+      `WITH ${RELAXED_COMMIT}
+       INSERT INTO domain_evidence (domain, local_part, source)
+       SELECT item.domain, item.local_part, item.source FROM jsonb_to_recordset($1::jsonb)
+         AS item(domain text, local_part text, source text), relaxed
+       ON CONFLICT DO NOTHING`,
+      [
+        JSON.stringify(
+          known.map(({ result, source }) => ({
+            domain: aLabel(result.domain),
+            local_part: result.checks.syntax.localPart.toLowerCase(),
+            source,
+          })),
+        ),
+      ],
+    );
   }
 
   /** A finder hit at a strict domain: the pattern is known, not inferred. */
