@@ -161,6 +161,14 @@ function beforeDeadline<T, F>(work: Promise<T>, signal: AbortSignal, fallback: F
 }
 
 /**
+ * Lets whoever awaits the mail hosts hand the SMTP stage its job before the look-ups it does not
+ * need begin: the job's write is queued in the same turn of the event loop, these look-ups in the next.
+ */
+function afterDispatch(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}
+
+/**
  * A domain's facts by the deadline (null when a look-up failed or ran past it); a failed cache read
  * is not an answer: it throws, and the job is retried.
  */
@@ -300,6 +308,7 @@ export class VerificationEngine {
       );
       const facts = Promise.all([cached, mail]).then(async ([known, early]) => {
         if (known) return known;
+        await afterDispatch();
         const exists = early.mail.exists;
         const [authentication, age] = await Promise.all([
           exists ? lookupAuthentication(this.deps.resolver, domain) : NO_AUTH,
@@ -387,12 +396,17 @@ export class VerificationEngine {
     const asciiDomain = base.asciiDomain as string;
     const deadline = deadlineSignal(deadlineAt, this.deps.now().getTime());
     const lookups = this.domainFacts(asciiDomain);
-    const gravatar = beforeDeadline(
-      hasGravatar(this.deps.http, this.options.gravatarBaseUrl, base.email),
-      deadline.signal,
-      null,
-    );
     const early = settled(lookups, 'mail', deadline.signal).then((facts) => withFacts(base, facts, null));
+    // An avatar counts only for an address with a mail host to ask (see withFacts).
+    const gravatar = early.then(async (first) => {
+      if (!first.needsProbe) return null;
+      await afterDispatch();
+      return beforeDeadline(
+        hasGravatar(this.deps.http, this.options.gravatarBaseUrl, base.email),
+        deadline.signal,
+        null,
+      );
+    });
     const full = Promise.all([settled(lookups, 'facts', deadline.signal), gravatar])
       .then(([facts, avatar]) => withFacts(base, facts, avatar))
       .finally(() => deadline.clear());
