@@ -53,7 +53,8 @@ const STATEMENTS_PER_ACCOUNT = 2;
  * for are served in order, each with its ledger row (balance_after counting down) and its usage row.
  *
  * Its commit is relaxed (see RELAXED_COMMIT): the row lock is held until the commit, so a disk
- * flush there would also hold up the next batch.
+ * flush there would also hold up the next batch; the usage rows are in the same transaction, so a
+ * crash loses both or neither.
  */
 const CHARGE_BATCH = `
   WITH items AS (
@@ -133,13 +134,12 @@ export class CreditLedger {
   }
 
   /**
-   * Takes `amount` when the balance allows it; null (and nothing taken) when it does not. A check's
-   * charge is on its answer's path: its commit is relaxed (see RELAXED_COMMIT).
+   * Takes `amount` when the balance allows it; null (and nothing taken) when it does not. Its commit
+   * waits for the flush: the check's usage row is another transaction, and one must never outlive the other.
    */
   async charge(accountId: string, amount: number, reason: string, ref: string): Promise<number | null> {
     const rows: Array<{ balance_after: number }> = await this.dataSource().query(
-      `WITH ${RELAXED_COMMIT},
-       moved AS (UPDATE accounts SET balance = balance - $2 FROM relaxed WHERE id = $1 AND balance >= $2 RETURNING balance)
+      `WITH moved AS (UPDATE accounts SET balance = balance - $2 WHERE id = $1 AND balance >= $2 RETURNING balance)
        INSERT INTO credit_transactions (account_id, delta, kind, reason, ref, balance_after)
        SELECT $1, -$2, 'charge', $3, $4, balance FROM moved RETURNING balance_after`,
       [accountId, amount, reason, ref],

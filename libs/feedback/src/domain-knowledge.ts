@@ -154,7 +154,8 @@ export class DomainKnowledge {
       return [];
     });
     if (known.length === 0) return;
-    // One row per address: one already known keeps its row. On the answer's path: its commit is relaxed (see RELAXED_COMMIT).
+    // One row per address: one already known keeps its row. It stands alone and is on the answer's path:
+    // its commit is relaxed (see RELAXED_COMMIT); a crash can only cost a little of what is learnt.
     await this.dataSource().query(
       `WITH ${RELAXED_COMMIT}
        INSERT INTO domain_evidence (domain, local_part, source)

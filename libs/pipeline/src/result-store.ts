@@ -1,7 +1,7 @@
 import type { DataSource } from 'typeorm';
 import { resultKey, type ResultCache } from '@mailguard/cache';
 import { checkCost } from '@mailguard/credits';
-import { RELAXED_COMMIT, VerificationEntity } from '@mailguard/db';
+import { VerificationEntity } from '@mailguard/db';
 import type { VerificationResult } from '@mailguard/engine';
 import type { CheckRequest } from '@mailguard/queue';
 
@@ -17,27 +17,27 @@ export class ResultStore {
     private readonly cacheTtlSeconds: number,
   ) {}
 
-  /** The check's usage row; false when the request id has one already. Its commit is relaxed (see RELAXED_COMMIT). */
   private async insert(request: CheckRequest, result: VerificationResult): Promise<boolean> {
     if (!request.accountId || !request.kind) return true;
-    const inserted: unknown[] = await this.dataSource().query(
-      `WITH ${RELAXED_COMMIT}
-       INSERT INTO verifications (id, account_id, email, kind, status, reason, credits, result)
-       SELECT $1, $2, $3, $4, $5, $6, $7, $8::jsonb FROM relaxed
-       ON CONFLICT DO NOTHING RETURNING id`,
-      [
-        request.requestId,
-        request.accountId,
-        result.email,
-        request.kind,
-        result.status,
-        result.reason,
+    const inserted = await this.dataSource()
+      .createQueryBuilder()
+      .insert()
+      .into(VerificationEntity)
+      .values({
+        id: request.requestId,
+        accountId: request.accountId,
+        email: result.email,
+        kind: request.kind,
+        status: result.status,
+        reason: result.reason,
         // What the check finally costs, refunds deducted.
-        checkCost(result),
-        JSON.stringify(result),
-      ],
-    );
-    return inserted.length > 0;
+        credits: checkCost(result),
+        result,
+      })
+      .orIgnore()
+      .returning(['id'])
+      .execute();
+    return inserted.raw.length > 0;
   }
 
   /** The scoring stage's write. */
