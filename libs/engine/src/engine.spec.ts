@@ -1,8 +1,11 @@
 import { loadConfig } from '@mailguard/config';
+import { createResolver } from '@mailguard/dns';
+import { outboundGet, type HttpGet } from '@mailguard/lookups';
 import { startLab, type Lab } from '../../../test/lab';
 import { loadScenario } from '../../../test/lab/scenario';
 import { MemoryTtlStore } from './domain-cache';
 import { createEngine, type VerificationEngine } from './engine';
+import { createOutbound } from '@mailguard/net';
 
 /** The engine through the real sockets of the mail lab: every verdict row and every behaviour. */
 let lab: Lab;
@@ -355,6 +358,38 @@ describe('catch-all', () => {
     expect(lab.stats('mx.catchall.test').commands.filter((command) => command.startsWith('RCPT'))).toEqual([
       'RCPT TO:<maria.garcia@catchall.test>',
     ]);
+  });
+});
+
+describe('inspecting in two steps (a single check)', () => {
+  it('lets the mail hosts be handed on before the look-ups SMTP does not need begin, and asks no avatar without a mail host', async () => {
+    const config = loadConfig({ ...lab.env, SMTP_HELO_NAME: 'probe.mailguard.test' });
+    const resolver = createResolver({ servers: config.dns.servers });
+    const asked: string[] = [];
+    const fetched: string[] = [];
+    const get = outboundGet(createOutbound(config));
+    const http: HttpGet = (url, options) => {
+      fetched.push(url);
+      return get(url, options);
+    };
+    const fresh = createEngine(config, {
+      http,
+      resolver: { ...resolver, resolveTxt: (name) => (asked.push(name), resolver.resolveTxt(name)) },
+    });
+    const deadlineAt = Date.now() + 10_000;
+    const { early, full } = fresh.inspectInSteps('john.doe@acme.test', { deadlineAt });
+    expect((await early).needsProbe).toBe(true);
+    // What the awaiting stage does next (queueing the SMTP job) comes before any of them.
+    expect({ asked, fetched }).toEqual({ asked: [], fetched: [] });
+    const inspection = await full;
+    expect(asked).toContain('acme.test');
+    expect(fetched).toEqual(expect.arrayContaining([expect.stringContaining('/avatar/')]));
+    expect(inspection.facts?.authentication.spf.present).toBe(true);
+
+    fetched.length = 0;
+    const nowhere = fresh.inspectInSteps('someone@no-such-domain.test', { deadlineAt });
+    expect((await nowhere.full).needsProbe).toBe(false);
+    expect(fetched.filter((url) => url.includes('/avatar/'))).toEqual([]);
   });
 });
 
