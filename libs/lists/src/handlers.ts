@@ -117,22 +117,31 @@ export function feedHandler(engine: VerificationEngine, store: ListStore): JobHa
       }
       return true;
     };
+    let failed = false;
     const nextGroup = async (): Promise<PendingRow[] | null> => {
-      while (groups.length === 0) {
+      while (groups.length === 0 && !failed) {
         reading ??= readRound().finally(() => (reading = null));
         if (!(await reading)) return null;
       }
-      return groups.shift() ?? null;
+      return failed ? null : (groups.shift() ?? null);
     };
     let dispatched = 0;
-    await Promise.all(
+    // On a failure the others stop taking groups, and the job fails (to be retried) only once they
+    // are done: a retry never runs beside the rest of the failed feed.
+    const workers = await Promise.allSettled(
       Array.from({ length: FEED_CONCURRENCY }, async () => {
-        for (let group = await nextGroup(); group; group = await nextGroup()) {
-          await dispatch(engine, store, queue, listId, round, group);
-          dispatched += group.length;
+        try {
+          for (let group = await nextGroup(); group; group = await nextGroup()) {
+            await dispatch(engine, store, queue, listId, round, group);
+            dispatched += group.length;
+          }
+        } catch (error) {
+          failed = true;
+          throw error;
         }
       }),
     );
+    for (const worker of workers) if (worker.status === 'rejected') throw worker.reason;
     return { dispatched };
   };
 }

@@ -244,3 +244,27 @@ it("reads a feed's rows per domain or for the small domains together, never a di
     (await store.undispatchedOf(id, [{ domain: 'big.test', after: 0, take: 5 }])).map((pending) => pending.row),
   ).toEqual([1, 3, 6]);
 });
+
+it('marks dispatched rows without waiting for a settlement that holds some of them (a feed behind its own scoring)', async () => {
+  const accountId = await account(10);
+  const id = await upload(accountId);
+  await store.seal(id, accountId);
+  await store.start(id);
+  // The group's settlement, in flight: it holds row 1 (its UPDATE, not yet committed).
+  const settling = source.createQueryRunner();
+  await settling.connect();
+  await settling.startTransaction();
+  await settling.query('UPDATE list_rows SET settled = true WHERE list_id = $1 AND row = 1', [id]);
+  try {
+    // Would wait for `settling` (and, with the locks taken in another order, deadlock).
+    await store.markDispatched(id, [1, 2, 5]);
+    await settling.commitTransaction();
+  } finally {
+    await settling.release();
+  }
+  const marked = await database.query<{ row: number }>(
+    'SELECT row FROM list_rows WHERE list_id = $1 AND dispatched_at IS NOT NULL ORDER BY row',
+    [id],
+  );
+  expect(marked.map(({ row }) => row)).toEqual([2, 5]);
+});

@@ -279,8 +279,20 @@ export class ListStore {
     );
   }
 
+  /**
+   * Rows whose jobs are queued. A row being settled meanwhile (its group's SMTP and scoring can be
+   * quicker than the feed) is skipped, not waited for: it needs no mark, and waiting on rows that a
+   * settlement locks in another order deadlocked the feed of a 1,000,000-row list. Should that
+   * settlement roll back, the row is unmarked and the next feed sends it again.
+   */
   async markDispatched(listId: string, rows: number[]): Promise<void> {
-    await this.rows.update({ listId, row: In(rows) }, { dispatchedAt: () => 'now()' });
+    await this.dataSource().query(
+      `UPDATE list_rows l SET dispatched_at = now()
+       WHERE l.list_id = $1 AND l.row IN (
+         SELECT r.row FROM list_rows r WHERE r.list_id = $1 AND r.row = ANY($2::int[]) AND NOT r.settled FOR UPDATE SKIP LOCKED
+       )`,
+      [listId, rows],
+    );
   }
 
   /**
