@@ -3,7 +3,8 @@ import { resultKey, type ResultCache } from '@mailguard/cache';
 import type { Inspection, VerificationEngine, VerificationResult } from '@mailguard/engine';
 import type { Outbound } from '@mailguard/net';
 import { jobIdFor, probeJob, type GroupScoringPayload, type JobHandler, type StageContext } from '@mailguard/queue';
-import type { ListStore, StoredList } from './list-store';
+import { FeedPlan } from './feed-plan';
+import type { ListStore, PendingRow, StoredList } from './list-store';
 import { deliverWebhook, WEBHOOK_ATTEMPTS } from './webhook';
 
 export interface ListOptions {
@@ -11,11 +12,15 @@ export interface ListOptions {
   cacheTtlSeconds: number;
 }
 
-/** Addresses of one domain asked in one SMTP session. */
-const GROUP_SIZE = 100;
+/**
+ * Addresses of one domain asked in one SMTP session: five transactions of 100 back to back (more
+ * where a host caps recipients), so a big provider's five sessions at a time spend their round trips
+ * on RCPTs rather than on connecting, greeting and TLS.
+ */
+const GROUP_SIZE = 500;
 /** Rows read per round of the feed, and groups inspected at once. */
-const FEED_BATCH = 2_000;
-const FEED_CONCURRENCY = 5;
+const FEED_BATCH = 5_000;
+const FEED_CONCURRENCY = 4;
 /** While a list runs, its feed comes back this often to redo rows whose jobs were lost. */
 const SWEEP_MS = 60_000;
 const INSPECT_BUDGET_MS = 60_000;
@@ -70,75 +75,122 @@ export function startSweeps(
 }
 
 /**
- * The list worker: reads the list's unsettled rows by domain, inspects each group (DNS once per
- * domain through the domain cache) and sends it on: to the SMTP queue as one probe (the smtp job of
- * every check, greylisting retried as delayed jobs by the one policy), or straight to scoring when
- * there is no mail host to ask.
+ * The list worker: reads the list's unsettled rows, its domains interleaved (FeedPlan), inspects
+ * each group (DNS once per domain through the domain cache) and sends it on: to the SMTP queue as
+ * one probe (the smtp job of every check, greylisting retried as delayed jobs by the one policy), or
+ * straight to scoring when there is no mail host to ask. FEED_CONCURRENCY groups are inspected at
+ * once, the next round of rows read as soon as one of them wants a group and none is left.
  */
 export function feedHandler(engine: VerificationEngine, store: ListStore): JobHandler<'list.feed'> {
   return async ({ listId }, queue) => {
     if (!(await store.start(listId))) return { dispatched: 0 };
     const round = Date.now().toString(36);
-    let dispatched = 0;
-    let from: { domain: string; row: number } | null = null;
-    for (;;) {
-      const rows = await store.undispatched(listId, FEED_BATCH, from);
-      if (rows.length === 0) break;
-      from = rows[rows.length - 1];
-      const groups: Array<typeof rows> = [];
-      for (const row of rows) {
+    const plan = new FeedPlan(await store.pendingByDomain(listId, GROUP_SIZE), GROUP_SIZE);
+    const own = plan.domains;
+    const groups: PendingRow[][] = [];
+    let reading: Promise<boolean> | null = null;
+    /** Reads the plan's next round into `groups`; false once every stream is done. */
+    const readRound = async (): Promise<boolean> => {
+      const reads = plan.next(FEED_BATCH / GROUP_SIZE);
+      if (reads.length === 0) return false;
+      const small = reads.find((read) => read.stream.domain === null);
+      const big = reads.filter((read) => read.stream.domain !== null);
+      const [together, alone] = await Promise.all([
+        small ? store.undispatched(listId, small.take, small.stream.after, own) : [],
+        big.length > 0
+          ? store.undispatchedOf(
+              listId,
+              big.map(({ stream, take }) => ({ domain: stream.domain as string, after: stream.after?.row ?? 0, take })),
+            )
+          : [],
+      ]);
+      if (small) plan.advance(small, together);
+      for (const read of big)
+        plan.advance(
+          read,
+          alone.filter((row) => row.domain === read.stream.domain),
+        );
+      for (const row of [...alone, ...together]) {
         const last = groups[groups.length - 1];
         if (last && last[0].domain === row.domain && last.length < GROUP_SIZE) last.push(row);
         else groups.push([row]);
       }
-      let next = 0;
-      await Promise.all(
-        Array.from({ length: Math.min(FEED_CONCURRENCY, groups.length) }, async () => {
-          while (next < groups.length) {
-            const group = groups[next++];
-            const deadlineAt = Date.now() + INSPECT_BUDGET_MS;
-            const inspections = await engine.inspectGroup(
-              group.map((row) => row.email),
-              { deadlineAt },
-            );
-            const probe = inspections.flatMap((inspection, index) => (inspection.needsProbe ? [index] : []));
-            const direct = inspections.flatMap((inspection, index) => (inspection.needsProbe ? [] : [index]));
-            if (probe.length > 0) {
-              const rows = probe.map((index) => group[index].row);
-              const key = groupKey(listId, round, rows);
-              const job = probeJob(
-                key,
-                probe.map((index) => inspections[index]),
-                { deadlineAt: null },
-                { to: 'list', listId, round, rows },
-              );
-              await queue.enqueue('smtp.probe', job, { jobId: jobIdFor(key, 'smtp.probe') });
-            }
-            if (direct.length > 0) {
-              const rows = direct.map((index) => group[index].row);
-              const payload = {
-                listId,
-                round,
-                rows,
-                facts: null,
-                inspections: direct.map((index) => inspections[index]),
-                outcomes: direct.map(() => null),
-              };
-              await queue.enqueue('scoring.concludeGroup', payload, {
-                jobId: jobIdFor(groupKey(listId, round, rows), 'scoring.concludeGroup'),
-              });
-            }
-            await store.markDispatched(
-              listId,
-              group.map((row) => row.row),
-            );
+      return true;
+    };
+    let failed = false;
+    const nextGroup = async (): Promise<PendingRow[] | null> => {
+      while (groups.length === 0 && !failed) {
+        reading ??= readRound().finally(() => (reading = null));
+        if (!(await reading)) return null;
+      }
+      return failed ? null : (groups.shift() ?? null);
+    };
+    let dispatched = 0;
+    // On a failure the others stop taking groups, and the job fails (to be retried) only once they
+    // are done: a retry never runs beside the rest of the failed feed.
+    const workers = await Promise.allSettled(
+      Array.from({ length: FEED_CONCURRENCY }, async () => {
+        try {
+          for (let group = await nextGroup(); group; group = await nextGroup()) {
+            await dispatch(engine, store, queue, listId, round, group);
             dispatched += group.length;
           }
-        }),
-      );
-    }
+        } catch (error) {
+          failed = true;
+          throw error;
+        }
+      }),
+    );
+    for (const worker of workers) if (worker.status === 'rejected') throw worker.reason;
     return { dispatched };
   };
+}
+
+/** Inspects one group and sends it on (SMTP, or scoring when there is no mail host), then marks its rows dispatched. */
+async function dispatch(
+  engine: VerificationEngine,
+  store: ListStore,
+  queue: StageContext,
+  listId: string,
+  round: string,
+  group: PendingRow[],
+): Promise<void> {
+  const deadlineAt = Date.now() + INSPECT_BUDGET_MS;
+  const inspections = await engine.inspectGroup(
+    group.map((row) => row.email),
+    { deadlineAt },
+  );
+  const probe = inspections.flatMap((inspection, index) => (inspection.needsProbe ? [index] : []));
+  const direct = inspections.flatMap((inspection, index) => (inspection.needsProbe ? [] : [index]));
+  if (probe.length > 0) {
+    const rows = probe.map((index) => group[index].row);
+    const key = groupKey(listId, round, rows);
+    const job = probeJob(
+      key,
+      probe.map((index) => inspections[index]),
+      { deadlineAt: null },
+      { to: 'list', listId, round, rows },
+    );
+    await queue.enqueue('smtp.probe', job, { jobId: jobIdFor(key, 'smtp.probe') });
+  }
+  if (direct.length > 0) {
+    const rows = direct.map((index) => group[index].row);
+    const payload = {
+      listId,
+      round,
+      rows,
+      facts: null,
+      inspections: direct.map((index) => inspections[index]),
+      outcomes: direct.map(() => null),
+    };
+    await queue.enqueue('scoring.concludeGroup', payload, {
+      jobId: jobIdFor(groupKey(listId, round, rows), 'scoring.concludeGroup'),
+    });
+  }
+  await store.markDispatched(
+    listId,
+    group.map((row) => row.row),
+  );
 }
 
 /**

@@ -185,3 +185,86 @@ it('settles groups of one list side by side: the list row is key-share locked un
     await other.release();
   }
 });
+
+it("reads a feed's rows per domain or for the small domains together, never a dispatched row unless it went stale", async () => {
+  const accountId = await account(20);
+  const id = `lst_${accountId}`;
+  await store.create({
+    id,
+    accountId,
+    name: 'mixed.csv',
+    columns: ['email'],
+    delimiter: ',',
+    emailColumn: 0,
+    webhookUrl: null,
+  });
+  const at = (n: number, email: string): UploadRow => ({
+    ...row(n, email, email.toLowerCase()),
+    domain: email.split('@')[1],
+  });
+  await store.insertRows(id, [
+    at(1, 'a@big.test'),
+    at(2, 'b@big.test'),
+    at(3, 'c@big.test'),
+    at(4, 'a@one.test'),
+    at(5, 'a@two.test'),
+    at(6, 'd@big.test'),
+    at(7, 'A@big.test'),
+  ]);
+  await store.seal(id, accountId);
+  await store.start(id);
+  // The repeat (row 7) is not the feed's: its first row carries it.
+  expect(await store.pendingByDomain(id, 3)).toEqual(
+    expect.arrayContaining([
+      { domain: 'big.test', rows: 4 },
+      { domain: null, rows: 2 },
+    ]),
+  );
+  const big = await store.undispatchedOf(id, [{ domain: 'big.test', after: 0, take: 2 }]);
+  expect(big.map((pending) => pending.row)).toEqual([1, 2]);
+  expect(
+    (await store.undispatchedOf(id, [{ domain: 'big.test', after: 2, take: 5 }])).map((pending) => pending.row),
+  ).toEqual([3, 6]);
+  expect((await store.undispatched(id, 10, null, ['big.test'])).map((pending) => pending.row)).toEqual([4, 5]);
+  expect(
+    (await store.undispatched(id, 10, { domain: 'one.test', row: 4 }, ['big.test'])).map((pending) => pending.row),
+  ).toEqual([5]);
+
+  await store.markDispatched(id, [1, 2, 4]);
+  expect(
+    (await store.undispatchedOf(id, [{ domain: 'big.test', after: 0, take: 5 }])).map((pending) => pending.row),
+  ).toEqual([3, 6]);
+  expect(await store.pendingByDomain(id, 3)).toEqual([{ domain: null, rows: 3 }]);
+  // Dispatched so long ago that its job must have been lost: read again.
+  await database.query(
+    "UPDATE list_rows SET dispatched_at = now() - interval '16 minutes' WHERE list_id = $1 AND row = 1",
+    [id],
+  );
+  expect(
+    (await store.undispatchedOf(id, [{ domain: 'big.test', after: 0, take: 5 }])).map((pending) => pending.row),
+  ).toEqual([1, 3, 6]);
+});
+
+it('marks dispatched rows without waiting for a settlement that holds some of them (a feed behind its own scoring)', async () => {
+  const accountId = await account(10);
+  const id = await upload(accountId);
+  await store.seal(id, accountId);
+  await store.start(id);
+  // The group's settlement, in flight: it holds row 1 (its UPDATE, not yet committed).
+  const settling = source.createQueryRunner();
+  await settling.connect();
+  await settling.startTransaction();
+  await settling.query('UPDATE list_rows SET settled = true WHERE list_id = $1 AND row = 1', [id]);
+  try {
+    // Would wait for `settling` (and, with the locks taken in another order, deadlock).
+    await store.markDispatched(id, [1, 2, 5]);
+    await settling.commitTransaction();
+  } finally {
+    await settling.release();
+  }
+  const marked = await database.query<{ row: number }>(
+    'SELECT row FROM list_rows WHERE list_id = $1 AND dispatched_at IS NOT NULL ORDER BY row',
+    [id],
+  );
+  expect(marked.map(({ row }) => row)).toEqual([2, 5]);
+});

@@ -82,6 +82,13 @@ function view(row: ListEntity, now = Date.now()): ListView {
   };
 }
 
+/**
+ * A row the feed is to dispatch: the first of its address, not settled, never dispatched or
+ * dispatched so long ago that its job must have been lost (list_rows_pending indexes the first two).
+ */
+const UNDISPATCHED = `NOT l.settled AND l.duplicate_of IS NULL AND l.key IS NOT NULL
+  AND (l.dispatched_at IS NULL OR l.dispatched_at < now() - make_interval(secs => ${STALE_DISPATCH_SECONDS}))`;
+
 const stored = (row: ListEntity): StoredList => ({ row, view: view(row) });
 
 const RUNNING: ListStatus[] = ['queued', 'processing'];
@@ -222,31 +229,70 @@ export class ListStore {
   }
 
   /**
+   * Rows waiting to be dispatched per domain, for the domains with at least `min` of them (a feed
+   * reads each of those on its own, see FeedPlan); the other domains' rows summed under `null`.
+   */
+  async pendingByDomain(listId: string, min: number): Promise<Array<{ domain: string | null; rows: number }>> {
+    return this.dataSource().query(
+      `SELECT CASE WHEN d.rows >= $2 THEN d.domain END AS domain, sum(d.rows)::int AS rows
+       FROM (SELECT l.domain, count(*) AS rows FROM list_rows l WHERE l.list_id = $1 AND ${UNDISPATCHED} GROUP BY l.domain) d
+       GROUP BY 1`,
+      [listId, min],
+    );
+  }
+
+  /**
    * First rows of each address not yet settled nor (recently) dispatched, by domain, after `from`
-   * (keyset paging: a feed never reads again the rows it has just dispatched).
+   * (keyset paging: a feed never reads again the rows it has just dispatched), leaving out the
+   * domains in `except` (which the feed reads on their own, see `undispatchedOf`).
    */
   async undispatched(
     listId: string,
     limit: number,
     from: { domain: string; row: number } | null,
+    except: string[] = [],
   ): Promise<PendingRow[]> {
-    const query = this.rows
-      .createQueryBuilder('r')
-      .select(['r.listId', 'r.row', 'r.email', 'r.domain'])
-      .where('r.listId = :listId AND NOT r.settled AND r.duplicateOf IS NULL AND r.key IS NOT NULL', { listId })
-      .andWhere('(r.dispatchedAt IS NULL OR r.dispatchedAt < now() - make_interval(secs => :stale))', {
-        stale: STALE_DISPATCH_SECONDS,
-      })
-      .orderBy('r.domain')
-      .addOrderBy('r.row')
-      .limit(limit);
-    if (from) query.andWhere('(r.domain, r.row) > (:domain, :row)', from);
-    const rows = await query.getMany();
-    return rows.map((row) => ({ row: row.row, email: row.email, domain: row.domain as string }));
+    return this.dataSource().query(
+      `SELECT l.row, l.email, l.domain FROM list_rows l
+       WHERE l.list_id = $1 AND ${UNDISPATCHED} AND NOT (l.domain = ANY($2::text[]))
+         AND ($3::text IS NULL OR (l.domain, l.row) > ($3, $4::int))
+       ORDER BY l.domain, l.row LIMIT $5`,
+      [listId, except, from?.domain ?? null, from?.row ?? 0, limit],
+    );
   }
 
+  /** The same rows for each of some domains: up to `take` of them after the domain's row `after`, by domain and row. */
+  async undispatchedOf(
+    listId: string,
+    reads: Array<{ domain: string; after: number; take: number }>,
+  ): Promise<PendingRow[]> {
+    return this.dataSource().query(
+      `SELECT p.domain, r.row, r.email
+       FROM jsonb_to_recordset($2::jsonb) AS p(domain text, after int, take int)
+       CROSS JOIN LATERAL (
+         SELECT l.row, l.email FROM list_rows l
+         WHERE l.list_id = $1 AND l.domain = p.domain AND l.row > p.after AND ${UNDISPATCHED}
+         ORDER BY l.row LIMIT p.take
+       ) r
+       ORDER BY p.domain, r.row`,
+      [listId, JSON.stringify(reads)],
+    );
+  }
+
+  /**
+   * Rows whose jobs are queued. A row being settled meanwhile (its group's SMTP and scoring can be
+   * quicker than the feed) is skipped, not waited for: it needs no mark, and waiting on rows that a
+   * settlement locks in another order deadlocked the feed of a 1,000,000-row list. Should that
+   * settlement roll back, the row is unmarked and the next feed sends it again.
+   */
   async markDispatched(listId: string, rows: number[]): Promise<void> {
-    await this.rows.update({ listId, row: In(rows) }, { dispatchedAt: () => 'now()' });
+    await this.dataSource().query(
+      `UPDATE list_rows l SET dispatched_at = now()
+       WHERE l.list_id = $1 AND l.row IN (
+         SELECT r.row FROM list_rows r WHERE r.list_id = $1 AND r.row = ANY($2::int[]) AND NOT r.settled FOR UPDATE SKIP LOCKED
+       )`,
+      [listId, rows],
+    );
   }
 
   /**

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { HttpGet } from './http';
+import { withTimeout, type HttpGet } from './http';
 
 /** Whether an avatar exists for the address (SHA-256 of the lower-cased normalised address, `d=404`). null: could not tell. */
 export async function hasGravatar(
@@ -10,10 +10,9 @@ export async function hasGravatar(
 ): Promise<boolean | null> {
   const hash = createHash('sha256').update(email.trim().toLowerCase()).digest('hex');
   try {
-    const response = await http(`${baseUrl}/avatar/${hash}?d=404`, {
-      signal: AbortSignal.timeout(timeoutMs),
-      accept: 'image/*',
-    });
+    const response = await withTimeout(timeoutMs, (signal) =>
+      http(`${baseUrl}/avatar/${hash}?d=404`, { signal, accept: 'image/*' }),
+    );
     if (response.status === 200) return true;
     if (response.status === 404) return false;
     return null;

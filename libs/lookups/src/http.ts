@@ -10,6 +10,21 @@ export type HttpGet = (url: string, options: HttpGetOptions) => Promise<{ status
 
 const MAX_REDIRECTS = 5;
 
+/**
+ * A look-up with a time limit: its signal aborts after `ms`, the timer cleared as soon as the
+ * look-up settles (AbortSignal.timeout's fires regardless, seconds later, making its DOMException:
+ * a list asks thousands of avatars a second).
+ */
+export async function withTimeout<T>(ms: number, lookUp: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(), ms);
+  try {
+    return await lookUp(controller.signal);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /** GET through the process's outbound HTTP: redirects followed, every hop's address checked (ALLOW_PRIVATE_MX). */
 export function outboundGet(outbound: Outbound): HttpGet {
   return async (url, options) => {

@@ -4,7 +4,7 @@ import { loadScenario } from '../../../test/lab/scenario';
 import { HttpListener } from '../../../test/lab/testing/http-listener';
 import { DomainAgeLookup } from './domain-age';
 import { hasGravatar } from './gravatar';
-import { outboundGet } from './http';
+import { outboundGet, withTimeout } from './http';
 
 /** RDAP and avatar look-ups through the outbound policy, against the mail lab's real servers. */
 let lab: Lab;
@@ -61,4 +61,23 @@ it('follows redirects, each hop checked where it connects: none reaches loopback
   for (let attempt = 0; attempt < 2; attempt++) expect(await hasGravatar(http, base, emailWithAvatar)).toBeNull();
   expect(lab.dns.rebindAnswers('rebind.test')).toBe(2);
   expect(loopback.connections).toBe(0);
+});
+
+describe('withTimeout', () => {
+  beforeEach(() => jest.useFakeTimers());
+  afterEach(() => jest.useRealTimers());
+
+  it('aborts a look-up that runs past its time, and leaves no timer behind one that answered (a list asks thousands)', async () => {
+    let given: AbortSignal | null = null;
+    const slow = withTimeout(1_000, (signal) => {
+      given = signal;
+      return new Promise((_, reject) => signal.addEventListener('abort', () => reject(new Error('aborted'))));
+    });
+    jest.advanceTimersByTime(1_000);
+    await expect(slow).rejects.toThrow('aborted');
+    expect(given!.aborted).toBe(true);
+
+    await expect(withTimeout(1_000, async () => 'answered')).resolves.toBe('answered');
+    expect(jest.getTimerCount()).toBe(0);
+  });
 });
