@@ -394,15 +394,18 @@ describe('inspecting in two steps (a single check)', () => {
 });
 
 describe('inspecting a group (a list feed)', () => {
-  it('inspects each address as a single inspection does, with DNS asked once for the domain', async () => {
+  it('inspects each address as a single inspection does, with DNS asked once for the domain and avatars where it concludes', async () => {
     const emails = ['john.doe@acme.test', 'nobody@acme.test', 'not an address', 'jane@acme.test'];
     const deadlineAt = Date.now() + 10_000;
     const fresh = engineFor();
     const queries = lab.dns.queries;
-    const grouped = await fresh.inspectGroup(emails, { deadlineAt });
+    const fed = await fresh.inspectGroup(emails, { deadlineAt });
     const once = lab.dns.queries - queries;
+    expect(fed.map((inspection) => inspection.gravatar)).toEqual([null, null, null, null]);
+    const grouped = await fresh.withAvatars(fed);
     const single = await Promise.all(emails.map((email) => engineFor().inspect(email, { deadlineAt })));
     expect(grouped).toEqual(single);
+    expect(grouped.map((inspection) => inspection.gravatar)).toContain(true);
     expect(grouped.map((inspection) => inspection.needsProbe)).toEqual([true, true, false, true]);
     // The group's look-ups are those of its one domain: a single inspection at a fresh engine asks as many.
     const queriesBefore = lab.dns.queries;

@@ -91,6 +91,9 @@ interface DomainLookups {
   facts: Promise<DomainFacts>;
 }
 
+/** Avatar look-ups of one group in flight at once: requests beyond the HTTP agent's sockets would only queue there. */
+const AVATAR_LANES = 32;
+
 function randomDecoy(): string {
   // Letters and digits with no name in them: no real mailbox is called this.
   return `mgv${randomBytes(10).toString('hex')}`;
@@ -417,7 +420,7 @@ export class VerificationEngine {
 
   /**
    * Stage 1 for many addresses at once (a list's group): each domain's facts are read once for all
-   * of its addresses, the Gravatar look-up is each address's own.
+   * of its addresses. Avatars are asked later, where the group is concluded (see `withAvatars`).
    */
   async inspectGroup(inputs: string[], { deadlineAt }: StageOptions): Promise<Inspection[]> {
     const deadline = deadlineSignal(deadlineAt, this.deps.now().getTime());
@@ -433,20 +436,35 @@ export class VerificationEngine {
           const base = this.inspectLocally(input);
           // Address literals pass syntax but are never looked up or probed.
           if (!base.syntaxValid || base.domain.startsWith('[')) return base;
-          const [found, gravatar] = await Promise.all([
-            factsOf(base.asciiDomain as string),
-            beforeDeadline(
-              hasGravatar(this.deps.http, this.options.gravatarBaseUrl, base.email),
-              deadline.signal,
-              null,
-            ),
-          ]);
-          return withFacts(base, found, gravatar);
+          return withFacts(base, await factsOf(base.asciiDomain as string), null);
         }),
       );
     } finally {
       deadline.clear();
     }
+  }
+
+  /**
+   * The Gravatar look-ups of a list group's addresses that have a mail host (the only ones an avatar
+   * counts for, see withFacts), AVATAR_LANES at a time, where the group is concluded: one HTTP
+   * request per address was most of the list feed's work, and a list's feed is one process while
+   * its groups are concluded side by side (beside the SMTP session, 200 probes at once held
+   * thousands of requests: the smtp-worker passed 700 MB).
+   */
+  async withAvatars(inspections: Inspection[]): Promise<Inspection[]> {
+    // Those already answered (a job run again) are not asked again.
+    const asked = inspections.flatMap((inspection, index) =>
+      inspection.facts?.mail.status === 'ok' && inspection.gravatar === null ? [index] : [],
+    );
+    const found = new Map<number, boolean | null>();
+    const lane = async (): Promise<void> => {
+      for (let index = asked.shift(); index !== undefined; index = asked.shift())
+        found.set(index, await hasGravatar(this.deps.http, this.options.gravatarBaseUrl, inspections[index].email));
+    };
+    await Promise.all(Array.from({ length: AVATAR_LANES }, lane));
+    return inspections.map((inspection, index) =>
+      found.has(index) ? { ...inspection, gravatar: found.get(index) as boolean | null } : inspection,
+    );
   }
 
   /** Who the prober is and how it connects, for one probe. */

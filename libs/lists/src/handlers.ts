@@ -206,7 +206,7 @@ export function concludeGroupHandler(
   observe: (result: VerificationResult) => void = () => undefined,
 ): JobHandler<'scoring.concludeGroup'> {
   return async (payload, queue) => {
-    const inspections = payload.facts ? restore(payload) : payload.inspections;
+    const inspections = await engine.withAvatars(payload.facts ? restore(payload) : payload.inspections);
     const results = await knowledge.conclude(engine, inspections, payload.outcomes);
     const finished = await store.settle(
       payload.listId,
