@@ -22,10 +22,13 @@ import {
 import { KeyMeter } from './auth/key-meter';
 import { GatewayModule } from './gateway.module';
 import { requestLogging } from './http/request-logging';
+import { requestMetrics } from './http/request-metrics';
 import { securityHeaders } from './http/security-headers';
 import { DASHBOARD_DIR, DASHBOARD_STATIC } from './dashboard/dashboard';
 import { widgetCors } from './widget/widget-cors';
 import { WIDGET_DEMO_DIR } from './widget/widget.controller';
+import { singleCheckFastPath } from './validation/fast-path';
+import { ValidationController } from './validation/validation.controller';
 
 export interface Gateway {
   app: NestExpressApplication;
@@ -57,37 +60,14 @@ export async function startGateway(config: AppConfig, logger: Logger): Promise<G
   // API answers are never the same twice (request ids, balances): hashing each body for an ETag is waste.
   app.set('etag', false);
   app.use(requestLogging(logger));
-  app.use((req: Request, res: Response, next: () => void) => {
-    const stop = metrics.httpDuration.startTimer();
-    res.on('finish', () => {
-      // The route pattern, never the raw path: one series per endpoint, not per address checked.
-      const route = req.route ? `${req.baseUrl}${(req.route as { path: string }).path}` : 'unmatched';
-      const labels = { route, method: req.method, status: String(res.statusCode) };
-      metrics.httpRequests.inc(labels);
-      stop(labels);
-    });
-    next();
-  });
+  app.use(requestMetrics(metrics));
   // The docs page loads Swagger UI's own script and styles from this origin only.
   app.use(
     securityHeaders({
       contentSecurityPolicy: { directives: { 'script-src': ["'self'"], 'style-src': ["'self'", "'unsafe-inline'"] } },
     }),
   );
-  app.use('/v1/widget', widgetCors);
-  app.use(refuseOversizedBodies);
-  // MCP messages first, with their own limit; a body read by one parser is skipped by the next.
-  app.useBodyParser('json', {
-    limit: MCP_BODY_LIMIT,
-    type: (req: IncomingMessage) =>
-      isMcpRequest(req) && /^application\/json\b/i.test(req.headers['content-type'] ?? ''),
-  });
-  app.useBodyParser('json', { limit: JSON_BODY_LIMIT });
-  app.useStaticAssets(swaggerUiPath(), { prefix: '/docs/assets/', index: false });
-  app.useStaticAssets(WIDGET_DEMO_DIR, { prefix: '/widget/demo/' });
-  app.useStaticAssets(DASHBOARD_DIR, DASHBOARD_STATIC);
-  app.useGlobalFilters(new ErrorFilter(logger, meter));
-  app.useGlobalPipes(
+  const pipes = [
     new InputPolicyPipe(),
     new ValidationPipe({
       whitelist: true,
@@ -102,7 +82,33 @@ export async function startGateway(config: AppConfig, logger: Logger): Promise<G
             .join('; '),
         ),
     }),
-  );
+  ];
+  // Before the parsers and the routes: single checks are answered here, without the router.
+  if (config.http.fastPath)
+    app.use(
+      singleCheckFastPath({
+        controller: app.get(ValidationController),
+        meter,
+        pipes,
+        adapter: app.getHttpAdapter(),
+        logger,
+        metrics,
+      }),
+    );
+  app.use('/v1/widget', widgetCors);
+  app.use(refuseOversizedBodies);
+  // MCP messages first, with their own limit; a body read by one parser is skipped by the next.
+  app.useBodyParser('json', {
+    limit: MCP_BODY_LIMIT,
+    type: (req: IncomingMessage) =>
+      isMcpRequest(req) && /^application\/json\b/i.test(req.headers['content-type'] ?? ''),
+  });
+  app.useBodyParser('json', { limit: JSON_BODY_LIMIT });
+  app.useStaticAssets(swaggerUiPath(), { prefix: '/docs/assets/', index: false });
+  app.useStaticAssets(WIDGET_DEMO_DIR, { prefix: '/widget/demo/' });
+  app.useStaticAssets(DASHBOARD_DIR, DASHBOARD_STATIC);
+  app.useGlobalFilters(new ErrorFilter(logger, meter));
+  app.useGlobalPipes(...pipes);
   app.setGlobalPrefix('v1', {
     exclude: [
       'health/live',

@@ -3,7 +3,7 @@ import { assertPortsApart, ConfigError, loadConfig } from './index';
 describe('loadConfig', () => {
   it('gives the documented defaults for an empty environment', () => {
     const config = loadConfig({});
-    expect(config.http).toEqual({ port: 3000, rateLimitPerMinute: 60, trustProxy: 0 });
+    expect(config.http).toEqual({ port: 3000, rateLimitPerMinute: 60, trustProxy: 0, fastPath: true });
     expect(config.database).toEqual({ url: null, embeddedDataDir: 'data' });
     expect(config.redis.url).toBeNull();
     expect(config.dns.servers).toBeNull();

@@ -7,6 +7,8 @@ export interface HttpConfig {
   rateLimitPerMinute: number;
   /** Proxy hops in front of the gateway whose X-Forwarded-For is believed (client IPs for sign-up and widget limits). */
   trustProxy: number;
+  /** Single checks answered without the router (validation/fast-path.ts); off only to compare the two. */
+  fastPath: boolean;
 }
 
 export interface DatabaseConfig {
@@ -166,6 +168,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       port: read.int('PORT', 3000, 0, 65535),
       rateLimitPerMinute: read.int('RATE_LIMIT_PER_MINUTE', 60, 1, 10_000_000),
       trustProxy: read.int('TRUST_PROXY', 0, 0, 10),
+      fastPath: read.bool('HTTP_FAST_PATH', true),
     },
     database: { url: databaseUrl ? databaseUrl.toString() : null, embeddedDataDir: 'data' },
     redis: { url: redisUrl ? redisUrl.toString() : null, keyPrefix: read.string('REDIS_PREFIX', 'mailguard:') },

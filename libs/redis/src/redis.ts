@@ -13,13 +13,16 @@ export class RedisUnavailableError extends AppError {
 
 /**
  * A client that fails fast instead of queueing commands while disconnected, so a request never
- * hangs on a dead Redis; ioredis keeps reconnecting in the background.
+ * hangs on a dead Redis; ioredis keeps reconnecting in the background. Commands issued in the same
+ * turn of the event loop (the rate-limit scripts and cache reads of concurrent requests) travel in
+ * one write: a write per command cost the cached-check benchmark about twice Redis's CPU.
  */
 export function createRedis(config: RedisConfig): Redis | null {
   if (!config.url) return null;
   return new Redis(config.url, {
     lazyConnect: true,
     enableOfflineQueue: false,
+    enableAutoPipelining: true,
     maxRetriesPerRequest: 1,
     connectTimeout: 2_000,
     retryStrategy: (attempt) => Math.min(attempt * 200, 5_000),

@@ -30,10 +30,22 @@ export function admit(auth: Authenticated, decision: RateDecision, scopes: KeySc
 }
 
 /**
- * One guard for every route, in the order API.md asks: the key (401), the rate limit (429), then
- * the scope (403). Headers for a valid key are set first, so every response carries them whatever
- * its status.
+ * A metered route's checks, in the order API.md asks: the key (401), the rate limit (429), then the
+ * scope (403). Headers for a valid key are set first, so every response carries them whatever its
+ * status. The guard of every route, and the single check's fast path (validation/fast-path.ts).
  */
+export async function authorize(meter: KeyMeter, req: Request, res: Response, scopes: KeyScope[]): Promise<void> {
+  const presented = req.header('x-api-key');
+  if (!presented) throw new AppError('unauthorized', 'Missing API key: send it in the X-API-Key header');
+  const metered = await meter.meter(presented, req.ip ?? '', res);
+  if (!metered) throw new AppError('unauthorized', 'Invalid or revoked API key');
+  const { auth, decision } = metered;
+  if (!decision) throw new AppError('forbidden', 'Widget keys work only on POST /v1/widget/verify');
+  admit(auth, decision, scopes);
+  (req as AuthedRequest).auth = auth;
+}
+
+/** One guard for every route: its declared access rule, then `authorize` for the metered ones. */
 @Injectable()
 export class ApiKeyGuard implements CanActivate {
   constructor(
@@ -49,17 +61,8 @@ export class ApiKeyGuard implements CanActivate {
     // A route that forgot to declare its access is closed, not open.
     if (!rule) throw new AppError('forbidden', 'This route declares no access rule');
     if (rule.public) return true;
-
-    const req = context.switchToHttp().getRequest<Request>();
-    const res = context.switchToHttp().getResponse<Response>();
-    const presented = req.header('x-api-key');
-    if (!presented) throw new AppError('unauthorized', 'Missing API key: send it in the X-API-Key header');
-    const metered = await this.meter.meter(presented, req.ip ?? '', res);
-    if (!metered) throw new AppError('unauthorized', 'Invalid or revoked API key');
-    const { auth, decision } = metered;
-    if (!decision) throw new AppError('forbidden', 'Widget keys work only on POST /v1/widget/verify');
-    admit(auth, decision, rule.scopes);
-    (req as AuthedRequest).auth = auth;
+    const http = context.switchToHttp();
+    await authorize(this.meter, http.getRequest<Request>(), http.getResponse<Response>(), rule.scopes);
     return true;
   }
 }

@@ -63,8 +63,34 @@ export function describeError(exception: unknown): { status: number; body: Error
 
 /**
  * The one place where failures become HTTP: every error body is `{ error }` (plus an optional
- * machine `code`), never a stack trace; unexpected errors are logged with the request id.
+ * machine `code`), never a stack trace; unexpected errors are logged with the request id. Nest's
+ * filter of every route, and the single check's fast path (validation/fast-path.ts).
  */
+export function answerError(
+  exception: unknown,
+  req: Request & { id?: string },
+  res: Response,
+  logger: Logger,
+  meter: KeyMeter,
+): void {
+  if (exception instanceof HttpException && exception.getStatus() === 404 && /^Cannot \w+ /.test(exception.message)) {
+    void answerNoRoute(req, res, meter);
+    return;
+  }
+  const { status, body } = describeError(exception);
+  if (status >= 500) {
+    logger.error({ err: exception, reqId: req.id, url: req.originalUrl }, 'request failed');
+  }
+  if (res.headersSent) {
+    res.end();
+    return;
+  }
+  // The balance as it stands now (a 402 has just read it), not as the guard saw it.
+  const { auth } = req as Partial<AuthedRequest>;
+  if (auth?.key.type === 'secret') setCreditsRemaining(res, auth.account.balance);
+  res.status(status).json(body);
+}
+
 @Catch()
 export class ErrorFilter implements ExceptionFilter {
   constructor(
@@ -74,23 +100,6 @@ export class ErrorFilter implements ExceptionFilter {
 
   catch(exception: unknown, host: ArgumentsHost): void {
     const http = host.switchToHttp();
-    const req = http.getRequest<Request & { id?: string }>();
-    const res = http.getResponse<Response>();
-    if (exception instanceof HttpException && exception.getStatus() === 404 && /^Cannot \w+ /.test(exception.message)) {
-      void answerNoRoute(req, res, this.meter);
-      return;
-    }
-    const { status, body } = describeError(exception);
-    if (status >= 500) {
-      this.logger.error({ err: exception, reqId: req.id, url: req.originalUrl }, 'request failed');
-    }
-    if (res.headersSent) {
-      res.end();
-      return;
-    }
-    // The balance as it stands now (a 402 has just read it), not as the guard saw it.
-    const { auth } = req as Partial<AuthedRequest>;
-    if (auth?.key.type === 'secret') setCreditsRemaining(res, auth.account.balance);
-    res.status(status).json(body);
+    answerError(exception, http.getRequest(), http.getResponse(), this.logger, this.meter);
   }
 }
