@@ -24,10 +24,11 @@ export type ReplyName =
   | 'relayDenied'
   | 'tlsRequired'
   | 'tooManyConnections'
+  | 'idleTimeout'
   | 'utf8Unsupported';
 
-/** The commands of a probe's dialogue a hostile server can misbehave at. */
-export type SmtpStep = 'ehlo' | 'mail' | 'rcpt';
+/** The commands of a probe's dialogue a hostile server can misbehave at (RSET: only a session's later transactions send it). */
+export type SmtpStep = 'ehlo' | 'mail' | 'rcpt' | 'rset';
 
 export interface ServerSpec {
   /** Accept every recipient of every domain it serves (Yahoo-style). */
@@ -44,6 +45,8 @@ export interface ServerSpec {
   smtputf8?: boolean;
   /** Answer EHLO (default true); false makes clients fall back to HELO. */
   ehlo?: boolean;
+  /** A session that sends nothing for this long gets 421 4.4.2 and is closed (Postfix's smtpd_timeout; default: 30 s, silently). */
+  idleTimeoutMs?: number;
   /** Concurrent sessions above this get 421 and are closed. */
   maxConnections?: number;
   /** RCPTs above this in one session get 452 4.5.3. */

@@ -21,6 +21,7 @@ const DEFAULT_REPLIES: Record<ReplyName, string> = {
   relayDenied: '554 5.7.1 <{addr}>: Relay access denied',
   tlsRequired: '530 5.7.0 Must issue a STARTTLS command first',
   tooManyConnections: '421 4.7.0 {host} Error: too many connections from {ip}',
+  idleTimeout: '421 4.4.2 {host} Error: timeout exceeded',
   utf8Unsupported: '553 5.6.7 <{addr}>: Recipient address rejected: SMTPUTF8 is required but was not offered',
 };
 
@@ -78,7 +79,13 @@ function addressOf(argument: string, verb: 'FROM' | 'TO'): string | null {
 }
 
 /** The commands a hostile server's `stallAt` and `dropAfter` name. */
-const STEPS: Record<string, SmtpStep | undefined> = { EHLO: 'ehlo', HELO: 'ehlo', MAIL: 'mail', RCPT: 'rcpt' };
+const STEPS: Record<string, SmtpStep | undefined> = {
+  EHLO: 'ehlo',
+  HELO: 'ehlo',
+  MAIL: 'mail',
+  RCPT: 'rcpt',
+  RSET: 'rset',
+};
 
 interface Outcome {
   reply: string;
@@ -170,6 +177,15 @@ export class LabSmtpServer {
     });
   }
 
+  /** A session that sends nothing for a while is ended: silently, or with 421 when the spec says how long. */
+  private timeOutIdle(session: Session, socket: Socket): void {
+    socket.setTimeout(this.spec.idleTimeoutMs ?? IDLE_TIMEOUT_MS, () => {
+      if (this.spec.idleTimeoutMs === undefined || session.closed) return socket.destroy();
+      void this.send(session, this.reply('idleTimeout', session), 0);
+      this.close(session);
+    });
+  }
+
   private accept(socket: Socket): void {
     const session: Session = {
       socket,
@@ -197,7 +213,7 @@ export class LabSmtpServer {
     socket.on('end', session.release);
     socket.on('close', session.release);
     socket.on('error', () => socket.destroy());
-    socket.setTimeout(IDLE_TIMEOUT_MS, () => socket.destroy());
+    this.timeOutIdle(session, socket);
 
     const latency = this.spec.latencyMs ?? 0;
     if (this.spec.maxConnections !== undefined && this.stats.active > this.spec.maxConnections) {
@@ -288,6 +304,9 @@ export class LabSmtpServer {
       if (secure.isSessionReused()) this.stats.tlsResumed++;
     });
     Object.assign(session, { socket: secure, secure: true, greeted: false, mailFrom: null, recipients: 0 });
+    // The TLS socket reads now: its silence is the session's.
+    plain.setTimeout(0);
+    this.timeOutIdle(session, secure);
     this.read(session, secure);
   }
 

@@ -52,6 +52,37 @@ it('a forgotten lease runs out shortly after its deadline, in Redis and here, an
   (await gate.acquire('mx.a', far())).release();
 });
 
+it('an extended lease lives on in Redis from its new end: a session kept for the next probe keeps its slot', async () => {
+  const gate = new RedisSessionGate(redis, prefix, 1, 200);
+  const lease = await gate.acquire('mx.a', { until: Date.now() + 100 });
+  const slots = `${prefix}mx:slots:mx.a`;
+  const [holder] = await redis.zrange(slots, 0, 0);
+  lease.extend(Date.now() + 60_000);
+  // The renewal went out with the extension, on the same connection as this read.
+  expect(Number(await redis.zscore(slots, holder))).toBeGreaterThan(Date.now() + 10_000);
+  expect(await redis.pttl(slots)).toBeGreaterThan(10_000);
+  lease.release();
+  await gate.leases.idle();
+  await redis.ping();
+  expect(await redis.zcard(slots)).toBe(0);
+});
+
+it('knows the hosts where a prober of any process waits for a slot', async () => {
+  const one = new RedisSessionGate(redis, prefix, 1);
+  const two = new RedisSessionGate(redis, prefix, 1);
+  const held = await one.acquire('mx.a', far());
+  const other = await one.acquire('mx.b', far());
+  expect(await one.contended(['mx.a', 'mx.b'])).toEqual(new Set());
+  const controller = new AbortController();
+  const waiting = two.acquire('mx.a', { ...far(), signal: controller.signal });
+  // Its first try, sent on the same connection before this read, found the host full and said so.
+  expect(await one.contended(['mx.a', 'mx.b'])).toEqual(new Set(['mx.a']));
+  controller.abort();
+  await expect(waiting).rejects.toThrow('gave up waiting');
+  held.release();
+  other.release();
+});
+
 it('a short lease never shortens the life of the set that holds a long one', async () => {
   const gate = new RedisSessionGate(redis, prefix, 5);
   const long = await gate.acquire('mx.a', far());

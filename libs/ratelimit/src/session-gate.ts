@@ -16,7 +16,8 @@ import {
 /**
  * Takes a slot when the host has one: leases are scored by their expiry, so the slots of a killed
  * prober come back by themselves. The set lives as long as its longest lease. Returns 1 (taken),
- * 0 (full) or the cool-down reason.
+ * 0 (full: the host is marked wanted for a while, so that sessions kept open there are let go) or
+ * the cool-down reason.
  */
 const ACQUIRE = luaScript(`
 local cooling = redis.call('GET', KEYS[2])
@@ -30,6 +31,7 @@ if redis.call('ZCARD', KEYS[1]) < tonumber(ARGV[1]) then
   if redis.call('PTTL', KEYS[1]) < ttl then redis.call('PEXPIRE', KEYS[1], ttl) end
   return 1
 end
+redis.call('SET', KEYS[3], '1', 'PX', ARGV[4])
 return 0
 `);
 
@@ -55,6 +57,8 @@ export interface RedisLeaseTiming {
 }
 
 const DEFAULT_TIMING: RedisLeaseTiming = { ttlMs: 15_000, renewMs: 5_000 };
+/** How long a host stays wanted after a prober found it full: waiters ask again well within it. */
+const WANTED_MS = 1_000;
 
 /**
  * The per-MX session cap and cool-downs of every smtp-worker process together, in Redis. A lease
@@ -77,10 +81,16 @@ export class RedisSessionGate implements SessionGate {
     private readonly timing: RedisLeaseTiming = DEFAULT_TIMING,
   ) {
     this.leases = new LeaseBook(graceMs);
+    // Loaded ahead: a script's first EVALSHA then never falls back to EVAL, which would be sent after later commands.
+    for (const script of [ACQUIRE, RENEW]) void redis.script('LOAD', script.source).catch(() => undefined);
   }
 
   private slotsKey(host: string): string {
     return `${this.prefix}mx:slots:${host}`;
+  }
+
+  private wantedKey(host: string): string {
+    return `${this.prefix}mx:wanted:${host}`;
   }
 
   private track(host: string, holder: string, end: number): void {
@@ -101,17 +111,14 @@ export class RedisSessionGate implements SessionGate {
   }
 
   private async renew(): Promise<void> {
+    await Promise.all([...this.live].map(([host, holders]) => this.renewHolders(host, [...holders])));
+  }
+
+  private async renewHolders(host: string, holders: Array<[string, number]>): Promise<void> {
     const now = Date.now();
-    await Promise.all(
-      [...this.live].map(([host, holders]) => {
-        const args = [...holders].flatMap(([holder, end]) => [
-          holder,
-          Math.max(1, Math.min(this.timing.ttlMs, end - now)),
-        ]);
-        // Redis away: the leases run out there, and the probes fail to get new ones until it is back.
-        return runScript(this.redis, RENEW, [this.slotsKey(host)], args).catch(() => undefined);
-      }),
-    );
+    const args = holders.flatMap(([holder, end]) => [holder, Math.max(1, Math.min(this.timing.ttlMs, end - now))]);
+    // Redis away: the leases run out there, and the probes fail to get new ones until it is back.
+    await runScript(this.redis, RENEW, [this.slotsKey(host)], args).catch(() => undefined);
   }
 
   /** Whether this gate renews leases now (a timer runs only while a lease is held). */
@@ -138,16 +145,25 @@ export class RedisSessionGate implements SessionGate {
       const answer = (await runScript(
         this.redis,
         ACQUIRE,
-        [slots, `${this.prefix}mx:cool:${host}`],
-        [this.limit, ttl, holder],
+        [slots, `${this.prefix}mx:cool:${host}`, this.wantedKey(host)],
+        [this.limit, ttl, holder, WANTED_MS],
       )) as number | string;
       if (answer === 1) {
         this.leases.waited(host, performance.now() - started);
         this.track(host, holder, Date.now() + this.leases.ttl(until));
-        return this.leases.grant(host, until, () => {
-          this.untrack(host, holder);
-          void this.redis.zrem(slots, holder).catch(() => undefined);
-        });
+        return this.leases.grant(
+          host,
+          until,
+          () => {
+            this.untrack(host, holder);
+            void this.redis.zrem(slots, holder).catch(() => undefined);
+          },
+          (end) => {
+            this.track(host, holder, end);
+            // At once: the last renewal may have cut its expiry in Redis shorter than the new end.
+            void this.renewHolders(host, [[holder, end]]);
+          },
+        );
       }
       if (typeof answer === 'string') {
         const pttl = await this.redis.pttl(`${this.prefix}mx:cool:${host}`);
@@ -162,5 +178,11 @@ export class RedisSessionGate implements SessionGate {
   async coolDown(host: string, ms: number, reason: CoolDownReason): Promise<void> {
     this.leases.noteCoolDown(host, ms, reason);
     await this.redis.set(`${this.prefix}mx:cool:${host}`, reason, 'PX', ms);
+  }
+
+  async contended(hosts: string[]): Promise<Set<string>> {
+    if (hosts.length === 0) return new Set();
+    const wanted = await this.redis.mget(hosts.map((host) => this.wantedKey(host)));
+    return new Set(hosts.filter((_, index) => wanted[index] !== null));
   }
 }

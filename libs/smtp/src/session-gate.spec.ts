@@ -108,6 +108,24 @@ describe('a forgotten lease', () => {
     next.release();
   });
 
+  it('runs out from its new end once extended (a session kept for the next probe), and not before', async () => {
+    const gate = new MemorySessionGate(1, 500);
+    const expired: string[] = [];
+    gate.observe({ expired: (host) => expired.push(host) });
+    const lease = await gate.acquire('mx.a', { until: Date.now() + 1_000 });
+    jest.advanceTimersByTime(900);
+    lease.extend(Date.now() + 5_000);
+    jest.advanceTimersByTime(5_499);
+    expect(expired).toEqual([]);
+    jest.advanceTimersByTime(1);
+    expect(expired).toEqual(['mx.a']);
+    // A lease already given back is not extended into a second life.
+    lease.extend(Date.now() + 5_000);
+    jest.advanceTimersByTime(10_000);
+    expect(expired).toEqual(['mx.a']);
+    expect(jest.getTimerCount()).toBe(0);
+  });
+
   it('is not reported when it was given back in time', async () => {
     const gate = new MemorySessionGate(1, 500);
     const expired: string[] = [];

@@ -12,6 +12,8 @@
 export interface SessionGate {
   acquire(host: string, request: SlotRequest): Promise<SlotLease>;
   coolDown(host: string, ms: number, reason: CoolDownReason): Promise<void>;
+  /** Those of `hosts` where a prober (of any process) is waiting for a slot now. */
+  contended(hosts: string[]): Promise<Set<string>>;
   /** Slots and sessions this process holds now, and the cool-downs it knows of (gauges). */
   snapshot(): GateSnapshot;
   observe(observer: GateObserver): void;
@@ -30,6 +32,8 @@ export interface SlotLease {
   connected(): void;
   /** Gives the slot back; only the first call counts. */
   release(): void;
+  /** The session goes on (kept open for the next probe, or taken by one): the lease now ends at `until`. */
+  extend(until: number): void;
 }
 
 export interface GateSnapshot {
@@ -91,8 +95,11 @@ export class LeaseBook {
     for (const observer of this.observers) observer.waited?.(host, ms);
   }
 
-  /** Records a granted slot; `giveBack` runs once, on release or expiry. */
-  grant(host: string, until: number, giveBack: () => void): SlotLease {
+  /**
+   * Records a granted slot; `giveBack` runs once, on release or expiry. `extended` hears of each
+   * new end (epoch ms, grace included) while the lease is held.
+   */
+  grant(host: string, until: number, giveBack: () => void, extended?: (end: number) => void): SlotLease {
     const entry: Held = { connected: false };
     const leases = this.held.get(host) ?? new Set<Held>();
     leases.add(entry);
@@ -108,20 +115,30 @@ export class LeaseBook {
       if (this.held.size === 0) for (const wake of this.idleWaiters.splice(0)) wake();
       return true;
     };
-    const timer = setTimeout(
-      () => {
-        if (finish()) for (const observer of this.observers) observer.expired?.(host);
-      },
-      Math.max(0, until + this.graceMs - Date.now()),
-    );
-    // An outstanding lease must not keep a finished CLI run alive.
-    timer.unref();
+    const expire = (ends: number) => {
+      const timer = setTimeout(
+        () => {
+          if (finish()) for (const observer of this.observers) observer.expired?.(host);
+        },
+        Math.max(0, ends - Date.now()),
+      );
+      // An outstanding lease must not keep a finished CLI run alive.
+      timer.unref();
+      return timer;
+    };
+    let timer = expire(until + this.graceMs);
     return {
       host,
       connected: () => {
         if (!released) entry.connected = true;
       },
       release: () => void finish(),
+      extend: (next) => {
+        if (released) return;
+        clearTimeout(timer);
+        timer = expire(next + this.graceMs);
+        extended?.(next + this.graceMs);
+      },
     };
   }
 
@@ -187,6 +204,10 @@ export class MemorySessionGate implements SessionGate {
 
   async coolDown(host: string, ms: number, reason: CoolDownReason): Promise<void> {
     this.leases.noteCoolDown(host, ms, reason);
+  }
+
+  async contended(hosts: string[]): Promise<Set<string>> {
+    return new Set(hosts.filter((host) => (this.waiting.get(host)?.length ?? 0) > 0));
   }
 
   async acquire(host: string, { until, signal }: SlotRequest): Promise<SlotLease> {
