@@ -83,6 +83,8 @@ export function hostileMxSuite(driver: Driver): void {
       SMTP_HELO_NAME: 'hostile.mailguard.test',
       SMTP_TIMEOUT_MS: '700',
       SMTP_MX_CONCURRENCY: String(MX_CONCURRENCY),
+      // Sessions kept open after good answers go within the suite's patience (expectSlotsFreed).
+      SMTP_SESSION_IDLE_MS: '300',
       CHECK_DEADLINE_MS: String(DEADLINE_MS),
       RATE_LIMIT_PER_MINUTE: '100000',
       SIGNUP_LIMIT_PER_IP_HOUR: '1000',
@@ -156,11 +158,12 @@ export function hostileMxSuite(driver: Driver): void {
 
   /**
    * Every slot of the host is given back by its session: the gauge comes down to 0 (read until it
-   * does, a bounded number of times) and no lease had to be taken back at expiry.
+   * does, for a bounded time past the kept sessions' idle time) and no lease had to be taken back at expiry.
    */
   async function expectSlotsFreed(host: string): Promise<void> {
+    const patience = Date.now() + 10_000;
     let held = await metricFor('mailguard_mx_slots_held', host);
-    for (let reads = 0; held > 0 && reads < 200; reads++) held = await metricFor('mailguard_mx_slots_held', host);
+    while (held > 0 && Date.now() < patience) held = await metricFor('mailguard_mx_slots_held', host);
     expect({ host, held }).toEqual({ host, held: 0 });
     expect({ host, expired: await metricFor('mailguard_mx_lease_expired_total', host) }).toEqual({ host, expired: 0 });
   }
@@ -195,7 +198,9 @@ export function hostileMxSuite(driver: Driver): void {
     const results = await checkAll(apiKey, mailboxes('fallback.test', 0, 3));
     expect(results.map((result) => result.reachable)).toEqual(['safe', 'safe', 'safe']);
     expect(lab.stats('mx1.fallback.test').sessions).toBeGreaterThan(0);
-    expect(lab.stats('mx2.fallback.test').sessions).toBeGreaterThanOrEqual(3);
+    // Each check asked the backup (in a session of its own, or one an earlier check left open).
+    const asked = lab.stats('mx2.fallback.test').commands.filter((command) => command.startsWith('RCPT'));
+    expect(asked.length).toBeGreaterThanOrEqual(3);
     await expectLedger(accountId, 3, 0);
   });
 }

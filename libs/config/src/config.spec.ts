@@ -68,6 +68,7 @@ describe('loadConfig', () => {
       proxy: { host: 'proxy.example.com', port: 1081, username: 'user', password: 'p@ss' },
       allowPrivateMx: true,
       mxConcurrency: 5,
+      sessionIdleMs: 10_000,
     });
     expect(config.checks).toEqual({
       deadlineMs: 8000,

@@ -45,6 +45,8 @@ export interface SmtpConfig {
   allowPrivateMx: boolean;
   /** Concurrent sessions per MX host, across every prober process. */
   mxConcurrency: number;
+  /** How long a greeted session waits open for the next probe at its MX address (0: QUIT after each probe). */
+  sessionIdleMs: number;
 }
 
 export interface CheckConfig {
@@ -181,6 +183,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       proxy,
       allowPrivateMx: read.bool('ALLOW_PRIVATE_MX', false),
       mxConcurrency: read.int('SMTP_MX_CONCURRENCY', 5, 1, 1000),
+      sessionIdleMs: read.int('SMTP_SESSION_IDLE_MS', 10_000, 0, 60_000),
     },
     checks: {
       deadlineMs: read.int('CHECK_DEADLINE_MS', 12_000, 100, 600_000),

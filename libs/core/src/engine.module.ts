@@ -1,9 +1,10 @@
-import { Module } from '@nestjs/common';
+import { Inject, Module, type BeforeApplicationShutdown } from '@nestjs/common';
 import type { Redis } from 'ioredis';
 import { APP_CONFIG, type AppConfig } from '@mailguard/config';
 import type { Logger } from '@mailguard/logger';
 import { Metrics } from '@mailguard/metrics';
 import { createOutbound, type Outbound } from '@mailguard/net';
+import type { VerificationEngine } from '@mailguard/engine';
 import type { SessionGate } from '@mailguard/smtp';
 import { buildEngine, buildGate, superviseGate } from './engine';
 import { GATE, ENGINE, LOGGER, OUTBOUND, REDIS } from './tokens';
@@ -30,4 +31,11 @@ import { GATE, ENGINE, LOGGER, OUTBOUND, REDIS } from './tokens';
   ],
   exports: [OUTBOUND, GATE, ENGINE],
 })
-export class EngineModule {}
+export class EngineModule implements BeforeApplicationShutdown {
+  constructor(@Inject(ENGINE) private readonly engine: VerificationEngine) {}
+
+  /** Sessions kept open for the next probe say goodbye; one a job in flight ends after this is not kept. */
+  beforeApplicationShutdown(): void {
+    this.engine.closeSessions();
+  }
+}

@@ -30,6 +30,7 @@ import {
   type Connector,
   type ProbeResult,
   type SessionGate,
+  SessionPool,
   TlsSessionCache,
 } from '@mailguard/smtp';
 import { decideVerdict, type MailboxAnswer, type UnknownCause } from '@mailguard/verdict';
@@ -63,6 +64,8 @@ export interface EngineDeps {
   gate: SessionGate;
   /** TLS sessions of the MX hosts this process has spoken to, resumed by the next STARTTLS. */
   tlsSessions: TlsSessionCache;
+  /** Greeted SMTP sessions kept open between probes at the same MX address. */
+  sessions: SessionPool;
   now: () => Date;
 }
 
@@ -102,6 +105,7 @@ function randomDecoy(): string {
 /** Builds an engine from the validated configuration (the CLI and every worker do the same). */
 export function createEngine(config: AppConfig, overrides: Partial<EngineDeps> = {}): VerificationEngine {
   const http = overrides.http ?? outboundGet(createOutbound(config));
+  const gate = overrides.gate ?? new MemorySessionGate(config.smtp.mxConcurrency);
   return new VerificationEngine(
     {
       heloName: config.smtp.heloName,
@@ -121,8 +125,9 @@ export function createEngine(config: AppConfig, overrides: Partial<EngineDeps> =
       http,
       decoyLocalPart: randomDecoy,
       domainCache: new MemoryTtlStore<DomainFacts>(),
-      gate: new MemorySessionGate(config.smtp.mxConcurrency),
+      gate,
       tlsSessions: new TlsSessionCache(),
+      sessions: new SessionPool(config.smtp.sessionIdleMs, gate),
       now: () => new Date(),
       ...overrides,
     },
@@ -479,10 +484,16 @@ export class VerificationEngine {
       allowPrivate: options.allowPrivateMx,
       gate: deps.gate,
       tlsSessions: deps.tlsSessions,
+      pool: deps.sessions,
       recipientLimits: this.recipientLimits,
       deadlineAt,
       signal,
     };
+  }
+
+  /** Says goodbye to the sessions kept open between probes (shutdown): their slots come back. */
+  closeSessions(): void {
+    this.deps.sessions.close();
   }
 
   /** The per-MX session cap this engine's probes go through (for gauges and operators). */

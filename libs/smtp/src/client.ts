@@ -110,6 +110,12 @@ export class SmtpSession {
   private ended = false;
   private quitTimer: NodeJS.Timeout | null = null;
   private readonly onAbort = () => this.fail(new SmtpError('aborted', 'check deadline reached'));
+  /** The deadline of the probe using the session now (none while it is parked between probes). */
+  private signal: AbortSignal | undefined;
+  /** Who hears, while the session is parked, that its connection ended. */
+  private onEndParked: (() => void) | null = null;
+  /** The TCP connection under any TLS: it alone keeps the process alive, or not. */
+  private readonly tcp: Socket;
   extensions = new Map<string, string>();
   secure = false;
   /** Round trips spent waiting on the server (connect + banner counts as one). */
@@ -120,10 +126,12 @@ export class SmtpSession {
     private readonly options: SessionOptions,
   ) {
     this.socket = socket;
+    this.tcp = socket;
     this.attach(socket);
     // The TCP socket outlives a TLS upgrade: its close is the end of the session, whatever wraps it.
     socket.once('close', () => this.end());
-    options.signal?.addEventListener('abort', this.onAbort, { once: true });
+    this.signal = options.signal;
+    this.signal?.addEventListener('abort', this.onAbort, { once: true });
     options.onConnected?.();
   }
 
@@ -178,8 +186,44 @@ export class SmtpSession {
     if (this.ended) return;
     this.ended = true;
     if (this.quitTimer) clearTimeout(this.quitTimer);
-    this.options.signal?.removeEventListener('abort', this.onAbort);
+    this.signal?.removeEventListener('abort', this.onAbort);
     this.options.onEnd?.();
+    this.onEndParked?.();
+    this.onEndParked = null;
+  }
+
+  /** Neither ended nor failed: it may take another command. */
+  get usable(): boolean {
+    return !this.ended && this.failure === null;
+  }
+
+  /**
+   * Kept open between probes: no probe's deadline aborts it, its connection no longer keeps the
+   * process alive, and `onEnd` hears if the server hangs up meanwhile.
+   */
+  park(onEnd: () => void): void {
+    this.signal?.removeEventListener('abort', this.onAbort);
+    this.signal = undefined;
+    this.onEndParked = onEnd;
+    this.tcp.unref();
+  }
+
+  /**
+   * Back in use by a probe with its own deadline. False, and the session closed, when it cannot go
+   * on: it ended, or the server said something unasked while it was parked (a reply read now would
+   * be taken for the answer to the next command).
+   */
+  unpark(signal?: AbortSignal): boolean {
+    this.onEndParked = null;
+    if (!this.usable || this.replies.length > 0 || this.parser.partial || signal?.aborted) {
+      this.close();
+      return false;
+    }
+    this.tcp.ref();
+    this.roundTrips = 0;
+    this.signal = signal;
+    this.signal?.addEventListener('abort', this.onAbort, { once: true });
+    return true;
   }
 
   private wake(): void {

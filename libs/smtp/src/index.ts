@@ -26,3 +26,4 @@ export {
   type SlotRequest,
 } from './session-gate';
 export { TlsSessionCache } from './tls-sessions';
+export { PROBES_PER_SESSION, SessionPool, type PooledSession } from './session-pool';

@@ -4,6 +4,7 @@ import { SmtpError, SmtpSession, type Connector } from './client';
 import type { SmtpReply } from './reply';
 import { BoundedMap } from './bounded-map';
 import type { TlsSessionCache } from './tls-sessions';
+import { SessionPool } from './session-pool';
 import {
   CoolingDownError,
   GateAbortedError,
@@ -43,6 +44,8 @@ export interface ProbeOptions {
   gate: SessionGate;
   /** TLS sessions to resume with hosts seen before. */
   tlsSessions?: TlsSessionCache;
+  /** Greeted sessions kept between probes: taken before a new one is opened, given back when a probe ends well. */
+  pool?: SessionPool;
   /** Recipients per transaction that hosts said they take (452 4.5.3), learnt by earlier probes. */
   recipientLimits?: RecipientLimits;
   /** Epoch ms of the check's deadline: `signal` aborts every session then. */
@@ -155,6 +158,8 @@ class Attempt {
   }
 
   private readonly ended = new WeakSet<SmtpSession>();
+  /** The lease and pool key of each session of this attempt, for parking it when it ends well. */
+  private readonly held = new Map<SmtpSession, { lease: SlotLease; key: string }>();
 
   note(failure: ProbeFailure, host: string, reply: SmtpReply | null = null): void {
     this.failures.push({ failure, reply, host });
@@ -166,13 +171,19 @@ class Attempt {
     if (coolDown) await this.options.gate.coolDown(host, coolDown.ms, coolDown.reason);
   }
 
-  /** Ends a session (QUIT, or a plain close after an error) and counts its round trips, once. */
-  end(session: SmtpSession, how: 'quit' | 'close' = 'quit'): void {
+  /**
+   * Ends a session (QUIT, or a plain close after an error; `park`: kept in the pool for the next
+   * probe when it takes it, else QUIT) and counts its round trips, once.
+   */
+  end(session: SmtpSession, how: 'quit' | 'close' | 'park' = 'quit'): void {
     if (this.ended.has(session)) return;
     this.ended.add(session);
     this.roundTrips += session.roundTrips;
-    if (how === 'quit') session.quit();
-    else session.close();
+    const held = this.held.get(session);
+    this.held.delete(session);
+    if (how === 'park' && held && this.options.pool?.park(held.key, session, held.lease)) return;
+    if (how === 'close') session.close();
+    else session.quit();
   }
 
   /**
@@ -180,7 +191,12 @@ class Attempt {
    * SMTPUTF8 that the address needs; a broken TLS handshake is tried once more in plaintext, as
    * senders do (RFC 7435).
    */
-  async open(host: string, address: string): Promise<{ session: SmtpSession | null; plain: boolean }> {
+  async open(
+    host: string,
+    address: string,
+  ): Promise<{ session: SmtpSession | null; plain: boolean; reused?: boolean }> {
+    const pooled = this.reuse(host, address);
+    if (pooled) return pooled;
     let opened: { session: SmtpSession | null; plain: boolean };
     try {
       opened = { session: await this.session(host, address, false), plain: false };
@@ -194,6 +210,24 @@ class Attempt {
       return { session: null, plain: opened.plain };
     }
     return opened;
+  }
+
+  /** The session parked for this address by an earlier probe, when there is one that takes this probe's needs. */
+  private reuse(host: string, address: string): { session: SmtpSession; plain: boolean; reused: true } | null {
+    const { pool, port, deadlineAt, signal, needsSmtpUtf8 } = this.options;
+    const key = SessionPool.key(host, address, port);
+    const pooled = pool?.take(key, signal);
+    if (!pooled) return null;
+    const { session, lease } = pooled;
+    if (needsSmtpUtf8 && !session.extensions.has('SMTPUTF8')) {
+      // The next probe without that need may still use it.
+      if (!pool?.park(key, session, lease)) session.quit();
+      return null;
+    }
+    lease.extend(deadlineAt);
+    this.held.set(session, { lease, key });
+    // Plain although the host offers STARTTLS: its TLS broke when the session was opened.
+    return { session, plain: !session.secure && session.extensions.has('STARTTLS'), reused: true };
   }
 
   /** A greeted session, TLS negotiated when offered (or plain when `plain`), ready for MAIL FROM. */
@@ -223,6 +257,7 @@ class Attempt {
       onConnected: lease.connected,
       onEnd: lease.release,
     });
+    this.held.set(session, { lease, key: SessionPool.key(host, address, options.port) });
     if (banner.code >= 400) {
       this.end(session, 'close');
       const replyClass = classifyReply(banner, 'banner');
@@ -375,12 +410,18 @@ export async function probeMailboxes(options: ProbeOptions): Promise<GroupProbeR
 
   hosts: for (const host of options.hosts) {
     if (pending.length === 0) break;
-    for (const address of attempt.reachable(host)) {
+    const addresses = attempt.reachable(host);
+    /** A parked session the server had hung up on: the same address is asked again on a new one, once. */
+    let staleRetried = false;
+    for (let next = 0; next < addresses.length; next++) {
+      const address = addresses[next];
       let session: SmtpSession | null = null;
+      let untried = false;
       try {
         const opened = await attempt.open(host.exchange, address);
         session = opened.session;
         if (!session) continue hosts;
+        untried = opened.reused === true;
         await decoyKnown;
         let capped = options.recipientLimits?.get(host.exchange) ?? null;
         let limit = Math.min(
@@ -389,14 +430,19 @@ export async function probeMailboxes(options: ProbeOptions): Promise<GroupProbeR
         );
         let queue = pending;
         const unsettled: number[] = [];
-        let reset = false;
+        // A session an earlier probe left in the pool has its transaction still open.
+        let reset = opened.reused === true;
+        /** Nothing went wrong with the session: the next probe at this address may have it. */
+        let reusable = true;
         while (queue.length > 0) {
           // At a host known to cap recipients the made-up address takes a place (else it is refused for its number).
           const batch = queue.slice(0, decoy && capped !== null && limit > 1 ? limit - 1 : limit);
           const rcpts = batch.map((index) => `RCPT TO:<${options.addresses[index]}>`);
           const replies = await transaction(session, mail, decoy ? [...rcpts, decoy] : rcpts, reset);
           reset = true;
+          untried = false;
           if (replies[0].code !== 250) {
+            reusable = false;
             const mailClass = classifyReply(replies[0], 'mail');
             await attempt.backOff(host.exchange, mailClass);
             attempt.note(failureOf(mailClass), host.exchange, replies[0]);
@@ -428,6 +474,7 @@ export async function probeMailboxes(options: ProbeOptions): Promise<GroupProbeR
           }
           // Blocked or slowed down, or refused every recipient for their number (no progress): this session is done.
           if (backOff || again.length === batch.length) {
+            reusable = false;
             if (backOff) await attempt.backOff(host.exchange, backOff);
             for (const index of again)
               refusals.set(index, [
@@ -449,7 +496,7 @@ export async function probeMailboxes(options: ProbeOptions): Promise<GroupProbeR
             queue = [];
           }
         }
-        attempt.end(session);
+        attempt.end(session, reusable ? 'park' : 'quit');
         pending = [...unsettled, ...queue].sort((a, b) => a - b);
         continue hosts;
       } catch (error) {
@@ -458,6 +505,11 @@ export async function probeMailboxes(options: ProbeOptions): Promise<GroupProbeR
         if (error.kind === 'aborted') {
           aborted = true;
           break hosts;
+        }
+        if (untried && error.kind === 'closed' && !staleRetried) {
+          staleRetried = true;
+          next--;
+          continue;
         }
         attempt.note(
           error.kind === 'connect' ? 'no_connection' : error.kind === 'tls' ? 'tls_failed' : 'timeout',

@@ -56,6 +56,11 @@ export class ReplyParser {
     return done;
   }
 
+  /** Part of a reply has arrived and waits for the rest. */
+  get partial(): boolean {
+    return this.buffer.length > 0 || this.pending.length > 0;
+  }
+
   /** Drops anything unread: used after STARTTLS, where plaintext that follows must not be trusted. */
   reset(): void {
     this.buffer = '';
