@@ -7,7 +7,7 @@ import { Scopes, setCreditsRemaining, type AuthedRequest } from '../auth/access'
 import { ApiErrors } from '../docs/api-docs';
 import { VerificationResultDto } from './result.dto';
 import { BatchDto, BatchResultsDto, FeedbackAcceptedDto, FeedbackDto } from './validation.dto';
-import { VerificationService } from './verification.service';
+import { VerificationService, type CachedAnswer } from './verification.service';
 
 @ApiTags('validation')
 @Controller('email-validation')
@@ -36,12 +36,12 @@ export class ValidationController {
     @Param('email') email: string,
     @Req() req: AuthedRequest,
     @Res({ passthrough: true }) res: Response,
-  ): Promise<VerificationResult> {
+  ): Promise<VerificationResult | CachedAnswer> {
     if (email.length > MAX_ADDRESS_INPUT)
       throw new AppError('bad_request', `The address is longer than ${MAX_ADDRESS_INPUT} characters`);
-    const { results, balance } = await this.verifications.check(req.auth.account.id, [email], 'single');
+    const { result, balance } = await this.verifications.checkSingle(req.auth.account.id, email);
     setCreditsRemaining(res, balance);
-    return results[0];
+    return result;
   }
 
   @Post('batch')
