@@ -29,6 +29,7 @@ import { widgetCors } from './widget/widget-cors';
 import { WIDGET_DEMO_DIR } from './widget/widget.controller';
 import { installFastPath, singleCheckFastPath } from './validation/fast-path';
 import { ValidationController } from './validation/validation.controller';
+import { VerificationService } from './validation/verification.service';
 
 export interface Gateway {
   app: NestExpressApplication;
@@ -126,6 +127,7 @@ export async function startGateway(config: AppConfig, logger: Logger): Promise<G
       app.getHttpServer(),
       singleCheckFastPath({
         controller: app.get(ValidationController),
+        verifications: app.get(VerificationService),
         meter,
         pipes,
         adapter: app.getHttpAdapter(),

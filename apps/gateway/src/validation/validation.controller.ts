@@ -36,10 +36,12 @@ export class ValidationController {
     @Param('email') email: string,
     @Req() req: AuthedRequest,
     @Res({ passthrough: true }) res: Response,
+    /** The address's cached answer read ahead (the fast path); Nest passes nothing here. */
+    answer?: Promise<string | null>,
   ): Promise<VerificationResult | CachedAnswer> {
     if (email.length > MAX_ADDRESS_INPUT)
       throw new AppError('bad_request', `The address is longer than ${MAX_ADDRESS_INPUT} characters`);
-    const { result, balance } = await this.verifications.checkSingle(req.auth.account.id, email);
+    const { result, balance } = await this.verifications.checkSingle(req.auth.account.id, email, answer);
     setCreditsRemaining(res, balance);
     return result;
   }
