@@ -206,6 +206,22 @@ describe('GET /v1/email-validation/:email with and without the fast path', () =>
     });
     expectAlike(answers);
     for (const side of SIDES) expect(await ledger(made[side].id)).toEqual({ charges: 1, usage: 1 });
+    // The stored result as it was, marked as cached: the same bytes as serialising it again would give…
+    const stored = (await redis.get(`${prefix}result:${ADDRESS}`)) as string;
+    expect(answers[0].body).toBe(JSON.stringify({ ...JSON.parse(stored), cached: true }));
+    // …and the usage row holds the answer served, its columns taken from it.
+    const [usage] = await database.query<Record<string, unknown>>(
+      'SELECT email, kind, status, reason, result FROM verifications WHERE account_id = $1',
+      [made.fast.id],
+    );
+    const body = JSON.parse(answers[0].body) as Record<string, unknown>;
+    expect(usage).toEqual({
+      email: body.email,
+      kind: 'single',
+      status: body.status,
+      reason: body.reason,
+      result: body,
+    });
   });
 
   it('answers 401 alike: no key, an unknown key, and a key revoked on the other gateway (at once)', async () => {

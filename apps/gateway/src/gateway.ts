@@ -27,8 +27,9 @@ import { securityHeaders } from './http/security-headers';
 import { DASHBOARD_DIR, DASHBOARD_STATIC } from './dashboard/dashboard';
 import { widgetCors } from './widget/widget-cors';
 import { WIDGET_DEMO_DIR } from './widget/widget.controller';
-import { singleCheckFastPath } from './validation/fast-path';
+import { installFastPath, singleCheckFastPath } from './validation/fast-path';
 import { ValidationController } from './validation/validation.controller';
+import { VerificationService } from './validation/verification.service';
 
 export interface Gateway {
   app: NestExpressApplication;
@@ -59,14 +60,15 @@ export async function startGateway(config: AppConfig, logger: Logger): Promise<G
   if (config.http.trustProxy > 0) app.set('trust proxy', config.http.trustProxy);
   // API answers are never the same twice (request ids, balances): hashing each body for an ETag is waste.
   app.set('etag', false);
-  app.use(requestLogging(logger));
-  app.use(requestMetrics(metrics));
-  // The docs page loads Swagger UI's own script and styles from this origin only.
-  app.use(
+  const beforeRoutes = [
+    requestLogging(logger),
+    requestMetrics(metrics),
+    // The docs page loads Swagger UI's own script and styles from this origin only.
     securityHeaders({
       contentSecurityPolicy: { directives: { 'script-src': ["'self'"], 'style-src': ["'self'", "'unsafe-inline'"] } },
     }),
-  );
+  ];
+  for (const middleware of beforeRoutes) app.use(middleware);
   const pipes = [
     new InputPolicyPipe(),
     new ValidationPipe({
@@ -83,18 +85,6 @@ export async function startGateway(config: AppConfig, logger: Logger): Promise<G
         ),
     }),
   ];
-  // Before the parsers and the routes: single checks are answered here, without the router.
-  if (config.http.fastPath)
-    app.use(
-      singleCheckFastPath({
-        controller: app.get(ValidationController),
-        meter,
-        pipes,
-        adapter: app.getHttpAdapter(),
-        logger,
-        metrics,
-      }),
-    );
   app.use('/v1/widget', widgetCors);
   app.use(refuseOversizedBodies);
   // MCP messages first, with their own limit; a body read by one parser is skipped by the next.
@@ -131,6 +121,22 @@ export async function startGateway(config: AppConfig, logger: Logger): Promise<G
   app.use((req: Request, res: Response) => {
     void answerNoRoute(req, res, meter);
   });
+  // In front of Express: plain single checks are answered without its router (the same middlewares first).
+  if (config.http.fastPath)
+    installFastPath(
+      app.getHttpServer(),
+      singleCheckFastPath({
+        controller: app.get(ValidationController),
+        verifications: app.get(VerificationService),
+        meter,
+        pipes,
+        adapter: app.getHttpAdapter(),
+        express: app.getHttpAdapter().getInstance(),
+        before: beforeRoutes,
+        logger,
+        metrics,
+      }),
+    );
   await app.listen(config.http.port, '0.0.0.0');
   const address = app.getHttpServer().address();
   const port = typeof address === 'object' && address ? address.port : config.http.port;

@@ -1,1 +1,8 @@
-export { MemoryResultCache, RedisJsonStore, RedisResultCache, resultKey, type ResultCache } from './result-cache';
+export {
+  answerJson,
+  MemoryResultCache,
+  RedisJsonStore,
+  RedisResultCache,
+  resultKey,
+  type ResultCache,
+} from './result-cache';

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import type { VerificationResult } from '@mailguard/engine';
-import { MemoryResultCache, RedisResultCache, type ResultCache } from './result-cache';
+import { answerJson, MemoryResultCache, RedisResultCache, type ResultCache } from './result-cache';
 
 const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const prefix = `mgresultcache:${randomBytes(6).toString('hex')}:`;
@@ -43,4 +43,46 @@ it('Redis: the entries expire with the TTL given', async () => {
   const ttl = await redis.ttl(`${prefix}result:ttl@x.test`);
   expect(ttl).toBeGreaterThan(0);
   expect(ttl).toBeLessThanOrEqual(60);
+});
+
+describe('the cached answer as JSON text (getAnswer, answerJson)', () => {
+  const stored = {
+    email: 'john.doe@acme.test',
+    status: 'valid',
+    subStatus: null,
+    verifiedAt: '2026-11-27T00:00:00.000Z',
+    cached: false,
+    // A value that spells the keys out: inside a JSON string their quotes are escaped.
+    checks: { smtp: { message: '250 "cached":false "subStatus": \\ ok' } },
+  } as unknown as VerificationResult;
+  const answer = (result: VerificationResult) => JSON.stringify({ ...result, cached: true });
+
+  it('is the stored text with cached: true, byte for byte what serialising the marked result gives', () => {
+    const text = answerJson(JSON.stringify(stored));
+    expect(text).toBe(answer(stored));
+    expect(JSON.parse(text)).toEqual({ ...stored, cached: true });
+  });
+
+  it('gives an answer cached before subStatus existed its null, where get puts it', () => {
+    const { subStatus: _subStatus, ...old } = stored;
+    expect(answerJson(JSON.stringify(old))).toBe(answer({ ...old, subStatus: null } as VerificationResult));
+  });
+
+  it('serialises again whatever the in-place mark cannot be sure of', () => {
+    const marked = { ...stored, cached: true };
+    expect(answerJson(JSON.stringify(marked))).toBe(answer(stored));
+    const { cached: _cached, ...unmarked } = stored;
+    expect(answerJson(JSON.stringify(unmarked))).toBe(answer(unmarked as VerificationResult));
+  });
+
+  it.each([
+    ['Redis', () => new RedisResultCache(redis, prefix)],
+    ['memory', () => new MemoryResultCache()],
+  ])('%s: getAnswer is get’s result marked as cached, as text; null for none', async (_, make) => {
+    const cache = make();
+    await cache.set('answer@acme.test', stored, 60);
+    const text = await cache.getAnswer('answer@acme.test');
+    expect(text).toBe(JSON.stringify({ ...(await cache.get('answer@acme.test')), cached: true }));
+    expect(await cache.getAnswer('none@acme.test')).toBeNull();
+  });
 });

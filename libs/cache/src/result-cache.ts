@@ -5,6 +5,12 @@ import { MemoryTtlStore, type VerificationResult } from '@mailguard/engine';
 /** Verification results by `resultKey(email)`, for CACHE_TTL_SECONDS. */
 export interface ResultCache {
   get(key: string): Promise<VerificationResult | null>;
+  /**
+   * The entry as the JSON text of its answer (`cached: true`, `subStatus` null when it has none),
+   * exactly what `JSON.stringify({ ...get(key), cached: true })` gives: a cached check serves these
+   * bytes and stores them as its usage row without parsing or serialising the result.
+   */
+  getAnswer(key: string): Promise<string | null>;
   set(key: string, result: VerificationResult, ttlSeconds: number): Promise<void>;
   /** Many results at once (a list's group): one round trip to Redis. */
   setMany(entries: Array<{ key: string; result: VerificationResult }>, ttlSeconds: number): Promise<void>;
@@ -19,6 +25,35 @@ export function resultKey(email: string): string {
   return parseAddress(email).email.toLowerCase();
 }
 
+const CACHED = '"cached":';
+const CACHED_FALSE = '"cached":false';
+const SUB_STATUS = '"subStatus":';
+
+/** Where `part` occurs in `text` when it occurs exactly once, else -1. */
+function onlyAt(text: string, part: string): number {
+  const at = text.indexOf(part);
+  return at >= 0 && text.indexOf(part, at + part.length) < 0 ? at : -1;
+}
+
+/** A result's cached answer, the slow way: marked and serialised. */
+function answerOf(result: VerificationResult): string {
+  return JSON.stringify({ ...result, subStatus: result.subStatus ?? null, cached: true });
+}
+
+/**
+ * A stored result's JSON text (as `JSON.stringify` wrote it) as its cached answer's: `"cached":false`
+ * becomes `"cached":true` in place. An unescaped `"` never occurs inside a JSON string, so a key's
+ * text can only be that key; the result has no nested key of either name, so a key that occurs once
+ * is the top-level one. Anything else (an answer cached before subStatus existed) is parsed and
+ * serialised again.
+ */
+export function answerJson(stored: string): string {
+  const at = onlyAt(stored, CACHED);
+  if (at < 0 || !stored.startsWith(CACHED_FALSE, at) || onlyAt(stored, SUB_STATUS) < 0)
+    return answerOf(JSON.parse(stored) as VerificationResult);
+  return `${stored.slice(0, at)}"cached":true${stored.slice(at + CACHED_FALSE.length)}`;
+}
+
 export class RedisResultCache implements ResultCache {
   constructor(
     private readonly redis: Redis,
@@ -31,6 +66,11 @@ export class RedisResultCache implements ResultCache {
     if (!raw) return null;
     const result = JSON.parse(raw) as VerificationResult;
     return { ...result, subStatus: result.subStatus ?? null };
+  }
+
+  async getAnswer(key: string): Promise<string | null> {
+    const raw = await this.redis.get(`${this.prefix}result:${key}`);
+    return raw ? answerJson(raw) : null;
   }
 
   async set(key: string, result: VerificationResult, ttlSeconds: number): Promise<void> {
@@ -56,6 +96,11 @@ export class MemoryResultCache implements ResultCache {
 
   async get(key: string): Promise<VerificationResult | null> {
     return (await this.store.get(key)) ?? null;
+  }
+
+  async getAnswer(key: string): Promise<string | null> {
+    const result = await this.store.get(key);
+    return result ? answerOf(result) : null;
   }
 
   set(key: string, result: VerificationResult, ttlSeconds: number): Promise<void> {

@@ -35,11 +35,8 @@ async function account(balance: number): Promise<string> {
 
 const usage = (n: number): UsageRecord => ({
   id: `ver_${accounts}_${n}`,
-  email: `user${n}@example.test`,
   kind: 'single',
-  status: 'valid',
-  reason: 'accepted_email',
-  result: { n },
+  resultJson: JSON.stringify({ email: `user${n}@example.test`, status: 'valid', reason: 'accepted_email', n }),
 });
 
 describe('CreditLedger.chargeOne', () => {
@@ -72,6 +69,36 @@ describe('CreditLedger.chargeOne', () => {
     expect(row).toEqual({ balance: 0, charges: '100', usage: '100', sum: '0' });
     expect(seen.every(([accountId]) => accountId === id)).toBe(true);
     expect(seen.some(([, balance]) => balance === 0)).toBe(true);
+  });
+
+  it("stores the answer's text as the usage row, its email, status and reason taken from it", async () => {
+    const id = await account(5);
+    const resultJson = JSON.stringify({
+      email: 'o\'brien+"x"@example.test',
+      status: 'risky',
+      reason: 'accept_all',
+      cached: true,
+      checks: { smtp: { message: 'Ok \\ "quoted" é' } },
+    });
+    const ledger = new CreditLedger(() => sources[0]);
+    expect(
+      await ledger.chargeOne(id, 'single check', `chk_${id}`, { id: `ver_${id}`, kind: 'single', resultJson }),
+    ).toBe(4);
+    const rows = await database.query(
+      'SELECT id, email, kind, status, reason, credits, result FROM verifications WHERE account_id = $1',
+      [id],
+    );
+    expect(rows).toEqual([
+      {
+        id: `ver_${id}`,
+        email: 'o\'brien+"x"@example.test',
+        kind: 'single',
+        status: 'risky',
+        reason: 'accept_all',
+        credits: 1,
+        result: JSON.parse(resultJson),
+      },
+    ]);
   });
 
   it('answers null and writes nothing when the balance is empty', async () => {

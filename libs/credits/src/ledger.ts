@@ -59,7 +59,7 @@ const STATEMENTS_PER_ACCOUNT = 2;
 const CHARGE_BATCH = `
   WITH items AS (
     SELECT * FROM jsonb_to_recordset($2::jsonb)
-      AS item(n int, reason text, ref text, usage_id text, email text, kind text, status text, usage_reason text, result jsonb)),
+      AS item(n int, reason text, ref text, usage_id text, kind text, result jsonb)),
   locked AS (SELECT balance FROM accounts WHERE id = $1 FOR UPDATE),
   ${RELAXED_COMMIT},
   granted AS (
@@ -71,19 +71,17 @@ const CHARGE_BATCH = `
     SELECT items.*, granted.before - items.n * $3::int AS balance_after FROM items, granted WHERE items.n <= granted.taken),
   used AS (
     INSERT INTO verifications (id, account_id, email, kind, status, reason, credits, result)
-    SELECT usage_id, $1, email, kind, status, usage_reason, $3::int, result FROM served)
+    SELECT usage_id, $1, result->>'email', kind, result->>'status', result->>'reason', $3::int, result FROM served)
   INSERT INTO credit_transactions (account_id, delta, kind, reason, ref, balance_after)
   SELECT $1, -$3::int, 'charge', reason, ref, balance_after FROM served ORDER BY n
   RETURNING ref, balance_after`;
 
-/** The `verifications` row of a check (its usage record). */
+/** The `verifications` row of a check (its usage record): its email, status and reason are the result's. */
 export interface UsageRecord {
   id: string;
-  email: string;
   kind: UsageKind;
-  status: string;
-  reason: string;
-  result: unknown;
+  /** The answer's JSON text, as served: stored as it is, never parsed or serialised again here. */
+  resultJson: string;
 }
 
 /**
@@ -180,23 +178,16 @@ export class CreditLedger {
 
   private async settle(accountId: string, batch: PendingCharge[]): Promise<void> {
     try {
-      // One JSON parameter: stringified natively, where text arrays would be escaped in JavaScript.
-      const items = batch.map(({ reason, ref, usage }, index) => ({
-        n: index + 1,
-        reason,
-        ref,
-        usage_id: usage.id,
-        email: usage.email,
-        kind: usage.kind,
-        status: usage.status,
-        usage_reason: usage.reason,
-        result: usage.result,
-      }));
+      // One JSON parameter, each result's text set in as it came (text arrays would be escaped in JavaScript).
+      const items = batch.map(
+        ({ reason, ref, usage }, index) =>
+          `{"n":${index + 1},"reason":${JSON.stringify(reason)},"ref":${JSON.stringify(ref)},"usage_id":${JSON.stringify(usage.id)},"kind":${JSON.stringify(usage.kind)},"result":${usage.resultJson}}`,
+      );
       const rows = await queryPrepared<{ ref: string; balance_after: number }>(
         this.dataSource(),
-        'mailguard_charge_batch',
+        'mailguard_charge_answers',
         CHARGE_BATCH,
-        [accountId, JSON.stringify(items), CHECK_PRICE],
+        [accountId, `[${items.join(',')}]`, CHECK_PRICE],
       );
       const after = new Map(rows.map((row) => [row.ref, row.balance_after]));
       if (rows.length > 0) this.onBalance(accountId, Math.min(...after.values()));

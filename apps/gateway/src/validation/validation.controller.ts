@@ -7,7 +7,7 @@ import { Scopes, setCreditsRemaining, type AuthedRequest } from '../auth/access'
 import { ApiErrors } from '../docs/api-docs';
 import { VerificationResultDto } from './result.dto';
 import { BatchDto, BatchResultsDto, FeedbackAcceptedDto, FeedbackDto } from './validation.dto';
-import { VerificationService } from './verification.service';
+import { VerificationService, type CachedAnswer } from './verification.service';
 
 @ApiTags('validation')
 @Controller('email-validation')
@@ -36,12 +36,14 @@ export class ValidationController {
     @Param('email') email: string,
     @Req() req: AuthedRequest,
     @Res({ passthrough: true }) res: Response,
-  ): Promise<VerificationResult> {
+    /** The address's cached answer read ahead (the fast path); Nest passes nothing here. */
+    answer?: Promise<string | null>,
+  ): Promise<VerificationResult | CachedAnswer> {
     if (email.length > MAX_ADDRESS_INPUT)
       throw new AppError('bad_request', `The address is longer than ${MAX_ADDRESS_INPUT} characters`);
-    const { results, balance } = await this.verifications.check(req.auth.account.id, [email], 'single');
+    const { result, balance } = await this.verifications.checkSingle(req.auth.account.id, email, answer);
     setCreditsRemaining(res, balance);
-    return results[0];
+    return result;
   }
 
   @Post('batch')

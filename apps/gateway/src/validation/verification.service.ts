@@ -17,6 +17,23 @@ export interface CheckOutcome {
   balance: number;
 }
 
+/**
+ * A cached answer as its JSON text (libs/cache `getAnswer`): the single check's fast path sends
+ * these bytes as they are; anything else serialises it through `toJSON`, to the same bytes.
+ */
+export class CachedAnswer {
+  constructor(readonly json: string) {}
+
+  toJSON(): VerificationResult {
+    return JSON.parse(this.json) as VerificationResult;
+  }
+}
+
+export interface SingleOutcome {
+  result: VerificationResult | CachedAnswer;
+  balance: number;
+}
+
 const BATCH_CONCURRENCY = 20;
 
 /**
@@ -109,27 +126,25 @@ export class VerificationService {
     return result;
   }
 
-  /** A single address whose answer is cached: one statement charges it and records its usage. */
+  /**
+   * A single address whose answer is cached: one statement charges it and records its usage, the
+   * answer's JSON text stored as it is served (never parsed here).
+   */
   private async cachedSingle(
     accountId: string,
-    email: string,
+    key: string,
     kind: UsageKind,
     label: string,
     ref: string,
-  ): Promise<CheckOutcome | null> {
-    const result = await this.fromCache(email);
-    if (!result) return null;
-    const balance = await this.ledger.chargeOne(accountId, label, ref, {
-      id: newId('ver'),
-      email: result.email,
-      kind,
-      status: result.status,
-      reason: result.reason,
-      result,
-    });
+    answer: Promise<string | null> = this.cache.getAnswer(key),
+  ): Promise<{ json: string; balance: number } | null> {
+    const json = await answer;
+    this.metrics.cache.inc({ outcome: json ? 'hit' : 'miss' });
+    if (json === null) return null;
+    const balance = await this.ledger.chargeOne(accountId, label, ref, { id: newId('ver'), kind, resultJson: json });
     if (balance === null) throw await this.insufficient(accountId, 1);
     this.metrics.credits.inc({ direction: 'charged' });
-    return { results: [result], balance };
+    return { json, balance };
   }
 
   private async insufficient(accountId: string, cost: number): Promise<AppError> {
@@ -140,26 +155,66 @@ export class VerificationService {
     );
   }
 
+  /** What a check's charge is called in the ledger, and its reference. */
+  private billing(kind: UsageKind, addresses: number): { ref: string; label: string } {
+    const ref = newId(kind === 'single' ? 'chk' : kind === 'widget' ? 'wgt' : 'bat');
+    const label =
+      kind === 'single' ? 'single check' : kind === 'widget' ? 'widget check' : `batch check (${addresses} addresses)`;
+    return { ref, label };
+  }
+
+  /**
+   * The cached answer of an address as its JSON text, not yet counted as a hit or miss: read ahead
+   * by the single check's fast path while the key's rate limit is counted, and handed to
+   * `checkSingle` once the request is admitted (or dropped unseen).
+   */
+  readAnswer(email: string): Promise<string | null> {
+    return this.cache.getAnswer(resultKey(email));
+  }
+
+  /**
+   * One address (REST's single check): a cached answer comes back as its JSON text, unparsed.
+   * `answer`: this address's `readAnswer`, when it was read ahead.
+   */
+  async checkSingle(accountId: string, email: string, answer?: Promise<string | null>): Promise<SingleOutcome> {
+    const deadlineAt = this.deadline();
+    const key = resultKey(email);
+    const { ref, label } = this.billing('single', 1);
+    const answered = await this.cachedSingle(accountId, key, 'single', label, ref, answer);
+    if (answered) return { result: new CachedAnswer(answered.json), balance: answered.balance };
+    const { results, balance } = await this.checkAll(accountId, [email], [key], 'single', { ref, label, deadlineAt });
+    return { result: results[0], balance };
+  }
+
   async check(accountId: string, emails: string[], kind: UsageKind): Promise<CheckOutcome> {
     const deadlineAt = this.deadline();
-    const first = new Map<string, string>();
     // Each address is parsed once: its key serves deduplication, the cache and the answer's order.
     const keys = emails.map(resultKey);
+    const unique = new Set(keys);
+    const { ref, label } = this.billing(kind, unique.size);
+    if (unique.size === 1) {
+      const answered = await this.cachedSingle(accountId, keys[0], kind, label, ref);
+      if (answered) {
+        const result = JSON.parse(answered.json) as VerificationResult;
+        return { results: emails.map(() => result), balance: answered.balance };
+      }
+    }
+    return this.checkAll(accountId, emails, keys, kind, { ref, label, deadlineAt });
+  }
+
+  /** Charges the addresses up front and checks each (one cached already known to miss when alone). */
+  private async checkAll(
+    accountId: string,
+    emails: string[],
+    keys: string[],
+    kind: UsageKind,
+    { ref, label, deadlineAt }: { ref: string; label: string; deadlineAt: number },
+  ): Promise<CheckOutcome> {
+    const first = new Map<string, string>();
     emails.forEach((email, index) => {
       if (!first.has(keys[index])) first.set(keys[index], email);
     });
     const unique = [...first.keys()];
-    const ref = newId(kind === 'single' ? 'chk' : kind === 'widget' ? 'wgt' : 'bat');
-    const label =
-      kind === 'single'
-        ? 'single check'
-        : kind === 'widget'
-          ? 'widget check'
-          : `batch check (${unique.length} addresses)`;
-    if (unique.length === 1) {
-      const answered = await this.cachedSingle(accountId, first.get(unique[0]) as string, kind, label, ref);
-      if (answered) return { results: emails.map(() => answered.results[0]), balance: answered.balance };
-    }
     const cost = checksCost(unique.length);
     const charged = await this.ledger.charge(accountId, cost, label, ref);
     if (charged === null) throw await this.insufficient(accountId, cost);
