@@ -194,6 +194,22 @@ describe('npx mailguard verify', () => {
     expect(lab.stats('mx1.acme.test').commands).toContain('EHLO cli.mailguard.test');
   });
 
+  it('keeps a session open between addresses at one host, and says goodbye to it before exiting', async () => {
+    const before = lab.stats('mx1.acme.test');
+    const [sessions, commands] = [before.sessions, before.commands.length];
+    const emails = ['john.doe@acme.test', 'nobody@acme.test', 'jane@acme.test'];
+    const { stdout } = await cli(['verify', ...emails, '--json', '--concurrency', '1'], {
+      env: env({ SMTP_HELO_NAME: 'quit.mailguard.test' }),
+    });
+    expect((JSON.parse(stdout) as unknown[]).length).toBe(3);
+    const after = lab.stats('mx1.acme.test');
+    const said = after.commands.slice(commands);
+    expect(said.filter((command) => command.startsWith('RCPT TO:<') && !command.includes('mgv'))).toHaveLength(3);
+    // Fewer sessions than addresses, and each ended with QUIT rather than a dropped connection.
+    expect(after.sessions - sessions).toBeLessThan(3);
+    expect(said.filter((command) => command === 'QUIT')).toHaveLength(after.sessions - sessions);
+  });
+
   it('prints a line per address without --json, subStatus beside the reason', async () => {
     const { stdout } = await cli(['verify', 'jane@acme.test']);
     expect(stdout.trim()).toMatch(/^jane@acme\.test {2}valid {2}accepted_email {2}score \d+$/);

@@ -17,6 +17,8 @@ export interface Backend {
   verify(email: string): Promise<VerificationResult>;
   find(query: FinderQuery): Promise<FinderAnswer>;
   domain(name: string): Promise<DomainInsight>;
+  /** The run is over: SMTP sessions kept open for a next probe say goodbye. */
+  close(): void;
 }
 
 /** The service's code path in this process (framework-free engine and finder): unmetered, nothing learned. */
@@ -35,6 +37,7 @@ export function localBackend(config: AppConfig, warn: (message: string) => void)
       return findAddress(finder, name, domain, nothingLearned);
     },
     domain: (name) => domainInsight(finder, parseDomainParam(name), nothingLearned),
+    close: () => engine.closeSessions(),
   };
 }
 
@@ -120,6 +123,8 @@ export function remoteBackend(url: string, apiKey: string, notice: (message: str
       return call<FinderAnswer>('GET', `/email-finder?${params}`);
     },
     domain: (name) => call<DomainInsight>('GET', `/email-finder/domain/${encodeURIComponent(name)}`),
+    // The service's sessions are its own.
+    close: () => undefined,
   };
 }
 

@@ -79,6 +79,7 @@ async function verify(command: CommandWith<'verify'>): Promise<number> {
     await write(writer.end(count));
     return failed ? 1 : 0;
   } finally {
+    checker.close();
     await close();
   }
 }
@@ -155,12 +156,14 @@ async function run(command: Command): Promise<number> {
     case 'verify':
       return verify(command);
     case 'find': {
-      const answer = await backend(command.remote).find(command.query);
+      const finder = backend(command.remote);
+      const answer = await finder.find(command.query).finally(() => finder.close());
       await write(command.format === 'json' ? `${JSON.stringify(answer, null, 2)}\n` : findText(answer));
       return 0;
     }
     case 'domain': {
-      const insight = await backend(command.remote).domain(command.domain);
+      const finder = backend(command.remote);
+      const insight = await finder.domain(command.domain).finally(() => finder.close());
       await write(command.format === 'json' ? `${JSON.stringify(insight, null, 2)}\n` : domainText(insight));
       return 0;
     }
