@@ -18,8 +18,8 @@ import type { AppConfig, WorkerName } from '@mailguard/config';
 import { CoreModule, REDIS } from '@mailguard/core';
 import type { Logger as PinoLogger } from '@mailguard/logger';
 import { ClockWatchdog, QueueModule, type JobHandlers, type QueueName } from '@mailguard/queue';
-import { QUEUE_HANDLERS, stageProcessor, WORKER_QUEUE } from './stage.processor';
-import { STAGE_PROCESSOR, WorkerHealthIndicator, WorkerHttpController } from './worker-http';
+import { QUEUE_HANDLERS, stageProcessor, WORKER_QUEUE, type StageProcessor } from './stage.processor';
+import { WORKER_LIVENESS, WorkerHealthIndicator, WorkerHttpController, type WorkerLiveness } from './worker-http';
 
 export interface WorkerKind {
   queue: QueueName;
@@ -86,7 +86,11 @@ export class WorkerModule {
         { provide: QUEUE_HANDLERS, ...kind.handlers },
         { provide: QUEUE_OF_WORKER, useExisting: getQueueToken(kind.queue) },
         processor,
-        { provide: STAGE_PROCESSOR, useExisting: processor },
+        {
+          provide: WORKER_LIVENESS,
+          inject: [processor],
+          useFactory: (stage: StageProcessor): WorkerLiveness => ({ isRunning: () => stage.worker.isRunning() }),
+        },
         WorkerHealthIndicator,
         WorkerClock,
         ...(kind.providers ?? []),
