@@ -31,6 +31,13 @@ export interface WorkerKind {
   handlers: Omit<FactoryProvider<Partial<JobHandlers>>, 'provide'>;
   /** More of the worker's own (the list worker's sweeps). */
   providers?: Provider[];
+  /**
+   * How far V8 lets the heap grow past what survived the last full GC before it collects again, in
+   * percent. Unset: V8's own pacing, which on a machine with gigabytes of memory lets the heap grow
+   * to about four times its live size — for a worker whose jobs die in the old generation (they live
+   * seconds), hundreds of MB of garbage. Not a cap: a process that needs more heap still gets it.
+   */
+  heapGrowingPercent?: number;
 }
 
 /** The BullMQ queue the worker takes its jobs from. */
