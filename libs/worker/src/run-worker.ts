@@ -1,3 +1,4 @@
+import { setFlagsFromString } from 'node:v8';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { ConfigError, loadConfig, type AppConfig, type WorkerName } from '@mailguard/config';
@@ -35,6 +36,8 @@ export async function runWorker(name: WorkerName, kind: WorkerKind): Promise<voi
   }
   const logger = createLogger(config.log, name);
   surviveUnhandled(logger);
+  // Read by V8 at every full GC, so setting it here (before the jobs) paces the whole run.
+  if (kind.heapGrowingPercent) setFlagsFromString(`--heap-growing-percent=${kind.heapGrowingPercent}`);
   try {
     const app = await NestFactory.create<NestExpressApplication>(WorkerModule.forRoot({ name, kind, config, logger }), {
       logger: new PinoNestLogger(logger),

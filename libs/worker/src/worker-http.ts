@@ -13,22 +13,28 @@ import {
 import { HealthCheckService, HealthIndicatorService } from '@nestjs/terminus';
 import type { Request, Response } from 'express';
 import { Metrics } from '@mailguard/metrics';
-import type { StageProcessor } from './stage.processor';
 
-/** The processor of the worker process (its class is made per queue). */
-export const STAGE_PROCESSOR = Symbol('STAGE_PROCESSOR');
+/**
+ * Whether the worker process's BullMQ worker runs. Not the processor itself: @nestjs/bullmq starts a
+ * BullMQ worker for every provider whose value is a processor, so an alias of it would start a second
+ * one on the same queue (twice the jobs at once, and one of them not waited for at shutdown).
+ */
+export interface WorkerLiveness {
+  isRunning(): boolean;
+}
+export const WORKER_LIVENESS = Symbol('WORKER_LIVENESS');
 
 /** Liveness of a worker: its BullMQ worker takes jobs. */
 @Injectable()
 export class WorkerHealthIndicator {
   constructor(
     private readonly indicators: HealthIndicatorService,
-    @Inject(STAGE_PROCESSOR) private readonly processor: StageProcessor,
+    @Inject(WORKER_LIVENESS) private readonly worker: WorkerLiveness,
   ) {}
 
   isRunning(key: string) {
     const indicator = this.indicators.check(key);
-    return this.processor.worker.isRunning() ? indicator.up() : indicator.down('the worker is not running');
+    return this.worker.isRunning() ? indicator.up() : indicator.down('the worker is not running');
   }
 }
 

@@ -18,8 +18,8 @@ import type { AppConfig, WorkerName } from '@mailguard/config';
 import { CoreModule, REDIS } from '@mailguard/core';
 import type { Logger as PinoLogger } from '@mailguard/logger';
 import { ClockWatchdog, QueueModule, type JobHandlers, type QueueName } from '@mailguard/queue';
-import { QUEUE_HANDLERS, stageProcessor, WORKER_QUEUE } from './stage.processor';
-import { STAGE_PROCESSOR, WorkerHealthIndicator, WorkerHttpController } from './worker-http';
+import { QUEUE_HANDLERS, stageProcessor, WORKER_QUEUE, type StageProcessor } from './stage.processor';
+import { WORKER_LIVENESS, WorkerHealthIndicator, WorkerHttpController, type WorkerLiveness } from './worker-http';
 
 export interface WorkerKind {
   queue: QueueName;
@@ -31,6 +31,13 @@ export interface WorkerKind {
   handlers: Omit<FactoryProvider<Partial<JobHandlers>>, 'provide'>;
   /** More of the worker's own (the list worker's sweeps). */
   providers?: Provider[];
+  /**
+   * How far V8 lets the heap grow past what survived the last full GC before it collects again, in
+   * percent. Unset: V8's own pacing, which on a machine with gigabytes of memory lets the heap grow
+   * to about four times its live size — for a worker whose jobs die in the old generation (they live
+   * seconds), hundreds of MB of garbage. Not a cap: a process that needs more heap still gets it.
+   */
+  heapGrowingPercent?: number;
 }
 
 /** The BullMQ queue the worker takes its jobs from. */
@@ -86,7 +93,11 @@ export class WorkerModule {
         { provide: QUEUE_HANDLERS, ...kind.handlers },
         { provide: QUEUE_OF_WORKER, useExisting: getQueueToken(kind.queue) },
         processor,
-        { provide: STAGE_PROCESSOR, useExisting: processor },
+        {
+          provide: WORKER_LIVENESS,
+          inject: [processor],
+          useFactory: (stage: StageProcessor): WorkerLiveness => ({ isRunning: () => stage.worker.isRunning() }),
+        },
         WorkerHealthIndicator,
         WorkerClock,
         ...(kind.providers ?? []),
