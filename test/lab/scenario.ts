@@ -25,6 +25,7 @@ export type ReplyName =
   | 'tlsRequired'
   | 'tooManyConnections'
   | 'idleTimeout'
+  | 'rset'
   | 'utf8Unsupported';
 
 /** The commands of a probe's dialogue a hostile server can misbehave at (RSET: only a session's later transactions send it). */

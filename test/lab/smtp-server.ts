@@ -22,6 +22,7 @@ const DEFAULT_REPLIES: Record<ReplyName, string> = {
   tlsRequired: '530 5.7.0 Must issue a STARTTLS command first',
   tooManyConnections: '421 4.7.0 {host} Error: too many connections from {ip}',
   idleTimeout: '421 4.4.2 {host} Error: timeout exceeded',
+  rset: '250 2.0.0 Ok',
   utf8Unsupported: '553 5.6.7 <{addr}>: Recipient address rejected: SMTPUTF8 is required but was not offered',
 };
 
@@ -362,7 +363,7 @@ export class LabSmtpServer {
         return { reply: this.recipient(session, argument) };
       case 'RSET':
         Object.assign(session, { mailFrom: null, recipients: 0 });
-        return { reply: '250 2.0.0 Ok\r\n' };
+        return { reply: this.reply('rset', session) };
       case 'NOOP':
         return { reply: '250 2.0.0 Ok\r\n' };
       case 'VRFY':

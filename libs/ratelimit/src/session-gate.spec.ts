@@ -72,11 +72,11 @@ it('knows the hosts where a prober of any process waits for a slot', async () =>
   const two = new RedisSessionGate(redis, prefix, 1);
   const held = await one.acquire('mx.a', far());
   const other = await one.acquire('mx.b', far());
-  expect(await one.contended(['mx.a', 'mx.b'])).toEqual(new Set());
+  expect(await one.unwelcome(['mx.a', 'mx.b'])).toEqual(new Set());
   const controller = new AbortController();
   const waiting = two.acquire('mx.a', { ...far(), signal: controller.signal });
   // Its first try, sent on the same connection before this read, found the host full and said so.
-  expect(await one.contended(['mx.a', 'mx.b'])).toEqual(new Set(['mx.a']));
+  expect(await one.unwelcome(['mx.a', 'mx.b'])).toEqual(new Set(['mx.a']));
   controller.abort();
   await expect(waiting).rejects.toThrow('gave up waiting');
   held.release();

@@ -180,9 +180,10 @@ export class RedisSessionGate implements SessionGate {
     await this.redis.set(`${this.prefix}mx:cool:${host}`, reason, 'PX', ms);
   }
 
-  async contended(hosts: string[]): Promise<Set<string>> {
+  async unwelcome(hosts: string[]): Promise<Set<string>> {
     if (hosts.length === 0) return new Set();
-    const wanted = await this.redis.mget(hosts.map((host) => this.wantedKey(host)));
-    return new Set(hosts.filter((_, index) => wanted[index] !== null));
+    const keys = hosts.flatMap((host) => [this.wantedKey(host), `${this.prefix}mx:cool:${host}`]);
+    const found = await this.redis.mget(keys);
+    return new Set(hosts.filter((_, index) => found[2 * index] !== null || found[2 * index + 1] !== null));
   }
 }

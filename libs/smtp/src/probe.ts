@@ -168,7 +168,9 @@ class Attempt {
   /** Cools the host down when the reply refused us or asked us to slow down (`otherwise`: any other refusal). */
   async backOff(host: string, replyClass: ReplyClass, otherwise: CoolDown | null = null): Promise<void> {
     const coolDown = COOL_DOWNS[replyClass] ?? otherwise;
-    if (coolDown) await this.options.gate.coolDown(host, coolDown.ms, coolDown.reason);
+    if (!coolDown) return;
+    this.options.pool?.leave(host);
+    await this.options.gate.coolDown(host, coolDown.ms, coolDown.reason);
   }
 
   /**
@@ -195,7 +197,7 @@ class Attempt {
     host: string,
     address: string,
   ): Promise<{ session: SmtpSession | null; plain: boolean; reused?: boolean }> {
-    const pooled = this.reuse(host, address);
+    const pooled = await this.reuse(host, address);
     if (pooled) return pooled;
     let opened: { session: SmtpSession | null; plain: boolean };
     try {
@@ -212,17 +214,24 @@ class Attempt {
     return opened;
   }
 
-  /** The session parked for this address by an earlier probe, when there is one that takes this probe's needs. */
-  private reuse(host: string, address: string): { session: SmtpSession; plain: boolean; reused: true } | null {
+  /**
+   * The session parked for this address by an earlier probe, when there is one; its session is null
+   * (noted) when it lacks SMTPUTF8 that an address needs, as a new one would.
+   */
+  private async reuse(
+    host: string,
+    address: string,
+  ): Promise<{ session: SmtpSession | null; plain: boolean; reused: true } | null> {
     const { pool, port, deadlineAt, signal, needsSmtpUtf8 } = this.options;
     const key = SessionPool.key(host, address, port);
-    const pooled = pool?.take(key, signal);
+    const pooled = await pool?.take(key, signal);
     if (!pooled) return null;
     const { session, lease } = pooled;
     if (needsSmtpUtf8 && !session.extensions.has('SMTPUTF8')) {
       // The next probe without that need may still use it.
       if (!pool?.park(key, session, lease)) session.quit();
-      return null;
+      this.note('smtputf8_unsupported', host);
+      return { session: null, plain: false, reused: true };
     }
     lease.extend(deadlineAt);
     this.held.set(session, { lease, key });
@@ -363,14 +372,27 @@ export class RecipientLimits {
 /**
  * MAIL and the RCPTs of one transaction, after RSET when one came before: pipelined in one round
  * trip (RFC 2920 lets RSET lead the batch), else one command at a time. RSET's reply is not
- * returned: were it refused, the MAIL after it is refused too (nested MAIL), and that decides.
+ * returned: were it refused, the MAIL after it is refused too (nested MAIL), and that decides —
+ * except on a session an earlier probe left open (`reset: 'reused'`), where anything but 250 means
+ * the replies are not ours to read in order (the server said something meanwhile): an SmtpError.
  */
-async function transaction(session: SmtpSession, mail: string, rcpts: string[], reset: boolean): Promise<SmtpReply[]> {
+async function transaction(
+  session: SmtpSession,
+  mail: string,
+  rcpts: string[],
+  reset: boolean | 'reused',
+): Promise<SmtpReply[]> {
+  const checked = (reply: SmtpReply) => {
+    if (reset === 'reused' && reply.code !== 250)
+      throw new SmtpError('closed', `RSET on a session kept open was answered ${reply.code}`);
+  };
   if (session.pipelining) {
     const replies = await session.send(...(reset ? ['RSET'] : []), mail, ...rcpts);
-    return reset ? replies.slice(1) : replies;
+    if (!reset) return replies;
+    checked(replies[0]);
+    return replies.slice(1);
   }
-  if (reset) await session.command('RSET');
+  if (reset) checked(await session.command('RSET'));
   const replies = [await session.command(mail)];
   if (replies[0].code !== 250) return replies;
   for (const rcpt of rcpts) replies.push(await session.command(rcpt));
@@ -431,7 +453,7 @@ export async function probeMailboxes(options: ProbeOptions): Promise<GroupProbeR
         let queue = pending;
         const unsettled: number[] = [];
         // A session an earlier probe left in the pool has its transaction still open.
-        let reset = opened.reused === true;
+        let reset: boolean | 'reused' = opened.reused === true ? 'reused' : false;
         /** Nothing went wrong with the session: the next probe at this address may have it. */
         let reusable = true;
         while (queue.length > 0) {
@@ -506,7 +528,8 @@ export async function probeMailboxes(options: ProbeOptions): Promise<GroupProbeR
           aborted = true;
           break hosts;
         }
-        if (untried && error.kind === 'closed' && !staleRetried) {
+        // Dead at its first command (hung up, or dropped silently on the way): a new session may answer.
+        if (untried && error.kind !== 'connect' && error.kind !== 'tls' && !staleRetried) {
           staleRetried = true;
           next--;
           continue;

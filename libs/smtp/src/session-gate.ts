@@ -12,8 +12,11 @@
 export interface SessionGate {
   acquire(host: string, request: SlotRequest): Promise<SlotLease>;
   coolDown(host: string, ms: number, reason: CoolDownReason): Promise<void>;
-  /** Those of `hosts` where a prober (of any process) is waiting for a slot now. */
-  contended(hosts: string[]): Promise<Set<string>>;
+  /**
+   * Those of `hosts` where a session kept open between probes must not stay: a prober (of any
+   * process) waits for a slot there, or the host is cooling down.
+   */
+  unwelcome(hosts: string[]): Promise<Set<string>>;
   /** Slots and sessions this process holds now, and the cool-downs it knows of (gauges). */
   snapshot(): GateSnapshot;
   observe(observer: GateObserver): void;
@@ -206,8 +209,10 @@ export class MemorySessionGate implements SessionGate {
     this.leases.noteCoolDown(host, ms, reason);
   }
 
-  async contended(hosts: string[]): Promise<Set<string>> {
-    return new Set(hosts.filter((host) => (this.waiting.get(host)?.length ?? 0) > 0));
+  async unwelcome(hosts: string[]): Promise<Set<string>> {
+    return new Set(
+      hosts.filter((host) => (this.waiting.get(host)?.length ?? 0) > 0 || this.leases.coolDownOf(host) !== null),
+    );
   }
 
   async acquire(host: string, { until, signal }: SlotRequest): Promise<SlotLease> {

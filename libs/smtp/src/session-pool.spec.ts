@@ -41,7 +41,7 @@ beforeEach(() => {
 afterEach(async () => {
   pool.close();
   await gate.leases.idle();
-  for (const host of Object.keys(scenario.servers ?? {})) lab.smtp(host).behave({ dropAfter: undefined });
+  for (const host of Object.keys(scenario.servers ?? {})) lab.smtp(host).behave({ dropAfter: undefined, replies: {} });
 });
 
 function options(address: string, extra: Partial<ProbeOptions> = {}): ProbeOptions {
@@ -169,4 +169,60 @@ it('lets go of a parked session as soon as another prober waits for a slot at it
   expect(pool.size).toBe(0);
   expect(pool.watching).toBe(false);
   lease.release();
+});
+
+it('is not trusted when its RSET is answered otherwise than 250: the probe asks on a new session', async () => {
+  const before = sessionsAt('mx.kept.test');
+  await probeMailboxes(options('alice@kept.test'));
+  lab.smtp('mx.kept.test').behave({ replies: { rset: '421 4.3.2 Service shutting down' } });
+  const next = await probeMailboxes(options('bob@kept.test'));
+  expect(next.results[0]).toMatchObject({ definite: true, replyClass: 'accepted' });
+  expect(next.sessions).toBe(1);
+  expect(sessionsAt('mx.kept.test') - before).toBe(2);
+});
+
+it('gives way to a prober already waiting at the gate: first come, first served', async () => {
+  gate = new MemorySessionGate(1);
+  pool = new SessionPool(60_000, gate);
+  await probeMailboxes(options('alice@kept.test'));
+  const order: string[] = [];
+  const waiter = gate.acquire('mx.kept.test', { until: Date.now() + 60_000 }).then((lease) => {
+    order.push('waiter');
+    return lease;
+  });
+  // The next probe at the same address finds a prober waiting: it queues behind it instead of taking the session.
+  const probe = probeMailboxes(options('bob@kept.test')).then((result) => {
+    order.push('probe');
+    return result;
+  });
+  (await waiter).release();
+  expect((await probe).results[0]).toMatchObject({ definite: true, replyClass: 'accepted' });
+  expect(order).toEqual(['waiter', 'probe']);
+});
+
+it('is not used at a host cooling down: the probe is refused at the gate like any other', async () => {
+  await probeMailboxes(options('alice@kept.test'));
+  const before = lab.stats('mx.kept.test').commands.length;
+  await gate.coolDown('mx.kept.test', 60_000, 'busy');
+  const next = await probeMailboxes(options('bob@kept.test'));
+  expect(next.results[0]).toMatchObject({ definite: false, failure: 'rate_limited' });
+  expect(pool.size).toBe(0);
+  expect(
+    lab
+      .stats('mx.kept.test')
+      .commands.slice(before)
+      .filter((command) => command.startsWith('RCPT')),
+  ).toEqual([]);
+});
+
+it('asks a host without SMTPUTF8 nothing for an address that needs it, and keeps the session for the next', async () => {
+  await probeMailboxes(options('alice@kept.test'));
+  const before = { sessions: sessionsAt('mx.kept.test'), commands: lab.stats('mx.kept.test').commands.length };
+  const utf8 = await probeMailboxes(options('jösé@kept.test', { needsSmtpUtf8: true }));
+  expect(utf8.results[0]).toMatchObject({ definite: false, failure: 'smtputf8_unsupported' });
+  expect(pool.size).toBe(1);
+  const next = await probeMailboxes(options('bob@kept.test'));
+  expect(next.sessions).toBe(0);
+  expect(sessionsAt('mx.kept.test')).toBe(before.sessions);
+  expect(lab.stats('mx.kept.test').commands.slice(before.commands)).not.toContain('RCPT TO:<jösé@kept.test>');
 });

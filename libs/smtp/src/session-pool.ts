@@ -23,10 +23,12 @@ export interface PooledSession {
  * Greeted sessions kept open between probes, at most one per MX address and `capacity` in all, for
  * `idleMs` each: the next probe there skips connect, banner, EHLO and STARTTLS, and begins with
  * RSET pipelined with its MAIL and RCPTs. A parked session keeps its slot, so the per-MX cap counts
- * it; it is closed (QUIT, and its slot given back) when its idle time is up, when a prober of any
- * process waits for a slot at its host (asked of the gate every CONTENTION_CHECK_MS while anything
- * is parked), when it has served PROBES_PER_SESSION probes, when the pool is full or closed; and it
- * drops out by itself when the server hangs up meanwhile. `idleMs` 0: nothing is kept.
+ * it. It is closed (QUIT, and its slot given back) when its idle time is up; when its host becomes
+ * unwelcome — a prober of any process waits for a slot there (first come, first served: the
+ * gate's queue goes first), or the host is cooling down — as found when it is parked, when it is
+ * taken and every CONTENTION_CHECK_MS in between; when it has served PROBES_PER_SESSION probes;
+ * when the pool is full or closed. It drops out by itself when the server hangs up meanwhile.
+ * `idleMs` 0: nothing is kept.
  */
 export class SessionPool {
   private readonly parked = new Map<string, Parked>();
@@ -36,7 +38,7 @@ export class SessionPool {
 
   constructor(
     private readonly idleMs: number,
-    private readonly gate: Pick<SessionGate, 'contended'>,
+    private readonly gate: Pick<SessionGate, 'unwelcome'>,
     private readonly capacity = 256,
   ) {}
 
@@ -54,11 +56,19 @@ export class SessionPool {
     return this.parked.size;
   }
 
-  /** The session parked for `key`, ready for the probe with `signal`; null when there is none that can go on. */
-  take(key: string, signal?: AbortSignal): PooledSession | null {
+  /**
+   * The session parked for `key`, ready for the probe with `signal`; null when there is none that
+   * can go on, or its host is unwelcome now (then it says goodbye and the probe queues at the gate).
+   */
+  async take(key: string, signal?: AbortSignal): Promise<PooledSession | null> {
     const entry = this.parked.get(key);
     if (!entry) return null;
     this.remove(key, entry);
+    const unwelcome = await this.gate.unwelcome([entry.host]).catch(() => new Set<string>());
+    if (unwelcome.has(entry.host)) {
+      entry.session.quit();
+      return null;
+    }
     // A session that cannot go on is closed by `unpark`, and its slot given back.
     return entry.session.unpark(signal) ? { session: entry.session, lease: entry.lease } : null;
   }
@@ -78,22 +88,34 @@ export class SessionPool {
     entry.timer.unref();
     this.parked.set(key, entry);
     session.park(() => this.remove(key, entry));
-    this.watch ??= setInterval(() => void this.yieldContended(), CONTENTION_CHECK_MS).unref();
+    this.watch ??= setInterval(() => void this.yieldUnwelcome(), CONTENTION_CHECK_MS).unref();
+    // A prober may be waiting already: it need not wait for the next check.
+    void this.yieldUnwelcome([entry.host]);
     return true;
   }
 
-  /** Lets go of the parked sessions at hosts where a prober waits for a slot. */
-  private async yieldContended(): Promise<void> {
-    const hosts = [...new Set([...this.parked.values()].map((entry) => entry.host))];
+  /** Lets go of the parked sessions at unwelcome hosts (of `hosts`, or of all parked). */
+  private async yieldUnwelcome(
+    hosts = [...new Set([...this.parked.values()].map((entry) => entry.host))],
+  ): Promise<void> {
     // Unanswered (Redis away, say): the sessions go at their idle time as usual.
-    const contended = await this.gate.contended(hosts).catch(() => new Set<string>());
-    for (const [key, entry] of [...this.parked]) if (contended.has(entry.host)) this.evict(key);
+    const unwelcome = await this.gate.unwelcome(hosts).catch(() => new Set<string>());
+    for (const [key, entry] of [...this.parked]) if (unwelcome.has(entry.host)) this.evict(key);
+  }
+
+  /** A probe was refused or slowed down at `host`: its parked sessions go too. */
+  leave(host: string): void {
+    for (const [key, entry] of [...this.parked]) if (entry.host === host) this.evict(key);
   }
 
   /** Says goodbye to every parked session and keeps none from now on (shutdown). */
   close(): void {
     this.closed = true;
-    for (const key of [...this.parked.keys()]) this.evict(key);
+    for (const [key, entry] of [...this.parked]) {
+      this.evict(key);
+      // At once, not when the server has closed: the process may be about to lose its Redis connection.
+      entry.lease.release();
+    }
   }
 
   private remove(key: string, entry: Parked): void {
