@@ -129,7 +129,9 @@ function run({ script, env }: Run, json: string): Promise<void> {
 
 function table(latest: Figures, previous: Figures | null): string {
   const format = (value: number | null, digits: number) =>
-    value === null ? '–' : value.toLocaleString('en-US', { maximumFractionDigits: digits });
+    value === null
+      ? '–'
+      : value.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
   const rows = TARGETS.map(({ label, value, target, met, digits }) => {
     const now = value(latest);
     const mark = target && now !== null ? (met(now) ? ' ✓' : ' ✗') : '';
