@@ -438,12 +438,12 @@ export async function probeMailboxes(options: ProbeOptions): Promise<GroupProbeR
     for (let next = 0; next < addresses.length; next++) {
       const address = addresses[next];
       let session: SmtpSession | null = null;
-      let untried = false;
+      /** RSET before the next transaction; 'reused': the first, on a session an earlier probe left open. */
+      let reset: boolean | 'reused' = false;
       try {
         const opened = await attempt.open(host.exchange, address);
         session = opened.session;
         if (!session) continue hosts;
-        untried = opened.reused === true;
         await decoyKnown;
         let capped = options.recipientLimits?.get(host.exchange) ?? null;
         let limit = Math.min(
@@ -453,7 +453,7 @@ export async function probeMailboxes(options: ProbeOptions): Promise<GroupProbeR
         let queue = pending;
         const unsettled: number[] = [];
         // A session an earlier probe left in the pool has its transaction still open.
-        let reset: boolean | 'reused' = opened.reused === true ? 'reused' : false;
+        if (opened.reused) reset = 'reused';
         /** Nothing went wrong with the session: the next probe at this address may have it. */
         let reusable = true;
         while (queue.length > 0) {
@@ -462,7 +462,6 @@ export async function probeMailboxes(options: ProbeOptions): Promise<GroupProbeR
           const rcpts = batch.map((index) => `RCPT TO:<${options.addresses[index]}>`);
           const replies = await transaction(session, mail, decoy ? [...rcpts, decoy] : rcpts, reset);
           reset = true;
-          untried = false;
           if (replies[0].code !== 250) {
             reusable = false;
             const mailClass = classifyReply(replies[0], 'mail');
@@ -529,7 +528,7 @@ export async function probeMailboxes(options: ProbeOptions): Promise<GroupProbeR
           break hosts;
         }
         // Dead at its first command (hung up, or dropped silently on the way): a new session may answer.
-        if (untried && error.kind !== 'connect' && error.kind !== 'tls' && !staleRetried) {
+        if (reset === 'reused' && error.kind !== 'connect' && error.kind !== 'tls' && !staleRetried) {
           staleRetried = true;
           next--;
           continue;
