@@ -13,8 +13,6 @@ void runWorker('scoring-worker', {
   queue: 'scoring',
   // What it ran with while its processor was registered twice (20, taken by two BullMQ workers): the list benches' figures.
   concurrency: 40,
-  // 3× the live heap, not 2×: at 2× its extra full GCs cost the stage that lasts ~1 CPU-second per 100,000 rows.
-  heapGrowingPercent: 200,
   imports: [EngineModule, StoresModule],
   handlers: {
     inject: [APP_CONFIG, ENGINE, ResultStore, ListStore, RESULT_CACHE, DomainKnowledge, Metrics],
