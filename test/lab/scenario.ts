@@ -60,6 +60,11 @@ export interface ServerSpec {
   stallAt?: SmtpStep;
   /** Closes the connection without a reply when this command arrives. */
   dropAfter?: SmtpStep;
+  /**
+   * From this command on nothing is answered, and the connection is neither closed nor reset: what a
+   * client sees of a connection that a NAT or proxy on the way forgot.
+   */
+  vanishAt?: SmtpStep;
   /** Injected before every reply batch and the banner: one emulated internet round trip. */
   latencyMs?: number;
   /** Refuse us as a sender (blocklist) at this step. */

@@ -325,7 +325,9 @@ describe('hostile servers', () => {
     ]);
   }
 
-  afterEach(() => lab.smtp(HOSTILE).behave({ silent: undefined, stallAt: undefined, dropAfter: undefined }));
+  afterEach(() =>
+    lab.smtp(HOSTILE).behave({ silent: undefined, stallAt: undefined, dropAfter: undefined, vanishAt: undefined }),
+  );
 
   it('a silent server accepts the connection and never writes a byte, whatever it is sent', async () => {
     lab.smtp(HOSTILE).behave({ silent: true });
@@ -359,6 +361,20 @@ describe('hostile servers', () => {
       expect(reply.code).toBe(250);
     },
   );
+
+  it('a connection vanishing at RSET answers nothing from then on, and is not closed either', async () => {
+    lab.smtp(HOSTILE).behave({ vanishAt: 'rset' });
+    lab.resetStats();
+    const dialogue = await session(HOSTILE);
+    expect((await dialogue.command('EHLO x.test')).code).toBe(250);
+    dialogue.write('RSET\r\n');
+    expect(await replyWithin(dialogue)).toBeNull();
+    // Null, not 'closed': the connection is still there.
+    dialogue.write('NOOP\r\n');
+    expect(await replyWithin(dialogue)).toBeNull();
+    expect(lab.stats(HOSTILE).sessions).toBe(1);
+    dialogue.close();
+  });
 
   it('a server dropping after RCPT answers the pipelined MAIL, then closes the connection without a reply', async () => {
     lab.smtp(HOSTILE).behave({ dropAfter: 'rcpt' });

@@ -318,6 +318,7 @@ export class LabSmtpServer {
     const argument = space < 0 ? '' : line.slice(space + 1).trim();
     const step = STEPS[verb];
     if (step && this.spec.dropAfter === step) return { reply: '', after: 'drop' };
+    if (step && this.spec.vanishAt === step) return { reply: '', after: 'stall' };
     const outcome = this.answer(session, verb, argument);
     // Half of the reply: a multi-line one cut between or inside its lines, a single line without its CRLF.
     if (step && this.spec.stallAt === step)

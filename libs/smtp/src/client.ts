@@ -93,6 +93,12 @@ export interface SessionOptions {
 
 /** How long a server may take to close after QUIT before the connection is cut. */
 const QUIT_GRACE_MS = 2_000;
+/**
+ * The longest wait for a kept session's first reply (to its RSET). Unanswered by then, the
+ * connection was most likely forgotten on the way (a NAT or proxy drops idle ones without a word):
+ * the probe goes on with a new session rather than wait the whole per-command timeout.
+ */
+const KEPT_SESSION_REPLY_MS = 3_000;
 
 const UNSAFE = /[\r\n\0]/;
 
@@ -114,6 +120,8 @@ export class SmtpSession {
   private signal: AbortSignal | undefined;
   /** Who hears, while the session is parked, that its connection ended. */
   private onEndParked: (() => void) | null = null;
+  /** A shorter wait for the next reply only: the first after the session was kept open. */
+  private nextReplyWithinMs: number | null = null;
   /** The TCP connection under any TLS: it alone keeps the process alive, or not. */
   private readonly tcp: Socket;
   extensions = new Map<string, string>();
@@ -221,6 +229,7 @@ export class SmtpSession {
     }
     this.tcp.ref();
     this.roundTrips = 0;
+    this.nextReplyWithinMs = Math.min(this.options.timeoutMs, KEPT_SESSION_REPLY_MS);
     this.signal = signal;
     this.signal?.addEventListener('abort', this.onAbort, { once: true });
     return true;
@@ -241,13 +250,15 @@ export class SmtpSession {
   /** The next reply, or an SmtpError when none comes within the per-command timeout. */
   private async read(): Promise<SmtpReply> {
     if (this.replies.length === 0) this.roundTrips++;
+    const timeoutMs = this.nextReplyWithinMs ?? this.options.timeoutMs;
+    this.nextReplyWithinMs = null;
     // A monotonic clock: a wall-clock jump must not stretch or cut the per-command timeout.
-    const deadline = performance.now() + this.options.timeoutMs;
+    const deadline = performance.now() + timeoutMs;
     while (this.replies.length === 0) {
       if (this.failure) throw this.failure;
       const remaining = deadline - performance.now();
       if (remaining <= 0) {
-        const timeout = new SmtpError('timeout', `no reply within ${this.options.timeoutMs} ms`);
+        const timeout = new SmtpError('timeout', `no reply within ${timeoutMs} ms`);
         this.fail(timeout);
         throw timeout;
       }

@@ -41,7 +41,8 @@ beforeEach(() => {
 afterEach(async () => {
   pool.close();
   await gate.leases.idle();
-  for (const host of Object.keys(scenario.servers ?? {})) lab.smtp(host).behave({ dropAfter: undefined, replies: {} });
+  for (const host of Object.keys(scenario.servers ?? {}))
+    lab.smtp(host).behave({ dropAfter: undefined, vanishAt: undefined, replies: {} });
 });
 
 function options(address: string, extra: Partial<ProbeOptions> = {}): ProbeOptions {
@@ -129,6 +130,19 @@ it('asks again on a new session when the parked one turns out to be dead at its 
   expect(next.sessions).toBe(1);
   expect(sessionsAt('mx.kept.test') - before).toBe(2);
 });
+
+it('replaces a parked session dropped silently on the way without waiting the whole command timeout', async () => {
+  const slow = { timeoutMs: 60_000 };
+  const before = sessionsAt('mx.kept.test');
+  await probeMailboxes(options('alice@kept.test', slow));
+  // Forgotten by a NAT, say: its RSET goes unanswered and nothing closes it.
+  lab.smtp('mx.kept.test').behave({ vanishAt: 'rset' });
+  const next = await probeMailboxes(options('bob@kept.test', slow));
+  expect(next.results[0]).toMatchObject({ definite: true, replyClass: 'accepted' });
+  expect(next.sessions).toBe(1);
+  expect(sessionsAt('mx.kept.test') - before).toBe(2);
+  // Well inside the 60 s per-command timeout: only a shorter wait for the kept session's first reply gets here.
+}, 20_000);
 
 it('is not kept after the server refused us: QUIT at once, and the slot comes back', async () => {
   const result = await probeMailboxes(options('alice@blocking.test'));
