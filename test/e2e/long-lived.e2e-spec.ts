@@ -155,5 +155,8 @@ describe.each(['in-process', 'bullmq'] as const)('a long-lived service (%s)', (d
     const page = await (await fetch(`${probers()[0].url}/metrics`)).text();
     expect(page).toContain('mailguard_mx_slot_wait_seconds_count');
     expect(page).not.toMatch(/^mailguard_mx_lease_expired_total\{/m);
+    // Checks one after another at a host began on the session the one before kept; none is kept now.
+    expect(gaugeSum(page, 'mailguard_smtp_sessions_reused_total')).toBeGreaterThan(0);
+    expect(gaugeSum(page, 'mailguard_smtp_sessions_kept')).toBe(0);
   });
 });

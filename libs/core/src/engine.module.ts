@@ -9,7 +9,10 @@ import type { SessionGate } from '@mailguard/smtp';
 import { buildEngine, buildGate, superviseGate } from './engine';
 import { GATE, ENGINE, LOGGER, OUTBOUND, REDIS } from './tokens';
 
-/** The verification engine with its per-MX gate (supervised: gauges and expired-lease warnings) and outbound HTTP. */
+/**
+ * The verification engine with its per-MX gate (supervised: gauges and expired-lease warnings), its
+ * kept SMTP sessions (gauges) and outbound HTTP.
+ */
 @Module({
   providers: [
     { provide: OUTBOUND, inject: [APP_CONFIG], useFactory: (config: AppConfig) => createOutbound(config) },
@@ -24,9 +27,12 @@ import { GATE, ENGINE, LOGGER, OUTBOUND, REDIS } from './tokens';
     },
     {
       provide: ENGINE,
-      inject: [APP_CONFIG, REDIS, GATE, OUTBOUND],
-      useFactory: (config: AppConfig, redis: Redis | null, gate: SessionGate, outbound: Outbound) =>
-        buildEngine(config, redis, gate, outbound),
+      inject: [APP_CONFIG, REDIS, GATE, OUTBOUND, Metrics],
+      useFactory: (config: AppConfig, redis: Redis | null, gate: SessionGate, outbound: Outbound, metrics: Metrics) => {
+        const engine = buildEngine(config, redis, gate, outbound);
+        metrics.watchKeptSessions(engine.keptSessions);
+        return engine;
+      },
     },
   ],
   exports: [OUTBOUND, GATE, ENGINE],

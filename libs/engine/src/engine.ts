@@ -491,6 +491,11 @@ export class VerificationEngine {
     };
   }
 
+  /** The sessions kept open between probes, for the metrics. */
+  get keptSessions(): Pick<SessionPool, 'size' | 'reused'> {
+    return this.deps.sessions;
+  }
+
   /** Says goodbye to the sessions kept open between probes (shutdown): their slots come back. */
   closeSessions(): void {
     this.deps.sessions.close();

@@ -22,3 +22,19 @@ describe('mailguard_checks_total', () => {
     );
   });
 });
+
+describe('kept SMTP sessions', () => {
+  it('are read from the pool when scraped: how many are kept now, and how many probes began on one', async () => {
+    const metrics = new Metrics('smtp-worker');
+    const pool = { size: 2, reused: 5 };
+    metrics.watchKeptSessions(pool);
+    let text = await metrics.text();
+    expect(text).toContain('mailguard_smtp_sessions_kept{service="smtp-worker"} 2');
+    expect(text).toContain('# TYPE mailguard_smtp_sessions_reused_total counter');
+    expect(text).toContain('mailguard_smtp_sessions_reused_total{service="smtp-worker"} 5');
+    Object.assign(pool, { size: 0, reused: 7 });
+    text = await metrics.text();
+    expect(text).toContain('mailguard_smtp_sessions_kept{service="smtp-worker"} 0');
+    expect(text).toContain('mailguard_smtp_sessions_reused_total{service="smtp-worker"} 7');
+  });
+});

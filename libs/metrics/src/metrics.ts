@@ -142,6 +142,31 @@ export class Metrics {
     });
   }
 
+  /**
+   * The SMTP sessions kept open between probes, read when scraped: how many now (each is also in
+   * `mailguard_smtp_sessions_open`), and how many probes began on one instead of connecting.
+   */
+  watchKeptSessions(pool: { readonly size: number; readonly reused: number }): void {
+    new Gauge({
+      name: 'mailguard_smtp_sessions_kept',
+      help: 'SMTP sessions this process keeps open between probes now (also counted as open)',
+      registers: [this.registry],
+      collect: function () {
+        this.set(pool.size);
+      },
+    });
+    let counted = 0;
+    new Counter({
+      name: 'mailguard_smtp_sessions_reused_total',
+      help: 'Probes that began on an SMTP session an earlier probe kept open, instead of connecting',
+      registers: [this.registry],
+      collect: function () {
+        this.inc(pool.reused - counted);
+        counted = pool.reused;
+      },
+    });
+  }
+
   constructor(service: string) {
     this.registry.setDefaultLabels({ service });
     collectDefaultMetrics({ register: this.registry });

@@ -75,9 +75,11 @@ it('gives the next probe at the address the parked session: one connection, RSET
   expect(pool.size).toBe(1);
   expect(gate.snapshot().hosts).toEqual([{ host: 'mx.kept.test', slotsHeld: 1, sessionsOpen: 1 }]);
 
+  expect(pool.reused).toBe(0);
   const second = await probeMailboxes(options('carol@kept.test'));
   expect(second.results[0]).toMatchObject({ definite: true, replyClass: 'no_such_user' });
   expect(second.sessions).toBe(0);
+  expect(pool.reused).toBe(1);
   expect(second.roundTrips).toBe(1);
   expect(sessionsAt('mx.kept.test') - before.sessions).toBe(1);
   const commands = lab.stats('mx.kept.test').commands.slice(before.commands);

@@ -35,6 +35,7 @@ export class SessionPool {
   private readonly uses = new WeakMap<SmtpSession, number>();
   private closed = false;
   private watch: NodeJS.Timeout | null = null;
+  private taken = 0;
 
   constructor(
     private readonly idleMs: number,
@@ -56,6 +57,11 @@ export class SessionPool {
     return this.parked.size;
   }
 
+  /** Sessions given back to a probe since the pool was made: probes that did not connect. */
+  get reused(): number {
+    return this.taken;
+  }
+
   /**
    * The session parked for `key`, ready for the probe with `signal`; null when there is none that
    * can go on, or its host is unwelcome now (then it says goodbye and the probe queues at the gate).
@@ -70,7 +76,9 @@ export class SessionPool {
       return null;
     }
     // A session that cannot go on is closed by `unpark`, and its slot given back.
-    return entry.session.unpark(signal) ? { session: entry.session, lease: entry.lease } : null;
+    if (!entry.session.unpark(signal)) return null;
+    this.taken++;
+    return { session: entry.session, lease: entry.lease };
   }
 
   /**
