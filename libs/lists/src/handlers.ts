@@ -208,11 +208,15 @@ export function concludeGroupHandler(
   return async (payload, queue) => {
     const inspections = await engine.withAvatars(payload.facts ? restore(payload) : payload.inspections);
     const results = await knowledge.conclude(engine, inspections, payload.outcomes);
-    const finished = await store.settle(
+    const { rows, finished } = await store.settle(
       payload.listId,
       results.map((result, index) => ({ row: payload.rows[index], result })),
     );
-    results.forEach((result) => observe(result));
+    // Only the rows this run settled: a retried group's rows are counted once.
+    const counted = new Set(rows);
+    results.forEach((result, index) => {
+      if (counted.has(payload.rows[index])) observe(result);
+    });
     await cache.setMany(
       results
         .filter((result) => result.reachable !== 'unknown')

@@ -111,16 +111,17 @@ it('settles a row once however often its job runs, and refunds at completion wha
       { row: 1, result: result('safe', 'valid') },
       { row: 2, result: result('unknown', 'risky') },
     ]),
-  ).toBeNull();
-  // The job of row 1 runs again: nothing moves.
-  expect(await store.settle(id, [{ row: 1, result: result('safe', 'valid') }])).toBeNull();
+  ).toEqual({ rows: [1, 2], finished: null });
+  // The job of row 1 runs again: nothing moves, and it settled no row.
+  expect(await store.settle(id, [{ row: 1, result: result('safe', 'valid') }])).toEqual({ rows: [], finished: null });
   expect((await store.find(id))?.view).toMatchObject({
     processed: 4,
     creditsCharged: 1,
     counts: { valid: 2, risky: 1, invalid: 1 },
   });
 
-  const finished = await store.settle(id, [{ row: 5, result: result('invalid', 'invalid') }]);
+  const { rows, finished } = await store.settle(id, [{ row: 5, result: result('invalid', 'invalid') }]);
+  expect(rows).toEqual([5]);
   expect(finished?.view).toMatchObject({
     status: 'completed',
     processed: 5,
@@ -151,7 +152,7 @@ it('gives back everything not charged when a running list is cancelled, once', a
     creditsCharged: 1,
   });
   expect(await store.cancel(id, accountId)).toBeNull();
-  expect(await store.settle(id, [{ row: 1, result: result('safe', 'valid') }])).toBeNull();
+  expect(await store.settle(id, [{ row: 1, result: result('safe', 'valid') }])).toEqual({ rows: [], finished: null });
   expect(await credits(accountId)).toEqual({
     balance: 9,
     held: 0,
@@ -174,7 +175,10 @@ it('settles groups of one list side by side: the list row is key-share locked un
   await other.query('SELECT status FROM lists WHERE id = $1 FOR KEY SHARE', [id]);
   try {
     // Would wait for `other` if a settlement locked the list row for update from its start.
-    expect(await store.settle(id, [{ row: 1, result: result('safe', 'valid') }])).toBeNull();
+    expect(await store.settle(id, [{ row: 1, result: result('safe', 'valid') }])).toEqual({
+      rows: [1],
+      finished: null,
+    });
     await other.commitTransaction();
     expect((await store.cancel(id, accountId))?.view).toMatchObject({
       status: 'cancelled',

@@ -299,19 +299,21 @@ export class ListStore {
    * Settles rows with their results (and their duplicates with them), moves the counters, and
    * when the last row settles completes the list: what was held and not used (unknown results)
    * goes back to the balance as a refund row. Rows already settled are skipped, so a job that
-   * runs twice changes nothing the second time. Returns the list when this call completed it.
+   * runs twice changes nothing the second time. Returns the rows of `settled` that this call
+   * settled, and the list when this call completed it.
    */
   async settle(
     listId: string,
     settled: Array<{ row: number; result: VerificationResult }>,
-  ): Promise<StoredList | null> {
+  ): Promise<{ rows: number[]; finished: StoredList | null }> {
+    const nothing = { rows: [], finished: null };
     return this.dataSource().transaction(async (manager) => {
       // A key-share lock: groups of one list settle side by side (their rows are theirs), while a
       // cancel or a delete (FOR UPDATE) waits for them, and they for it: the list is locked first by both.
       const [list] = (await manager.query('SELECT status FROM lists WHERE id = $1 FOR KEY SHARE', [listId])) as Array<{
         status: ListStatus;
       }>;
-      if (!list || !RUNNING.includes(list.status)) return null;
+      if (!list || !RUNNING.includes(list.status)) return nothing;
       // Raw: one conditional statement settles only the rows not settled yet (a job run twice finds none).
       const [fresh] = (await manager.query(
         `UPDATE list_rows r SET settled = true, status = x.result->>'status', result = x.result
@@ -320,13 +322,14 @@ export class ListStore {
          RETURNING r.row, r.status, x.result->>'reachable' AS reachable`,
         [listId, JSON.stringify(settled)],
       )) as [Array<{ row: number; status: string; reachable: VerificationResult['reachable'] }>, number];
-      if (fresh.length === 0) return null;
+      if (fresh.length === 0) return nothing;
+      const rows = fresh.map((row) => row.row);
       // A duplicate carries the result of its first occurrence and counts like it (API.md §4.1).
       const [copies] = (await manager.query(
         `UPDATE list_rows d SET settled = true, status = f.status
          FROM list_rows f WHERE d.list_id = $1 AND f.list_id = $1 AND d.duplicate_of = f.row AND f.row = ANY($2::int[])
          RETURNING d.row, f.status`,
-        [listId, fresh.map((row) => row.row)],
+        [listId, rows],
       )) as [Array<{ row: number; status: string }>, number];
       const all = [...fresh, ...copies];
       const counted = (status: string) => all.filter((row) => row.status === status).length;
@@ -337,8 +340,11 @@ export class ListStore {
          WHERE id = $1 RETURNING processed, total`,
         [listId, all.length, counted('valid'), counted('risky'), counted('invalid'), listCharge(fresh)],
       )) as [Array<{ processed: number; total: number }>, number];
-      if (moved.processed < moved.total) return null;
-      return this.finish(manager, await manager.findOneByOrFail(ListEntity, { id: listId }), 'completed');
+      if (moved.processed < moved.total) return { rows, finished: null };
+      return {
+        rows,
+        finished: await this.finish(manager, await manager.findOneByOrFail(ListEntity, { id: listId }), 'completed'),
+      };
     });
   }
 
