@@ -25,10 +25,13 @@ export function buildEngine(
   gate = buildGate(config, redis),
   outbound: Outbound = createOutbound(config),
 ): VerificationEngine {
-  const domainCache = redis
-    ? { domainCache: new RedisJsonStore<DomainFacts>(redis, `${config.redis.keyPrefix}domain:`) }
+  const domainCaches = redis
+    ? {
+        domainCache: new RedisJsonStore<DomainFacts>(redis, `${config.redis.keyPrefix}domain:`),
+        catchAllCache: new RedisJsonStore<boolean>(redis, `${config.redis.keyPrefix}catchall:`),
+      }
     : {};
-  return createEngine(config, { gate, http: outboundGet(outbound), ...domainCache });
+  return createEngine(config, { gate, http: outboundGet(outbound), ...domainCaches });
 }
 
 /** What operators see of a per-MX gate: gauges on /metrics, and a warning for every lease that expired. */

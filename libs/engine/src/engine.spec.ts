@@ -217,6 +217,33 @@ describe('lab behaviours', () => {
     });
   });
 
+  it("keeps the catch-all that a probe learnt before the domain's other look-ups were done", async () => {
+    const config = loadConfig({ ...lab.env, SMTP_HELO_NAME: 'probe.mailguard.test', SMTP_TIMEOUT_MS: '2000' });
+    const outbound = outboundGet(createOutbound(config));
+    // RDAP answers only once the probe is over: the domain's facts are cached after the probe ends.
+    let answerRdap = () => undefined as void;
+    const rdapHeld = new Promise<void>((resolve) => (answerRdap = resolve));
+    const http: HttpGet = async (url, options) => {
+      if (url.includes('/domain/')) await rdapHeld;
+      return outbound(url, options);
+    };
+    const fresh = createEngine(config, { http });
+    const deadlineAt = Date.now() + 10_000;
+    const { early, full } = fresh.inspectInSteps('peter@catchall.test', { deadlineAt });
+    const [outcome] = await fresh.probe({ inspections: [await early], deadlineAt });
+    expect(outcome.probe.catchAll).toBe(true);
+    answerRdap();
+    expect((await full).facts?.age.createdAt).not.toBeNull();
+
+    lab.resetStats();
+    const next = await fresh.verify('maria.garcia@catchall.test');
+    expect(next.smtp.catchAll).toBe(true);
+    // Known: no made-up address is asked again.
+    expect(lab.stats('mx.catchall.test').commands.filter((command) => command.startsWith('RCPT'))).toEqual([
+      'RCPT TO:<maria.garcia@catchall.test>',
+    ]);
+  });
+
   it('STARTTLS with a host seen before resumes the TLS session it gave last time', async () => {
     // A session of its own per check: none kept open for the next.
     const fresh = engineFor({ SMTP_SESSION_IDLE_MS: '0' });

@@ -60,6 +60,12 @@ export interface EngineDeps {
   /** Source of the made-up local part used to test for catch-all. */
   decoyLocalPart: () => string;
   domainCache: DomainCacheStore<DomainFacts>;
+  /**
+   * Whether a domain is catch-all, as the first probe that could tell learnt it: a key of its own,
+   * so that a probe ending before the domain's other look-ups (RDAP, say) are done and cached
+   * neither loses what it learnt nor writes facts that are not complete yet.
+   */
+  catchAllCache: DomainCacheStore<boolean>;
   /** Caps concurrent sessions per MX host (shared by every prober process when distributed). */
   gate: SessionGate;
   /** TLS sessions of the MX hosts this process has spoken to, resumed by the next STARTTLS. */
@@ -75,7 +81,7 @@ export interface DomainFacts {
   provider: string | null;
   authentication: Authentication;
   age: DomainAge;
-  /** Learned from the first probe that could tell; null until then. */
+  /** Learned from the first probe that could tell (read from `catchAllCache`); null until then. */
   catchAll: boolean | null;
 }
 
@@ -125,6 +131,7 @@ export function createEngine(config: AppConfig, overrides: Partial<EngineDeps> =
       http,
       decoyLocalPart: randomDecoy,
       domainCache: new MemoryTtlStore<DomainFacts>(),
+      catchAllCache: new MemoryTtlStore<boolean>(),
       gate,
       tlsSessions: new TlsSessionCache(),
       sessions: new SessionPool(config.smtp.sessionIdleMs, gate),
@@ -310,7 +317,9 @@ export class VerificationEngine {
   private domainFacts(domain: string): DomainLookups {
     let pending = this.inflight.get(domain);
     if (!pending) {
-      const cached = this.deps.domainCache.get(domain);
+      const cached = Promise.all([this.deps.domainCache.get(domain), this.deps.catchAllCache.get(domain)]).then(
+        ([known, catchAll]) => known && { ...known, catchAll: catchAll ?? known.catchAll },
+      );
       const mail = cached.then(
         async (known) => known ?? this.mailFacts(await lookupMailDomain(this.deps.resolver, domain)),
       );
@@ -519,7 +528,7 @@ export class VerificationEngine {
     const deadline = deadlineSignal(deadlineAt, started);
     try {
       // Read while the session opens: the made-up address is needed only at the first RCPT.
-      const knowing = this.deps.domainCache.get(domain).then((cached) => cached?.catchAll ?? facts.catchAll);
+      const knowing = this.deps.catchAllCache.get(domain).then((cached) => cached ?? facts.catchAll);
       const group = await probeMailboxes({
         hosts: facts.mail.hosts,
         addresses: inspections.map((inspection) => inspection.smtpAddress as string),
@@ -530,10 +539,8 @@ export class VerificationEngine {
       });
       const known = await knowing;
       const learned = group.results.find((result) => result.catchAll !== null)?.catchAll ?? null;
-      // Onto the cached facts, not the job's: a single check's probe begins with its mail hosts only.
-      const current = known === null && learned !== null ? await this.deps.domainCache.get(domain) : undefined;
-      if (current && current.catchAll === null)
-        await this.deps.domainCache.set(domain, { ...current, catchAll: learned }, this.options.domainCacheTtlMs);
+      if (known === null && learned !== null)
+        await this.deps.catchAllCache.set(domain, learned, this.options.domainCacheTtlMs);
       const durationMs = this.deps.now().getTime() - started;
       // Known before this probe (so no made-up address was asked): the inspection may predate it.
       return group.results.map((probe) => ({ probe: { ...probe, catchAll: probe.catchAll ?? known }, durationMs }));
