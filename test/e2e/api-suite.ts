@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { startLab, type Lab } from '../lab';
 import { loadScenario } from '../lab/scenario';
 import { apiClient, type ApiCall } from '../support/api-client';
+import { E2E_CLUSTER_ENV } from '../support/cluster-env';
 import { startGatewayProcess, startWorkerProcess, WORKER_KINDS, type RunningProcess } from '../support/processes';
 import { createTestDatabase, flushRedisPrefix, TEST_REDIS_URL, type TestDatabase } from '../support/services';
 import { verifyGuardToken } from '@mailguard/widget';
@@ -41,9 +42,7 @@ export function apiSuite(driver: Driver): void {
       ...lab.env,
       DATABASE_URL: database.url,
       ...(distributed ? { REDIS_URL: TEST_REDIS_URL, REDIS_PREFIX: suitePrefix } : {}),
-      SMTP_HELO_NAME: 'e2e.mailguard.test',
-      SMTP_TIMEOUT_MS: '3000',
-      SIGNUP_LIMIT_PER_IP_HOUR: '1000',
+      ...E2E_CLUSTER_ENV,
       TRUST_PROXY: '1',
       ADMIN_TOKEN: 'admin-secret',
       ...extra,

@@ -9,6 +9,7 @@ import { parse } from 'csv-parse/sync';
 import { startLab, type Lab } from '../lab';
 import { loadScenario, type Scenario } from '../lab/scenario';
 import { apiClient } from '../support/api-client';
+import { E2E_CLUSTER_ENV } from '../support/cluster-env';
 import { startGatewayProcess, type RunningProcess } from '../support/processes';
 import { createTestDatabase, type TestDatabase } from '../support/services';
 
@@ -395,7 +396,12 @@ describe('npx mailguard --remote', () => {
   beforeAll(async () => {
     database = await createTestDatabase();
     gateway = await startGatewayProcess(
-      { ...lab.env, DATABASE_URL: database.url, SMTP_HELO_NAME: 'e2e.mailguard.test', SMTP_TIMEOUT_MS: '3000' },
+      {
+        ...lab.env,
+        DATABASE_URL: database.url,
+        SMTP_HELO_NAME: E2E_CLUSTER_ENV.SMTP_HELO_NAME,
+        SMTP_TIMEOUT_MS: E2E_CLUSTER_ENV.SMTP_TIMEOUT_MS,
+      },
       mkdtempSync(join(tmpdir(), 'mailguard-cli-gw-')),
     );
     const signup = await apiClient(gateway.url)<{ apiKey: string }>('POST', '/v1/accounts', {

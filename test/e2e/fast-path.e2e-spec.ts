@@ -8,6 +8,7 @@ import { Redis } from 'ioredis';
 import { startLab, type Lab } from '../lab';
 import { loadScenario } from '../lab/scenario';
 import { apiClient, type ApiCall } from '../support/api-client';
+import { E2E_CLUSTER_ENV } from '../support/cluster-env';
 import { startGatewayProcess, startWorkerProcess, type RunningProcess } from '../support/processes';
 import { createTestDatabase, flushRedisPrefix, TEST_REDIS_URL, type TestDatabase } from '../support/services';
 
@@ -140,9 +141,7 @@ beforeAll(async () => {
     DATABASE_URL: database.url,
     REDIS_URL: TEST_REDIS_URL,
     REDIS_PREFIX: prefix,
-    SMTP_HELO_NAME: 'e2e.mailguard.test',
-    SMTP_TIMEOUT_MS: '3000',
-    SIGNUP_LIMIT_PER_IP_HOUR: '1000',
+    ...E2E_CLUSTER_ENV,
     RATE_LIMIT_PER_MINUTE: String(RATE_LIMIT),
     LOG_LEVEL: 'info',
   };

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { startLab } from '../lab';
 import { DEFAULT_SCENARIO } from '../lab/scenario';
+import { E2E_CLUSTER_ENV } from '../support/cluster-env';
 import { DIST, runGatewayToExit, startGatewayProcess, type RunningProcess } from '../support/processes';
 import { createTestDatabase, flushRedisPrefix, TEST_REDIS_URL, type TestDatabase } from '../support/services';
 
@@ -150,7 +151,7 @@ describe('gateway on embedded defaults', () => {
   it('runs with no DATABASE_URL or REDIS_URL: PGlite in ./data and in-process queues', async () => {
     const cwd = workDir();
     const lab = await startLab(DEFAULT_SCENARIO);
-    const gateway = await startGatewayProcess({ ...lab.env, SMTP_HELO_NAME: 'e2e.mailguard.test' }, cwd);
+    const gateway = await startGatewayProcess({ ...lab.env, SMTP_HELO_NAME: E2E_CLUSTER_ENV.SMTP_HELO_NAME }, cwd);
     try {
       const ready = await fetch(`${gateway.url}/health/ready`);
       expect(ready.status).toBe(200);

@@ -7,6 +7,7 @@ import type { ListView } from '@mailguard/lists';
 import { startLab, type Lab } from '../lab';
 import { loadScenario } from '../lab/scenario';
 import { apiClient, type ApiCall } from '../support/api-client';
+import { E2E_CLUSTER_ENV } from '../support/cluster-env';
 import {
   startGatewayProcess,
   startWorkerProcess,
@@ -63,9 +64,7 @@ function env(): Record<string, string> {
     DATABASE_URL: database.url,
     REDIS_URL: TEST_REDIS_URL,
     REDIS_PREFIX: prefix,
-    SMTP_HELO_NAME: 'e2e.mailguard.test',
-    SMTP_TIMEOUT_MS: '3000',
-    SIGNUP_LIMIT_PER_IP_HOUR: '1000',
+    ...E2E_CLUSTER_ENV,
     RATE_LIMIT_PER_MINUTE: '100000',
     GREYLIST_RETRY_SECONDS: '1',
     WEBHOOK_RETRY_SECONDS: '1',

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { startLab, type Lab } from '../lab';
 import { loadScenario } from '../lab/scenario';
 import { apiClient } from '../support/api-client';
+import { E2E_CLUSTER_ENV } from '../support/cluster-env';
 import { startGatewayProcess } from '../support/processes';
 import { createTestDatabase, type TestDatabase } from '../support/services';
 
@@ -35,7 +36,7 @@ it('finishes a list after the gateway restarts in the middle of it', async () =>
   const env = {
     ...lab.env,
     DATABASE_URL: database.url,
-    SMTP_HELO_NAME: 'e2e.mailguard.test',
+    SMTP_HELO_NAME: E2E_CLUSTER_ENV.SMTP_HELO_NAME,
     GREYLIST_RETRY_SECONDS: '2',
   };
   const first = await startGatewayProcess(env, mkdtempSync(join(tmpdir(), 'mailguard-lists-')));

@@ -9,6 +9,7 @@ import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { startLab, type Lab } from '../lab';
 import { loadScenario } from '../lab/scenario';
 import { apiClient, type ApiCall } from '../support/api-client';
+import { E2E_CLUSTER_ENV } from '../support/cluster-env';
 import { startGatewayProcess, startWorkerProcess, WORKER_KINDS, type RunningProcess } from '../support/processes';
 import { createTestDatabase, flushRedisPrefix, TEST_REDIS_URL, type TestDatabase } from '../support/services';
 import type { Driver } from './api-suite';
@@ -62,9 +63,7 @@ export function mcpSuite(driver: Driver): void {
       ...lab.env,
       DATABASE_URL: database.url,
       ...(distributed ? { REDIS_URL: TEST_REDIS_URL, REDIS_PREFIX: suitePrefix } : {}),
-      SMTP_HELO_NAME: 'e2e.mailguard.test',
-      SMTP_TIMEOUT_MS: '3000',
-      SIGNUP_LIMIT_PER_IP_HOUR: '1000',
+      ...E2E_CLUSTER_ENV,
       TRUST_PROXY: '1',
       ...extra,
     };
@@ -590,7 +589,7 @@ export function mcpSuite(driver: Driver): void {
 
     if (!distributed) {
       it('runs the engine in its own process without MAILGUARD_API_URL: checks and finder tools, unmetered, logs on stderr only', async () => {
-        const { client, stderr } = await stdioClient({ ...lab.env, SMTP_HELO_NAME: 'e2e.mailguard.test' });
+        const { client, stderr } = await stdioClient({ ...lab.env, SMTP_HELO_NAME: E2E_CLUSTER_ENV.SMTP_HELO_NAME });
         expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual([
           'verify_email',
           'verify_emails',

@@ -14,6 +14,7 @@ import {
 import { startLab, type Lab } from '../lab';
 import { DEFAULT_SCENARIO } from '../lab/scenario';
 import { apiClient } from '../support/api-client';
+import { E2E_CLUSTER_ENV } from '../support/cluster-env';
 import { startGatewayProcess, startWorkerProcess, type RunningProcess } from '../support/processes';
 import { createTestDatabase, flushRedisPrefix, TEST_REDIS_URL, type TestDatabase } from '../support/services';
 
@@ -58,7 +59,7 @@ describe('monitoring queries against a running gateway', () => {
     cwd = mkdtempSync(join(tmpdir(), 'mailguard-e2e-'));
     [lab, database] = await Promise.all([startLab(DEFAULT_SCENARIO), createTestDatabase()]);
     gateway = await startGatewayProcess(
-      { ...lab.env, DATABASE_URL: database.url, SMTP_HELO_NAME: 'e2e.mailguard.test' },
+      { ...lab.env, DATABASE_URL: database.url, SMTP_HELO_NAME: E2E_CLUSTER_ENV.SMTP_HELO_NAME },
       cwd,
     );
   });
@@ -109,7 +110,7 @@ describe('mailguard_checks_total with the checks on workers', () => {
       DATABASE_URL: database.url,
       REDIS_URL: TEST_REDIS_URL,
       REDIS_PREFIX: prefix,
-      SMTP_HELO_NAME: 'e2e.mailguard.test',
+      SMTP_HELO_NAME: E2E_CLUSTER_ENV.SMTP_HELO_NAME,
     };
     processes.push(
       ...(await Promise.all([
