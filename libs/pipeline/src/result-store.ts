@@ -1,9 +1,13 @@
 import type { DataSource } from 'typeorm';
 import { resultKey, type ResultCache } from '@mailguard/cache';
 import { checkCost } from '@mailguard/credits';
-import { VerificationEntity } from '@mailguard/db';
+import { queryPrepared, VerificationEntity } from '@mailguard/db';
 import type { VerificationResult } from '@mailguard/engine';
 import type { CheckRequest } from '@mailguard/queue';
+
+/** On every check's path: a prepared statement, planned once per connection (TypeORM's builder cost ~0.3 ms a row). */
+const INSERT_VERIFICATION = `INSERT INTO verifications (id, account_id, email, kind, status, reason, credits, result)
+  VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT DO NOTHING RETURNING id`;
 
 /**
  * Where finished checks go: the result cache (answers worth repeating) and, for an account's
@@ -19,25 +23,18 @@ export class ResultStore {
 
   private async insert(request: CheckRequest, result: VerificationResult): Promise<boolean> {
     if (!request.accountId || !request.kind) return true;
-    const inserted = await this.dataSource()
-      .createQueryBuilder()
-      .insert()
-      .into(VerificationEntity)
-      .values({
-        id: request.requestId,
-        accountId: request.accountId,
-        email: result.email,
-        kind: request.kind,
-        status: result.status,
-        reason: result.reason,
-        // What the check finally costs, refunds deducted.
-        credits: checkCost(result),
-        result,
-      })
-      .orIgnore()
-      .returning(['id'])
-      .execute();
-    return inserted.raw.length > 0;
+    const inserted = await queryPrepared(this.dataSource(), 'mailguard_insert_verification', INSERT_VERIFICATION, [
+      request.requestId,
+      request.accountId,
+      result.email,
+      request.kind,
+      result.status,
+      result.reason,
+      // What the check finally costs, refunds deducted.
+      checkCost(result),
+      JSON.stringify(result),
+    ]);
+    return inserted.length > 0;
   }
 
   /** The scoring stage's write. */
