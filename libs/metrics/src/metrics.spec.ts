@@ -1,4 +1,10 @@
+import { constants, PerformanceObserver, type PerformanceEntry } from 'node:perf_hooks';
+import { getHeapStatistics, setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { Metrics } from './metrics';
+
+const MB = 1024 * 1024;
+type GcEntry = PerformanceEntry & { detail?: { kind?: number } };
 
 describe('mailguard_checks_total', () => {
   it('counts concluded checks by status and subStatus, "none" standing for a null subStatus', async () => {
@@ -36,5 +42,43 @@ describe('kept SMTP sessions', () => {
     text = await metrics.text();
     expect(text).toContain('mailguard_smtp_sessions_kept{service="smtp-worker"} 0');
     expect(text).toContain('mailguard_smtp_sessions_reused_total{service="smtp-worker"} 7');
+  });
+});
+
+describe('mailguard_heap_after_full_gc_bytes', () => {
+  it('is the heap in use right after the last full GC: it moves at full GCs only, with what they kept', async () => {
+    setFlagsFromString('--expose-gc');
+    const fullGc = runInNewContext('gc') as () => void;
+    const metrics = new Metrics('scoring-worker');
+    /** A full GC, once its entry has been handed to the observers (a moment after it ran). */
+    const collected = () =>
+      new Promise<void>((resolve) => {
+        const observer = new PerformanceObserver((entries) => {
+          if (
+            !entries
+              .getEntries()
+              .some((entry) => (entry as GcEntry).detail?.kind === constants.NODE_PERFORMANCE_GC_MAJOR)
+          )
+            return;
+          observer.disconnect();
+          resolve();
+        });
+        observer.observe({ entryTypes: ['gc'] });
+        fullGc();
+      });
+    const afterGc = async () => {
+      const [sample] = (await metrics.heapAfterGc.get()).values;
+      return sample?.value ?? 0;
+    };
+    await collected();
+    const before = await afterGc();
+    expect(before).toBeGreaterThan(0);
+    const kept = Array.from({ length: 200_000 }, (_, i) => `kept ${i}`);
+    // In use now, not yet counted: no full GC has run since.
+    expect(getHeapStatistics().used_heap_size).toBeGreaterThan(before + 4 * MB);
+    expect(await afterGc()).toBe(before);
+    await collected();
+    expect(await afterGc()).toBeGreaterThan(before + 4 * MB);
+    expect(kept).toHaveLength(200_000);
   });
 });

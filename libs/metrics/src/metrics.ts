@@ -1,5 +1,23 @@
+import { constants, PerformanceObserver, type PerformanceEntry } from 'node:perf_hooks';
+import { getHeapStatistics } from 'node:v8';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { GateSnapshot, SessionGate } from '@mailguard/smtp';
+
+/** The heap in use right after the process's last full GC, once there was one: one observer per process. */
+let heapAfterFullGc: number | null = null;
+let gcWatched = false;
+function watchFullGcs(): void {
+  if (gcWatched) return;
+  gcWatched = true;
+  new PerformanceObserver((entries) => {
+    for (const entry of entries.getEntries())
+      if (
+        (entry as PerformanceEntry & { detail?: { kind?: number } }).detail?.kind ===
+        constants.NODE_PERFORMANCE_GC_MAJOR
+      )
+        heapAfterFullGc = getHeapStatistics().used_heap_size;
+  }).observe({ entryTypes: ['gc'] });
+}
 
 /**
  * The Prometheus metrics of every MailGuard process, declared once. Each process registers the
@@ -167,9 +185,24 @@ export class Metrics {
     });
   }
 
+  /**
+   * The live heap, without the garbage not collected yet: what a leak makes grow, where the heap in
+   * use (`nodejs_heap_size_used_bytes`) also rises and falls with GC pacing. Before the process's
+   * first full GC (a quiet one may not have had any yet), the heap in use now.
+   */
+  readonly heapAfterGc = new Gauge({
+    name: 'mailguard_heap_after_full_gc_bytes',
+    help: 'V8 heap in use right after the last full (mark-compact) GC (before the first one: in use now)',
+    registers: [this.registry],
+    collect: function () {
+      this.set(heapAfterFullGc ?? getHeapStatistics().used_heap_size);
+    },
+  });
+
   constructor(service: string) {
     this.registry.setDefaultLabels({ service });
     collectDefaultMetrics({ register: this.registry });
+    watchFullGcs();
   }
 
   text(): Promise<string> {
