@@ -1,10 +1,9 @@
-import { constants, PerformanceObserver, type PerformanceEntry } from 'node:perf_hooks';
+import { PerformanceObserver } from 'node:perf_hooks';
 import { getHeapStatistics, setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { Metrics } from './metrics';
+import { isFullGc, Metrics } from './metrics';
 
 const MB = 1024 * 1024;
-type GcEntry = PerformanceEntry & { detail?: { kind?: number } };
 
 describe('mailguard_checks_total', () => {
   it('counts concluded checks by status and subStatus, "none" standing for a null subStatus', async () => {
@@ -54,12 +53,7 @@ describe('mailguard_heap_after_full_gc_bytes', () => {
     const collected = () =>
       new Promise<void>((resolve) => {
         const observer = new PerformanceObserver((entries) => {
-          if (
-            !entries
-              .getEntries()
-              .some((entry) => (entry as GcEntry).detail?.kind === constants.NODE_PERFORMANCE_GC_MAJOR)
-          )
-            return;
+          if (!entries.getEntries().some(isFullGc)) return;
           observer.disconnect();
           resolve();
         });

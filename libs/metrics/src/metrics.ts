@@ -3,6 +3,13 @@ import { getHeapStatistics } from 'node:v8';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { GateSnapshot, SessionGate } from '@mailguard/smtp';
 
+/** Whether a `gc` performance entry is a full (mark-compact) collection. */
+export function isFullGc(entry: PerformanceEntry): boolean {
+  return (
+    (entry as PerformanceEntry & { detail?: { kind?: number } }).detail?.kind === constants.NODE_PERFORMANCE_GC_MAJOR
+  );
+}
+
 /** The heap in use right after the process's last full GC, once there was one: one observer per process. */
 let heapAfterFullGc: number | null = null;
 let gcWatched = false;
@@ -10,12 +17,7 @@ function watchFullGcs(): void {
   if (gcWatched) return;
   gcWatched = true;
   new PerformanceObserver((entries) => {
-    for (const entry of entries.getEntries())
-      if (
-        (entry as PerformanceEntry & { detail?: { kind?: number } }).detail?.kind ===
-        constants.NODE_PERFORMANCE_GC_MAJOR
-      )
-        heapAfterFullGc = getHeapStatistics().used_heap_size;
+    if (entries.getEntries().some(isFullGc)) heapAfterFullGc = getHeapStatistics().used_heap_size;
   }).observe({ entryTypes: ['gc'] });
 }
 
