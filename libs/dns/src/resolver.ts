@@ -6,6 +6,8 @@ export interface DnsResolver {
   resolve4(name: string): Promise<string[]>;
   resolve6(name: string): Promise<string[]>;
   resolveTxt(name: string): Promise<string[][]>;
+  /** PTR names of an address (the prober's own, for its readiness). */
+  reverse(ip: string): Promise<string[]>;
 }
 
 export interface ResolverOptions {
@@ -84,6 +86,7 @@ export function createResolver(options: ResolverOptions): DnsResolver {
   return {
     resolveMx: (name) => resolver.resolveMx(name),
     resolveTxt: (name) => resolver.resolveTxt(name),
+    reverse: (ip) => resolver.reverse(ip),
     resolve4: (name) => addresses.lookup('A', name, () => resolver.resolve4(name, { ttl: true })),
     resolve6: (name) => addresses.lookup('AAAA', name, () => resolver.resolve6(name, { ttl: true })),
   };
