@@ -10,7 +10,6 @@ describe('loadConfig', () => {
     expect(config.smtp).toMatchObject({
       port: 25,
       timeoutMs: 10_000,
-      proxy: null,
       allowPrivateMx: false,
       mxConcurrency: 5,
     });
@@ -65,11 +64,18 @@ describe('loadConfig', () => {
       heloName: 'probe.example.com',
       mailFrom: 'bounce@example.com',
       timeoutMs: 5000,
-      proxy: { host: 'proxy.example.com', port: 1081, username: 'user', password: 'p@ss' },
       allowPrivateMx: true,
       mxConcurrency: 5,
       sessionIdleMs: 10_000,
     });
+    expect(config.prober.egress).toEqual([
+      {
+        id: 'socks5://proxy.example.com:1081',
+        localAddress: null,
+        proxy: { host: 'proxy.example.com', port: 1081, username: 'user', password: 'p@ss' },
+        providers: null,
+      },
+    ]);
     expect(config.checks).toEqual({
       deadlineMs: 8000,
       greylistRetrySeconds: 60,
@@ -135,6 +141,92 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ WORKER_PORT: '3101' })).toThrow(
       /WORKER_PORT .*DNS_WORKER_PORT, SMTP_WORKER_PORT, SCORING_WORKER_PORT, LIST_WORKER_PORT/,
     );
+  });
+});
+
+describe('the prober (API.md §8 and §13)', () => {
+  it('has one default egress and the documented self-check defaults', () => {
+    expect(loadConfig({}).prober).toEqual({
+      egress: [{ id: 'default', localAddress: null, proxy: null, providers: null }],
+      publicIp: null,
+      publicIpLookup: [
+        { name: 'myip.opendns.com', server: 'resolver1.opendns.com', port: 53 },
+        { name: 'myip.opendns.com', server: 'resolver2.opendns.com', port: 53 },
+      ],
+      canaries: [
+        { host: 'gmail-smtp-in.l.google.com', port: null },
+        { host: 'mx1.hotmail.com', port: null },
+        { host: 'mta5.am0.yahoodns.net', port: null },
+      ],
+      dnsblZones: ['zen.spamhaus.org', 'b.barracudacentral.org', 'bl.spamcop.net'],
+      checkMinutes: 60,
+      blockSeconds: 600,
+    });
+  });
+
+  it('reads SMTP_EGRESS: local addresses and SOCKS5 proxies, each with the providers it alone serves', () => {
+    const { prober } = loadConfig({
+      SMTP_EGRESS:
+        'local:203.0.113.7, local:203.0.113.8@yahoo,Microsoft,socks5://u:p%40ss@proxy.example.com:1081@mx.example.net,local:2001:db8::25,socks5://plain.example.com',
+      PUBLIC_IP: '198.51.100.9',
+      PUBLIC_IP_LOOKUP: 'whoami.example.com@192.0.2.53:5353',
+      PROBER_CANARIES: 'mx.example.com:2525,192.0.2.25',
+      DNSBL_ZONES: 'zen.example.org',
+      PROBER_CHECK_MINUTES: '0',
+      PROBER_BLOCK_SECONDS: '5',
+    });
+    expect(prober).toEqual({
+      egress: [
+        { id: 'local:203.0.113.7', localAddress: '203.0.113.7', proxy: null, providers: null },
+        { id: 'local:203.0.113.8', localAddress: '203.0.113.8', proxy: null, providers: ['yahoo', 'microsoft'] },
+        {
+          id: 'socks5://proxy.example.com:1081',
+          localAddress: null,
+          proxy: { host: 'proxy.example.com', port: 1081, username: 'u', password: 'p@ss' },
+          providers: ['mx.example.net'],
+        },
+        { id: 'local:2001:db8::25', localAddress: '2001:db8::25', proxy: null, providers: null },
+        {
+          id: 'socks5://plain.example.com:1080',
+          localAddress: null,
+          proxy: { host: 'plain.example.com', port: 1080, username: null, password: null },
+          providers: null,
+        },
+      ],
+      publicIp: '198.51.100.9',
+      publicIpLookup: [{ name: 'whoami.example.com', server: '192.0.2.53', port: 5353 }],
+      canaries: [
+        { host: 'mx.example.com', port: 2525 },
+        { host: '192.0.2.25', port: null },
+      ],
+      dnsblZones: ['zen.example.org'],
+      checkMinutes: 0,
+      blockSeconds: 5,
+    });
+  });
+
+  it.each([
+    ['SMTP_EGRESS', 'eth0'],
+    ['SMTP_EGRESS', 'local:not-an-ip'],
+    ['SMTP_EGRESS', 'local:203.0.113.7,,local:203.0.113.8'],
+    ['SMTP_EGRESS', 'local:203.0.113.7,local:203.0.113.7'],
+    ['SMTP_EGRESS', 'local:203.0.113.7@gmial'],
+    ['SMTP_EGRESS', 'http://proxy.example.com:8080'],
+    ['PUBLIC_IP', 'example.com'],
+    ['PUBLIC_IP_LOOKUP', 'myip.opendns.com'],
+    ['PROBER_CANARIES', 'mx.example.com:99999'],
+    ['DNSBL_ZONES', 'zen spamhaus'],
+    ['PROBER_CHECK_MINUTES', '-1'],
+    ['PROBER_BLOCK_SECONDS', '0'],
+  ])('refuses %s=%j, naming the variable', (name, value) => {
+    expect(() => loadConfig({ [name]: value })).toThrow(name);
+  });
+
+  it('refuses SMTP_PROXY beside SMTP_EGRESS, and never echoes a proxy password', () => {
+    expect(() =>
+      loadConfig({ SMTP_PROXY: 'socks5://proxy.example.com:1080', SMTP_EGRESS: 'local:203.0.113.7' }),
+    ).toThrow('SMTP_PROXY and SMTP_EGRESS are both set');
+    expect(() => loadConfig({ SMTP_EGRESS: 'socks5://u:hunter2@' })).toThrow(/^(?!.*hunter2)/s);
   });
 });
 

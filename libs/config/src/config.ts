@@ -1,5 +1,7 @@
 import { hostname } from 'node:os';
+import { PROVIDER_IDS } from '@mailguard/smtp';
 import { ConfigError, EnvReader, isHostname } from './env-reader';
+import { readProberConfig, type ProberConfig } from './prober';
 
 export interface HttpConfig {
   port: number;
@@ -29,19 +31,11 @@ export interface DnsConfig {
   servers: string[] | null;
 }
 
-export interface SocksProxyConfig {
-  host: string;
-  port: number;
-  username: string | null;
-  password: string | null;
-}
-
 export interface SmtpConfig {
   port: number;
   heloName: string;
   mailFrom: string;
   timeoutMs: number;
-  proxy: SocksProxyConfig | null;
   allowPrivateMx: boolean;
   /** Concurrent sessions per MX host, across every prober process. */
   mxConcurrency: number;
@@ -106,6 +100,7 @@ export interface AppConfig {
   redis: RedisConfig;
   dns: DnsConfig;
   smtp: SmtpConfig;
+  prober: ProberConfig;
   checks: CheckConfig;
   lookups: LookupConfig;
   admin: AdminConfig;
@@ -133,16 +128,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       `SMTP_MAIL_FROM must be a plain address such as verify@example.com (got ${JSON.stringify(mailFrom)})`,
     );
   }
-
-  const proxyUrl = read.url('SMTP_PROXY', ['socks5:'], null);
-  const proxy: SocksProxyConfig | null = proxyUrl
-    ? {
-        host: proxyUrl.hostname.replace(/^\[|\]$/g, ''),
-        port: proxyUrl.port ? Number(proxyUrl.port) : 1080,
-        username: proxyUrl.username ? decodeURIComponent(proxyUrl.username) : null,
-        password: proxyUrl.password ? decodeURIComponent(proxyUrl.password) : null,
-      }
-    : null;
 
   const databaseUrl = read.url('DATABASE_URL', ['postgres:', 'postgresql:'], null);
   const redisUrl = read.url('REDIS_URL', ['redis:', 'rediss:'], null);
@@ -180,11 +165,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       heloName,
       mailFrom,
       timeoutMs: read.int('SMTP_TIMEOUT_MS', 10_000, 100, 600_000),
-      proxy,
       allowPrivateMx: read.bool('ALLOW_PRIVATE_MX', false),
       mxConcurrency: read.int('SMTP_MX_CONCURRENCY', 5, 1, 1000),
       sessionIdleMs: read.int('SMTP_SESSION_IDLE_MS', 10_000, 0, 60_000),
     },
+    prober: readProberConfig(read, PROVIDER_IDS),
     checks: {
       deadlineMs: read.int('CHECK_DEADLINE_MS', 12_000, 100, 600_000),
       greylistRetrySeconds: read.int('GREYLIST_RETRY_SECONDS', 300, 0, 86_400),

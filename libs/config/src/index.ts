@@ -1,4 +1,5 @@
 export * from './config';
+export * from './prober';
 export { loadClientConfig, type ClientConfig } from './client';
 export { ConfigError, isHostname } from './env-reader';
 export { APP_CONFIG, ConfigModule } from './config.module';

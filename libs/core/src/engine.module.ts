@@ -5,9 +5,9 @@ import type { Logger } from '@mailguard/logger';
 import { Metrics } from '@mailguard/metrics';
 import { createOutbound, type Outbound } from '@mailguard/net';
 import type { VerificationEngine } from '@mailguard/engine';
-import type { SessionGate } from '@mailguard/smtp';
-import { buildEngine, buildGate, superviseGate } from './engine';
-import { GATE, ENGINE, LOGGER, OUTBOUND, REDIS } from './tokens';
+import type { EgressPool, SessionGate } from '@mailguard/smtp';
+import { buildEgressPool, buildEngine, buildGate, superviseGate } from './engine';
+import { EGRESS, GATE, ENGINE, LOGGER, OUTBOUND, REDIS } from './tokens';
 
 /**
  * The verification engine with its per-MX gate (supervised: gauges and expired-lease warnings), its
@@ -26,22 +26,38 @@ import { GATE, ENGINE, LOGGER, OUTBOUND, REDIS } from './tokens';
       },
     },
     {
+      provide: EGRESS,
+      inject: [APP_CONFIG, REDIS],
+      useFactory: (config: AppConfig, redis: Redis | null) => buildEgressPool(config, redis),
+    },
+    {
       provide: ENGINE,
-      inject: [APP_CONFIG, REDIS, GATE, OUTBOUND, Metrics],
-      useFactory: (config: AppConfig, redis: Redis | null, gate: SessionGate, outbound: Outbound, metrics: Metrics) => {
-        const engine = buildEngine(config, redis, gate, outbound);
+      inject: [APP_CONFIG, REDIS, GATE, OUTBOUND, EGRESS, Metrics],
+      useFactory: (
+        config: AppConfig,
+        redis: Redis | null,
+        gate: SessionGate,
+        outbound: Outbound,
+        egress: EgressPool,
+        metrics: Metrics,
+      ) => {
+        const engine = buildEngine(config, redis, gate, outbound, egress);
         metrics.watchKeptSessions(engine.keptSessions);
         return engine;
       },
     },
   ],
-  exports: [OUTBOUND, GATE, ENGINE],
+  exports: [OUTBOUND, GATE, EGRESS, ENGINE],
 })
 export class EngineModule implements BeforeApplicationShutdown {
   constructor(@Inject(ENGINE) private readonly engine: VerificationEngine) {}
 
-  /** Sessions kept open for the next probe say goodbye; one a job in flight ends after this is not kept. */
+  /**
+   * Sessions kept open for the next probe say goodbye (one a job in flight ends after this is not
+   * kept), and the egresses' blocks are no longer refreshed.
+   */
   beforeApplicationShutdown(): void {
     this.engine.closeSessions();
+    this.engine.egress.close();
   }
 }

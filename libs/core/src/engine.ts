@@ -6,13 +6,19 @@ import type { Logger } from '@mailguard/logger';
 import { outboundGet } from '@mailguard/lookups';
 import type { Metrics } from '@mailguard/metrics';
 import { createOutbound, type Outbound } from '@mailguard/net';
-import { RedisSessionGate } from '@mailguard/ratelimit';
-import { MemorySessionGate, type SessionGate } from '@mailguard/smtp';
+import { RedisEgressBlocks, RedisSessionGate } from '@mailguard/ratelimit';
+import { buildEgress, EgressPool, MemoryEgressBlocks, MemorySessionGate, type SessionGate } from '@mailguard/smtp';
 
 /** The per-MX session cap: shared by every prober process through Redis, else this process's own. */
 export function buildGate(config: AppConfig, redis: Redis | null): SessionGate {
   if (!redis) return new MemorySessionGate(config.smtp.mxConcurrency);
   return new RedisSessionGate(redis, config.redis.keyPrefix, config.smtp.mxConcurrency);
+}
+
+/** The egresses and their blocks: known to every prober (and the gateway's readiness) through Redis, else this process's. */
+export function buildEgressPool(config: AppConfig, redis: Redis | null): EgressPool {
+  const store = redis ? new RedisEgressBlocks(redis, config.redis.keyPrefix) : new MemoryEgressBlocks();
+  return new EgressPool(config.prober.egress.map(buildEgress), store, config.prober.blockSeconds * 1000);
 }
 
 /**
@@ -24,6 +30,7 @@ export function buildEngine(
   redis: Redis | null,
   gate = buildGate(config, redis),
   outbound: Outbound = createOutbound(config),
+  egress = buildEgressPool(config, redis),
 ): VerificationEngine {
   const domainCaches = redis
     ? {
@@ -31,7 +38,7 @@ export function buildEngine(
         catchAllCache: new RedisJsonStore<boolean>(redis, `${config.redis.keyPrefix}catchall:`),
       }
     : {};
-  return createEngine(config, { gate, http: outboundGet(outbound), ...domainCaches });
+  return createEngine(config, { gate, egress, http: outboundGet(outbound), ...domainCaches });
 }
 
 /** What operators see of a per-MX gate: gauges on /metrics, and a warning for every lease that expired. */

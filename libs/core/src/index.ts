@@ -1,7 +1,7 @@
 export { APP_CONFIG } from '@mailguard/config';
 export { CoreModule, type CoreOptions } from './core.module';
 export { DatabaseModule } from './database.module';
-export { buildEngine, buildGate, superviseGate } from './engine';
+export { buildEgressPool, buildEngine, buildGate, superviseGate } from './engine';
 export { EngineModule } from './engine.module';
 export { StoresModule } from './stores.module';
-export { ENGINE, GATE, LOGGER, OUTBOUND, PROCESS_NAME, REDIS, RESULT_CACHE } from './tokens';
+export { EGRESS, ENGINE, GATE, LOGGER, OUTBOUND, PROCESS_NAME, REDIS, RESULT_CACHE } from './tokens';

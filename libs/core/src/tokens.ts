@@ -17,3 +17,5 @@ export const GATE = Symbol('GATE');
 export const ENGINE = Symbol('ENGINE');
 /** Outbound HTTP under the address policy (`Outbound`): webhooks, lookups. */
 export const OUTBOUND = Symbol('OUTBOUND');
+/** The prober's egresses and their blocks (`EgressPool`): shared through Redis when configured. */
+export const EGRESS = Symbol('EGRESS');

@@ -20,17 +20,21 @@ import { DomainAgeLookup, hasGravatar, outboundGet, type DomainAge, type HttpGet
 import { createOutbound } from '@mailguard/net';
 import { catchAllConfidence, type DomainModel } from '@mailguard/scoring';
 import {
+  blockKey,
+  buildEgress,
   detectProvider,
-  directConnector,
+  EgressPool,
+  MemoryEgressBlocks,
   MemorySessionGate,
   probeMailboxes,
   providerAcceptsAll,
   RecipientLimits,
-  socksConnector,
-  type Connector,
+  type Egress,
+  type GroupProbeResult,
   type ProbeResult,
   type SessionGate,
   SessionPool,
+  type SmtpReply,
   TlsSessionCache,
 } from '@mailguard/smtp';
 import { decideVerdict, type MailboxAnswer, type UnknownCause } from '@mailguard/verdict';
@@ -54,7 +58,8 @@ export interface EngineOptions {
 
 export interface EngineDeps {
   resolver: DnsResolver;
-  connector: Connector;
+  /** The ways out to port 25 and what providers think of each (shared by every prober when distributed). */
+  egress: EgressPool;
   ageLookup: DomainAgeLookup;
   http: HttpGet;
   /** Source of the made-up local part used to test for catch-all. */
@@ -126,7 +131,11 @@ export function createEngine(config: AppConfig, overrides: Partial<EngineDeps> =
     },
     {
       resolver: createResolver({ servers: config.dns.servers }),
-      connector: config.smtp.proxy ? socksConnector(config.smtp.proxy) : directConnector,
+      egress: new EgressPool(
+        config.prober.egress.map(buildEgress),
+        new MemoryEgressBlocks(),
+        config.prober.blockSeconds * 1000,
+      ),
       ageLookup: new DomainAgeLookup(http, config.lookups.rdapBaseUrl),
       http,
       decoyLocalPart: randomDecoy,
@@ -216,6 +225,11 @@ function mailboxAnswer(probe: ProbeResult | null): MailboxAnswer {
     default:
       return 'unknown';
   }
+}
+
+/** A reply as one line, for operators. */
+function replyText(reply: SmtpReply): string {
+  return `${reply.code} ${reply.message}`.slice(0, 300);
 }
 
 /** Why no answer about the mailbox could be had (API.md §1.3): what the checks actually saw. */
@@ -481,15 +495,16 @@ export class VerificationEngine {
     );
   }
 
-  /** Who the prober is and how it connects, for one probe. */
-  private session(deadlineAt: number, signal: AbortSignal) {
+  /** Who the prober is and how it connects, for one probe through `egress`. */
+  private session(egress: Egress, deadlineAt: number, signal: AbortSignal) {
     const { options, deps } = this;
     return {
       heloName: options.heloName,
       mailFrom: options.mailFrom,
       port: options.smtpPort,
       timeoutMs: options.smtpTimeoutMs,
-      connector: deps.connector,
+      egress: egress.id,
+      connector: egress.connector,
       allowPrivate: options.allowPrivateMx,
       gate: deps.gate,
       tlsSessions: deps.tlsSessions,
@@ -515,6 +530,11 @@ export class VerificationEngine {
     return this.deps.gate;
   }
 
+  /** The egresses this engine's probes go out through, and their blocks. */
+  get egress(): EgressPool {
+    return this.deps.egress;
+  }
+
   /**
    * Stage 2: the SMTP probe of addresses at one domain (a single check is a group of one): one
    * session asks for all of them, with the made-up address once for the group while the domain's
@@ -529,14 +549,23 @@ export class VerificationEngine {
     try {
       // Read while the session opens: the made-up address is needed only at the first RCPT.
       const knowing = this.deps.catchAllCache.get(domain).then((cached) => cached ?? facts.catchAll);
-      const group = await probeMailboxes({
-        hosts: facts.mail.hosts,
-        addresses: inspections.map((inspection) => inspection.smtpAddress as string),
-        needsSmtpUtf8: inspections.some((inspection) => inspection.needsSmtpUtf8),
-        catchAllLocalPart: knowing.then((known) => (known === null ? this.deps.decoyLocalPart() : null)),
-        stopAtAccepted,
-        ...this.session(deadlineAt, deadline.signal),
-      });
+      const group = await this.probeThroughEgress(
+        blockKey(
+          facts.provider,
+          facts.mail.hosts.map((host) => host.exchange),
+        ),
+        inspections.map((inspection) => inspection.smtpAddress as string),
+        (egress, addresses) =>
+          probeMailboxes({
+            hosts: facts.mail.hosts,
+            addresses,
+            needsSmtpUtf8: inspections.some((inspection) => inspection.needsSmtpUtf8),
+            catchAllLocalPart: knowing.then((known) => (known === null ? this.deps.decoyLocalPart() : null)),
+            stopAtAccepted,
+            ...this.session(egress, deadlineAt, deadline.signal),
+          }),
+        facts.provider !== null,
+      );
       const known = await knowing;
       const learned = group.results.find((result) => result.catchAll !== null)?.catchAll ?? null;
       if (known === null && learned !== null)
@@ -547,6 +576,71 @@ export class VerificationEngine {
     } finally {
       deadline.clear();
     }
+  }
+
+  /**
+   * A probe through the first usable egress for the domain's key; what that egress could not ask
+   * because it was refused (a `sender_blocked` reply) or could not connect anywhere goes out again
+   * through the next one. A refused egress is blocked for the key at once; one that could not
+   * connect only when another egress did connect (else the hosts are down, not blocking us), or at
+   * a known provider, whose hosts are never all down. With no usable egress the addresses are
+   * `sender_blocked` without a connection.
+   */
+  private async probeThroughEgress(
+    key: string,
+    addresses: string[],
+    probe: (egress: Egress, addresses: string[]) => Promise<GroupProbeResult>,
+    knownProvider: boolean,
+  ): Promise<GroupProbeResult> {
+    const pool = this.deps.egress;
+    const results: Array<ProbeResult | null> = addresses.map(() => null);
+    let sessions = 0;
+    let roundTrips = 0;
+    let pending = addresses.map((_, index) => index);
+    /** An egress that reached no host, waiting for another egress to show whether the hosts are up. */
+    let unreachable: Egress | null = null;
+    for (const egress of pool.usable(key)) {
+      const group = await probe(
+        egress,
+        pending.map((index) => addresses[index]),
+      );
+      sessions += group.sessions;
+      roundTrips += group.roundTrips;
+      const again: number[] = [];
+      const refusal = group.results.find((result) => result.failure === 'sender_blocked');
+      const reached = group.results.some((result) => result.failure !== 'no_connection');
+      group.results.forEach((result, position) => {
+        const index = pending[position];
+        results[index] = result;
+        if (result.failure === 'sender_blocked' || result.failure === 'no_connection') again.push(index);
+      });
+      if (reached && unreachable) {
+        await pool.block(unreachable.id, key, 'connections refused or timed out while another egress connected');
+        unreachable = null;
+      }
+      if (refusal) await pool.block(egress.id, key, refusal.reply ? replyText(refusal.reply) : 'refused');
+      else if (!reached) unreachable ??= egress;
+      else await pool.through(egress.id, key);
+      pending = again;
+      if (pending.length === 0) break;
+    }
+    if (unreachable && knownProvider)
+      await pool.block(unreachable.id, key, 'connections refused or timed out at every MX host');
+    const blocked: ProbeResult = {
+      definite: false,
+      replyClass: 'sender_blocked',
+      failure: 'sender_blocked',
+      reply: null,
+      host: null,
+      catchAll: null,
+      sessions,
+      roundTrips,
+    };
+    return {
+      results: results.map((result) => (result ? { ...result, sessions, roundTrips } : blocked)),
+      sessions,
+      roundTrips,
+    };
   }
 
   /** The greylisting policy (`greylistRetry`) with this engine's GREYLIST_RETRY_SECONDS and clock. */

@@ -18,15 +18,29 @@ export class SmtpError extends Error {
 /** Opens the TCP connection to an MX address: directly, or through a SOCKS5 proxy. */
 export type Connector = (address: string, port: number, timeoutMs: number, signal?: AbortSignal) => Promise<Socket>;
 
-export const directConnector: Connector = (address, port, timeoutMs, signal) =>
-  new Promise((resolve, reject) => {
-    const socket = netConnect({ host: address, port });
+/** Straight to the MX, from `localAddress` when given (a `local:<ip>` egress), else the host's default route. */
+export function localConnector(localAddress: string | null): Connector {
+  return (address, port, timeoutMs, signal) => connectDirectly(address, port, timeoutMs, signal, localAddress);
+}
+
+export const directConnector: Connector = localConnector(null);
+
+function connectDirectly(
+  address: string,
+  port: number,
+  timeoutMs: number,
+  signal: AbortSignal | undefined,
+  localAddress: string | null,
+): Promise<Socket> {
+  return new Promise((resolve, reject) => {
+    const socket = netConnect({ host: address, port, ...(localAddress ? { localAddress } : {}) });
     const fail = (error: SmtpError) => {
       socket.destroy();
       reject(error);
     };
     const timer = setTimeout(
-      () => fail(new SmtpError('timeout', `connect to ${address}:${port} timed out`)),
+      // No connection at all (a port 25 filter drops it): as much "unreachable" as a refusal.
+      () => fail(new SmtpError('connect', `connect to ${address}:${port} timed out`)),
       timeoutMs,
     );
     const onAbort = () => fail(new SmtpError('aborted', 'check deadline reached'));
@@ -42,6 +56,7 @@ export const directConnector: Connector = (address, port, timeoutMs, signal) =>
       fail(new SmtpError('connect', `connect to ${address}:${port} failed: ${error.message}`));
     });
   });
+}
 
 export interface SocksProxy {
   host: string;
@@ -156,7 +171,12 @@ export class SmtpSession {
       throw error;
     }
     const session = new SmtpSession(socket, options);
-    const banner = await session.read();
+    const banner = await session.read().catch((error: unknown) => {
+      // Hung up before a word (how some hosts drop an address they refuse): no SMTP was spoken.
+      if (error instanceof SmtpError && error.kind === 'closed')
+        throw new SmtpError('connect', `${options.address} closed the connection before its greeting`);
+      throw error;
+    });
     if (banner.code >= 400) session.close();
     return { session, banner };
   }

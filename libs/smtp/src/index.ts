@@ -1,5 +1,13 @@
 export { classifyReply, type ReplyClass, type SmtpStage } from './classify';
-export { directConnector, socksConnector, SmtpError, SmtpSession, type Connector, type SocksProxy } from './client';
+export {
+  directConnector,
+  localConnector,
+  socksConnector,
+  SmtpError,
+  SmtpSession,
+  type Connector,
+  type SocksProxy,
+} from './client';
 export {
   asksToRetryLater,
   probeMailboxes,
@@ -10,7 +18,7 @@ export {
   type ProbeOptions,
   type ProbeResult,
 } from './probe';
-export { detectProvider, providerAcceptsAll } from './provider';
+export { detectProvider, PROVIDER_IDS, providerAcceptsAll } from './provider';
 export { buildReply, ReplyParser, type SmtpReply } from './reply';
 export {
   CoolingDownError,
@@ -27,3 +35,15 @@ export {
 } from './session-gate';
 export { TlsSessionCache } from './tls-sessions';
 export { PROBES_PER_SESSION, SessionPool, type PooledSession } from './session-pool';
+export {
+  blockField,
+  blockKey,
+  buildEgress,
+  EgressPool,
+  MemoryEgressBlocks,
+  STRIKE_MEMORY_MS,
+  type Egress,
+  type EgressBlock,
+  type EgressBlockStore,
+  type EgressObserver,
+} from './egress';

@@ -11,7 +11,8 @@ async function probeOne(options: ProbeOptions): Promise<ProbeResult> {
 
 /**
  * What the prober does with each kind of refusal, through the lab's real sockets: a server that
- * refuses us is left alone for a while (blocked), one that asks us to slow down is backed off (busy),
+ * refuses us says so in the result (its egress is then left out, see egress.ts), one that asks us
+ * to slow down is backed off (busy),
  * and a relay refusal at one MX moves on to the next without darkening that host for other domains.
  */
 const SERVERS: Record<string, ServerSpec> = {
@@ -92,10 +93,11 @@ describe('each reply class drives the prober', () => {
     expect(gate.snapshot().coolDowns).toEqual([{ host: 'mx.slowgroup.test', reason: 'busy' }]);
   });
 
-  it('a blocklist refusal at MAIL FROM cools the host down (blocked)', async () => {
+  it("a blocklist refusal at MAIL FROM is the egress's: the result says so, and the host stays open to other egresses", async () => {
     const result = await probeOne(options('user1@mailblocked.test', ['mx.mailblocked.test']));
-    expect(result).toMatchObject({ definite: false, failure: 'sender_blocked' });
-    expect(gate.snapshot().coolDowns).toEqual([{ host: 'mx.mailblocked.test', reason: 'blocked' }]);
+    expect(result).toMatchObject({ definite: false, failure: 'sender_blocked', replyClass: 'sender_blocked' });
+    expect(result.reply?.message).toContain('zen.spamhaus.org');
+    expect(gate.snapshot().coolDowns).toEqual([]);
   });
 
   it('relay denied at the first MX: the next MX answers, and the first host stays open for the domains it serves', async () => {

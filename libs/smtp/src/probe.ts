@@ -38,6 +38,8 @@ export interface ProbeOptions {
   mailFrom: string;
   port: number;
   timeoutMs: number;
+  /** The egress the probe goes out through (its id keys the sessions kept open) and its connector. */
+  egress?: string;
   connector: Connector;
   allowPrivate: boolean;
   /** Per-MX session cap; every session holds a slot from connect to close. */
@@ -93,9 +95,6 @@ interface CoolDown {
   reason: CoolDownReason;
 }
 const BUSY: CoolDown = { ms: 30_000, reason: 'busy' };
-const BLOCKED: CoolDown = { ms: 10 * 60_000, reason: 'blocked' };
-/** Replies after which a host is left alone for a while, by every prober, at whatever stage they came. */
-const COOL_DOWNS: Partial<Record<ReplyClass, CoolDown>> = { sender_blocked: BLOCKED, rate_limited: BUSY };
 
 const DEFINITE: ReplyClass[] = ['accepted', 'mailbox_exists', 'no_such_user', 'disabled', 'full'];
 /** When nobody answers definitely, report the most telling failure. */
@@ -165,12 +164,22 @@ class Attempt {
     this.failures.push({ failure, reply, host });
   }
 
-  /** Cools the host down when the reply refused us or asked us to slow down (`otherwise`: any other refusal). */
+  /**
+   * Cools the host down, for every prober, when the reply asked us to slow down (`otherwise`: any
+   * other refusal but a block). A refusal of us is the egress's, not the host's: whoever chose the
+   * egress hears of it from the result (`sender_blocked`) and sends the next probes another way.
+   */
   async backOff(host: string, replyClass: ReplyClass, otherwise: CoolDown | null = null): Promise<void> {
-    const coolDown = COOL_DOWNS[replyClass] ?? otherwise;
+    if (replyClass === 'sender_blocked') return this.options.pool?.leave(host);
+    const coolDown = replyClass === 'rate_limited' ? BUSY : otherwise;
     if (!coolDown) return;
     this.options.pool?.leave(host);
     await this.options.gate.coolDown(host, coolDown.ms, coolDown.reason);
+  }
+
+  /** The key of this probe's sessions in the pool: a kept session belongs to its egress. */
+  poolKey(host: string, address: string): string {
+    return SessionPool.key(this.options.egress ?? 'default', host, address, this.options.port);
   }
 
   /**
@@ -222,8 +231,8 @@ class Attempt {
     host: string,
     address: string,
   ): Promise<{ session: SmtpSession | null; plain: boolean; reused: true } | null> {
-    const { pool, port, deadlineAt, signal, needsSmtpUtf8 } = this.options;
-    const key = SessionPool.key(host, address, port);
+    const { pool, deadlineAt, signal, needsSmtpUtf8 } = this.options;
+    const key = this.poolKey(host, address);
     const pooled = await pool?.take(key, signal);
     if (!pooled) return null;
     const { session, lease } = pooled;
@@ -248,7 +257,7 @@ class Attempt {
     } catch (error) {
       if (error instanceof GateAbortedError) throw new SmtpError('aborted', error.message);
       if (error instanceof CoolingDownError) {
-        this.note(error.reason === 'blocked' ? 'sender_blocked' : 'rate_limited', host);
+        this.note('rate_limited', host);
         return null;
       }
       throw error;
@@ -266,7 +275,7 @@ class Attempt {
       onConnected: lease.connected,
       onEnd: lease.release,
     });
-    this.held.set(session, { lease, key: SessionPool.key(host, address, options.port) });
+    this.held.set(session, { lease, key: this.poolKey(host, address) });
     if (banner.code >= 400) {
       this.end(session, 'close');
       const replyClass = classifyReply(banner, 'banner');

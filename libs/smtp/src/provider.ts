@@ -29,6 +29,9 @@ const PROVIDERS: Provider[] = [
   { id: 'ionos', mx: /(^|\.)(ionos\.[a-z.]+|kundenserver\.de|1and1\.[a-z.]+)$/ },
 ];
 
+/** Every provider id the table knows (what SMTP_EGRESS may reserve an egress for). */
+export const PROVIDER_IDS: readonly string[] = PROVIDERS.map((provider) => provider.id);
+
 /** The provider of the first MX host that is recognised, or null. */
 export function detectProvider(mxHosts: string[]): string | null {
   for (const host of mxHosts) {

@@ -2,7 +2,7 @@
  * Politeness towards mail servers, shared by every prober: at most `limit` concurrent SMTP sessions
  * per MX host (`acquire` waits while the host is at its limit and resolves with the session's lease
  * on a slot), and a cool-down during which a host is not contacted at all (after it said "too many
- * connections" or that our address is blocked).
+ * connections" or asked us to slow down).
  *
  * A lease belongs to one SMTP session and is given back exactly once, when that connection ends.
  * It also runs out by itself a little after the session's deadline (every session is aborted by
@@ -51,7 +51,8 @@ export interface GateObserver {
   expired?(host: string): void;
 }
 
-export type CoolDownReason = 'busy' | 'blocked';
+/** A host asked us to slow down (a refusal of us is the egress's: see egress.ts). */
+export type CoolDownReason = 'busy';
 
 /** The host is cooling down: no session is opened to it until then. */
 export class CoolingDownError extends Error {

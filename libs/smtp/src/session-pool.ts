@@ -43,8 +43,8 @@ export class SessionPool {
     private readonly capacity = 256,
   ) {}
 
-  static key(host: string, address: string, port: number): string {
-    return `${host}|${address}|${port}`;
+  static key(egress: string, host: string, address: string, port: number): string {
+    return `${egress}|${host}|${address}|${port}`;
   }
 
   /** Whether the pool asks the gate about contention now (only while a session is parked). */
