@@ -73,10 +73,19 @@ export interface ServerSpec {
   down?: boolean;
   /** The host name has no A record at all. */
   unresolvable?: boolean;
+  /** Accepts the connection and closes it at once, before any banner: what a server that drops an address looks like. */
+  hangUp?: boolean;
   /** Multi-line banner. */
   multilineBanner?: boolean;
   /** Reply texts replacing the Postfix-like defaults; `\n` separates lines; {addr} {ip} {host} are filled in. */
   replies?: Partial<Record<ReplyName, string>>;
+  /**
+   * Overrides by client IP (the connecting socket's address, e.g. `127.250.0.2`): servers treat the
+   * prober's egresses differently (one address blocklisted, another greylisted). A session follows
+   * the server's spec merged with its client's entry. Listening (`down`) and DNS (`unresolvable`)
+   * cannot differ per client, and `maxConnections` counts every client's sessions.
+   */
+  clients?: Record<string, Partial<ServerSpec>>;
 }
 
 export interface RecordSet {

@@ -133,7 +133,8 @@ export class World {
     return !records.mx && (records.a ?? []).includes(server.ip);
   }
 
-  recipient(server: LabServer, address: string): RecipientAnswer {
+  /** `serverSpec` is the server's behaviour towards the asking client (catch-all may differ per client). */
+  recipient(server: LabServer, serverSpec: ServerSpec, address: string): RecipientAnswer {
     const at = address.lastIndexOf('@');
     const local = address.slice(0, at);
     const domain = canonicalName(address.slice(at + 1));
@@ -141,7 +142,7 @@ export class World {
     const spec = this.domains.get(domain) ?? {};
     const state = this.mailbox(spec.mailboxes ?? {}, local);
     if (state) return { kind: 'mailbox', state };
-    if (server.spec.catchAll || spec.catchAll) return { kind: 'mailbox', state: 'ok' };
+    if (serverSpec.catchAll || spec.catchAll) return { kind: 'mailbox', state: 'ok' };
     return { kind: 'unknown' };
   }
 
