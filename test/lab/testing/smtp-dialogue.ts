@@ -33,6 +33,11 @@ export class SmtpDialogue {
     });
   }
 
+  /** A dialogue over a connection opened elsewhere: one through a proxy, say. */
+  static over(socket: Socket): SmtpDialogue {
+    return new SmtpDialogue(socket);
+  }
+
   private attach(socket: Socket | TLSSocket): void {
     socket.setEncoding('utf8');
     socket.on('data', (chunk: string) => {
