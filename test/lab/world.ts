@@ -22,7 +22,7 @@ export type NameRecords = RecordSet & { ptr?: string[] };
 export type RecipientAnswer = { kind: 'mailbox'; state: MailboxState } | { kind: 'unknown' } | { kind: 'not-served' };
 
 /** The name a PTR query for `ip` asks about: reversed octets under in-addr.arpa, reversed nibbles under ip6.arpa. */
-export function reverseName(ip: string): string {
+function reverseName(ip: string): string {
   if (isIPv4(ip)) return `${ip.split('.').reverse().join('.')}.in-addr.arpa`;
   if (!isIPv6(ip) || ip.includes('.')) throw new Error(`scenario: PTR key ${ip} is not an IP address in hex groups`);
   const groups = (part: string) => (part ? part.split(':') : []);
