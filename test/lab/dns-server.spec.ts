@@ -3,13 +3,29 @@ import { createSocket } from 'node:dgram';
 import { connect } from 'node:net';
 import * as packet from 'dns-packet';
 import { startLab, type Lab } from './lab';
-import { loadScenario } from './scenario';
+import { canonicalName, loadScenario } from './scenario';
+import { queryOverTcp } from './testing/dns-query';
 
 let lab: Lab;
 let resolver: Resolver;
 
+/** Source addresses the tests ask from, as the prober's egresses would: any 127/8 address binds on loopback. */
+const EGRESS = '127.250.0.2';
+const OTHER_EGRESS = '127.250.0.3';
+
 beforeAll(async () => {
-  lab = await startLab(loadScenario());
+  const scenario = loadScenario();
+  scenario.ptr = { [EGRESS]: 'egress.mailguard.test', '2001:db8::25': ['mx1.acme.test', 'mail.acme.test'] };
+  scenario.whoami = ['myip.lab.test'];
+  scenario.domains!['egress.mailguard.test'] = { a: [EGRESS] };
+  scenario.domains!['zen.lab.test'] = {
+    records: { '2.0.250.127': { a: ['127.0.0.2'], txt: ['Listed: see https://lab.test/query/127.250.0.2'] } },
+  };
+  // Spamhaus's answer to a query that came through a public resolver: every name is "refused".
+  scenario.domains!['refusing.lab.test'] = {
+    records: { '*': { a: ['127.255.255.254'] }, 'own.name': { txt: ['not the wildcard'] } },
+  };
+  lab = await startLab(scenario);
   resolver = new Resolver({ timeout: 1_000, tries: 1 });
   resolver.setServers([lab.dnsServer]);
 });
@@ -136,33 +152,73 @@ describe('misbehaving DNS', () => {
   });
 });
 
+/** One query over a TCP connection of its own, from `localAddress` when given. */
+function tcpQuery(question: packet.Question, localAddress?: string): Promise<packet.Packet> {
+  return queryOverTcp(connect({ host: lab.dns.host, port: lab.dns.port, localAddress }), question);
+}
+
 describe('transport', () => {
   it('answers over TCP too', async () => {
-    const [host, port] = lab.dnsServer.split(':');
-    const response = await new Promise<packet.Packet>((resolve, reject) => {
-      const socket = connect({ host, port: Number(port) }, () => {
-        socket.write(
-          packet.streamEncode({
-            type: 'query',
-            id: 7,
-            flags: packet.RECURSION_DESIRED,
-            questions: [{ type: 'MX', name: 'acme.test' }],
-          }),
-        );
-      });
-      let buffer = Buffer.alloc(0);
-      socket.on('data', (chunk) => {
-        buffer = Buffer.concat([buffer, chunk]);
-        if (buffer.length >= 2 && buffer.length >= 2 + buffer.readUInt16BE(0)) {
-          socket.destroy();
-          resolve(packet.streamDecode(buffer));
-        }
-      });
-      socket.on('error', reject);
-    });
+    const response = await tcpQuery({ type: 'MX', name: 'acme.test' });
     expect(response.id).toBe(7);
     expect(response.answers).toEqual([
       expect.objectContaining({ type: 'MX', data: { preference: 10, exchange: 'mx1.acme.test' } }),
     ]);
+  });
+});
+
+describe("the prober's self-check", () => {
+  it('answers PTR for scenario addresses, v4 in in-addr.arpa and v6 in nibbles under ip6.arpa', async () => {
+    expect(await resolver.reverse(EGRESS)).toEqual(['egress.mailguard.test']);
+    expect((await resolver.reverse('2001:db8::25')).sort()).toEqual(['mail.acme.test', 'mx1.acme.test']);
+  });
+
+  it('answers NXDOMAIN for the reverse name of any other address', async () => {
+    expect(await failureCode(resolver.reverse(OTHER_EGRESS))).toBe('ENOTFOUND');
+    expect(await failureCode(resolver.reverse('2001:db8::26'))).toBe('ENOTFOUND');
+  });
+
+  it('resolves a PTR name back to its address (forward-confirmed reverse DNS)', async () => {
+    const [name] = await resolver.reverse(EGRESS);
+    expect(await resolver.resolve4(name)).toEqual([EGRESS]);
+  });
+
+  it('answers a whoami name over UDP with the address the query came from, as A and TXT', async () => {
+    const egress = new Resolver({ timeout: 1_000, tries: 1 });
+    egress.setServers([lab.dnsServer]);
+    egress.setLocalAddress(EGRESS);
+    expect(await egress.resolve4('myip.lab.test')).toEqual([EGRESS]);
+    expect(await egress.resolveTxt('myip.lab.test')).toEqual([[EGRESS]]);
+    expect(await failureCode(egress.resolve6('myip.lab.test'))).toBe('ENODATA');
+  });
+
+  it("answers a whoami name over TCP with the connection's source address", async () => {
+    const [mine, other] = await Promise.all([
+      tcpQuery({ type: 'A', name: 'myip.lab.test' }, EGRESS),
+      tcpQuery({ type: 'TXT', name: 'MyIP.lab.test' }, OTHER_EGRESS),
+    ]);
+    expect(mine.answers).toEqual([expect.objectContaining({ type: 'A', ttl: 0, data: EGRESS })]);
+    expect(other.answers).toEqual([expect.objectContaining({ type: 'TXT', data: [Buffer.from(OTHER_EGRESS)] })]);
+  });
+
+  it('answers a DNSBL listing of a reversed address with A 127.0.0.2 and TXT; unlisted addresses are NXDOMAIN', async () => {
+    expect(await resolver.resolve4('2.0.250.127.zen.lab.test')).toEqual(['127.0.0.2']);
+    expect(await resolver.resolveTxt('2.0.250.127.zen.lab.test')).toEqual([
+      ['Listed: see https://lab.test/query/127.250.0.2'],
+    ]);
+    expect(await failureCode(resolver.resolve4('3.0.250.127.zen.lab.test'))).toBe('ENOTFOUND');
+  });
+
+  it('keeps names of digits as written: `0.250.127` is a name, not the IPv4 address 0.250.0.127', () => {
+    expect(canonicalName('0.250.127')).toBe('0.250.127');
+    expect(canonicalName('010.0.0.1')).toBe('010.0.0.1');
+  });
+
+  it('answers every name below a domain from its "*" record, unless the name has records of its own', async () => {
+    expect(await resolver.resolve4('2.0.250.127.refusing.lab.test')).toEqual(['127.255.255.254']);
+    expect(await resolver.resolve4('x.refusing.lab.test')).toEqual(['127.255.255.254']);
+    expect(await resolver.resolveTxt('own.name.refusing.lab.test')).toEqual([['not the wildcard']]);
+    expect(await failureCode(resolver.resolve4('own.name.refusing.lab.test'))).toBe('ENODATA');
+    expect(await failureCode(resolver.resolve4('refusing.lab.test'))).toBe('ENODATA');
   });
 });

@@ -1,5 +1,5 @@
 import { createSocket, type Socket as UdpSocket } from 'node:dgram';
-import type { Socket } from 'node:net';
+import { isIPv4, type Socket } from 'node:net';
 import * as packet from 'dns-packet';
 import type { Answer, Packet, Question } from 'dns-packet';
 import { canonicalName } from './scenario';
@@ -26,6 +26,13 @@ function txtStrings(value: string): Buffer[] {
   return chunks;
 }
 
+/** A whoami name's answer: the client's address as A or AAAA (by its family) and as TXT; TTL 0, as it differs per client. */
+function whoami(name: string, type: string, client: string): Answer[] {
+  if (type === 'TXT') return [{ type: 'TXT', name, ttl: 0, data: txtStrings(client) }];
+  const family = isIPv4(client) ? 'A' : 'AAAA';
+  return type === family ? [{ type: family, name, ttl: 0, data: client }] : [];
+}
+
 /**
  * An authoritative-and-recursive-looking DNS server for the lab: it answers every name from the
  * scenario, NXDOMAIN for the rest, and misbehaves (SERVFAIL, silence, delay) where told to.
@@ -43,12 +50,15 @@ export class LabDnsServer {
     readonly port: number,
   ) {}
 
-  resolve(question: Question): Resolution {
+  /** `client` is the address the query came from, which whoami names answer with. */
+  resolve(question: Question, client: string): Resolution {
     const name = canonicalName(question.name);
     const zone = this.world.zoneOf(name);
     const delayMs = zone?.dnsDelayMs ?? 0;
     if (zone?.dns === 'timeout') return { rcode: RCODE.NOERROR, answers: [], drop: true, delayMs };
     if (zone?.dns === 'servfail') return { rcode: RCODE.SERVFAIL, answers: [], delayMs };
+    if (this.world.isWhoami(name))
+      return { rcode: RCODE.NOERROR, answers: whoami(name, question.type, client), delayMs };
     const answers: Answer[] = [];
     let current = name;
     // Follow CNAME chains the way a recursive resolver would, at most 8 deep.
@@ -90,6 +100,8 @@ export class LabDnsServer {
         return (records.ns ?? []).map((data) => ({ type: 'NS', name, ttl: TTL, data }));
       case 'CNAME':
         return records.cname ? [{ type: 'CNAME', name, ttl: TTL, data: records.cname }] : [];
+      case 'PTR':
+        return (records.ptr ?? []).map((data) => ({ type: 'PTR', name, ttl: TTL, data }));
       default:
         return [];
     }
@@ -107,7 +119,7 @@ export class LabDnsServer {
   }
 
   /** Builds the response packet; null when the query is to be ignored. */
-  private async answer(query: Packet, maxSize: number): Promise<Buffer | null> {
+  private async answer(query: Packet, client: string, maxSize: number): Promise<Buffer | null> {
     this.queries++;
     const question = query.questions?.[0];
     const base = {
@@ -117,7 +129,7 @@ export class LabDnsServer {
       questions: query.questions,
     };
     if (!question) return packet.encode({ ...base, flags: base.flags | RCODE.NOTIMP });
-    const resolution = this.resolve(question);
+    const resolution = this.resolve(question, client);
     if (resolution.delayMs > 0) await new Promise((done) => setTimeout(done, resolution.delayMs));
     if (resolution.drop) return null;
     const response = packet.encode({ ...base, flags: base.flags | resolution.rcode, answers: resolution.answers });
@@ -135,7 +147,7 @@ export class LabDnsServer {
         return;
       }
       const opt = query.additionals?.find((record) => record.type === 'OPT') as { udpPayloadSize?: number } | undefined;
-      void this.answer(query, Math.max(512, opt?.udpPayloadSize ?? 512)).then((response) => {
+      void this.answer(query, remote.address, Math.max(512, opt?.udpPayloadSize ?? 512)).then((response) => {
         if (response && this.udp) udp.send(response, remote.port, remote.address);
       });
     });
@@ -165,7 +177,7 @@ export class LabDnsServer {
           socket.destroy();
           return;
         }
-        void this.answer(query, 65_535).then((response) => {
+        void this.answer(query, socket.remoteAddress ?? '', 65_535).then((response) => {
           if (!response || socket.destroyed) return;
           const framed = Buffer.alloc(2 + response.length);
           framed.writeUInt16BE(response.length, 0);

@@ -14,6 +14,8 @@ export interface LabOptions {
   socksPort?: number;
   /** Latency of the RDAP/avatar server. */
   httpLatencyMs?: number;
+  /** Source address of the SOCKS proxy's upstream connections (its exit address); default: the system's choice. */
+  socksOutboundAddress?: string;
   /** Keep every command in the SMTP servers' stats (default true; a million-address bench would hoard them). */
   recordCommands?: boolean;
 }
@@ -63,10 +65,12 @@ async function startOnce(scenario: Scenario, options: LabOptions & { network: st
     options.httpPort ?? 8080,
     options.httpLatencyMs ?? 0,
   );
-  const socks = new LabSocksServer(`${options.network}.0.108`, options.socksPort ?? 1080, {
-    username: 'lab',
-    password: 'lab-secret',
-  });
+  const socks = new LabSocksServer(
+    `${options.network}.0.108`,
+    options.socksPort ?? 1080,
+    { username: 'lab', password: 'lab-secret' },
+    { outboundAddress: options.socksOutboundAddress },
+  );
   const smtpServers = new Map(
     world.servers.map((server) => [
       server.name,

@@ -73,10 +73,19 @@ export interface ServerSpec {
   down?: boolean;
   /** The host name has no A record at all. */
   unresolvable?: boolean;
+  /** Accepts the connection and closes it at once, before any banner: what a server that drops an address looks like. */
+  hangUp?: boolean;
   /** Multi-line banner. */
   multilineBanner?: boolean;
   /** Reply texts replacing the Postfix-like defaults; `\n` separates lines; {addr} {ip} {host} are filled in. */
   replies?: Partial<Record<ReplyName, string>>;
+  /**
+   * Overrides by client IP (the connecting socket's address, e.g. `127.250.0.2`): servers treat the
+   * prober's egresses differently (one address blocklisted, another greylisted). A session follows
+   * the server's spec merged with its client's entry. Listening (`down`) and DNS (`unresolvable`)
+   * cannot differ per client, and `maxConnections` counts every client's sessions.
+   */
+  clients?: Record<string, Partial<ServerSpec>>;
 }
 
 export interface RecordSet {
@@ -96,7 +105,11 @@ export interface RecordSet {
 export interface DomainSpec extends Omit<RecordSet, 'mx'> {
   /** `null` publishes a null MX (RFC 7505: `0 .`). */
   mx?: Array<{ host: string; priority: number }> | null;
-  /** Records of names below the domain, by relative name (`_dmarc`, `google._domainkey`, `www`). */
+  /**
+   * Records of names below the domain, by relative name (`_dmarc`, `google._domainkey`, `www`,
+   * `2.0.250.127` for a DNSBL listing). `*` answers for every name below the domain that has no
+   * records of its own: a DNSBL that refuses all queries answers so.
+   */
   records?: Record<string, RecordSet>;
   /** DNS misbehaviour for the domain and every name below it. */
   dns?: 'servfail' | 'timeout';
@@ -116,12 +129,23 @@ export interface Scenario {
   defaults?: ServerSpec;
   servers?: Record<string, ServerSpec>;
   domains?: Record<string, DomainSpec>;
+  /**
+   * PTR names by IP address (v4 or v6): the reverse DNS of the prober's egresses, which its
+   * self-check reads and mail servers judge. Other addresses have no PTR (NXDOMAIN).
+   */
+  ptr?: Record<string, string | string[]>;
+  /**
+   * Names whose A (or AAAA) and TXT answer is the address the query came from, like
+   * `myip.opendns.com` at OpenDNS's resolvers: how the prober learns its public address.
+   */
+  whoami?: string[];
 }
 
 /** Lower-case A-label form, as DNS and SMTP see a name. */
 export function canonicalName(name: string): string {
   const trimmed = name.trim().replace(/\.$/, '').toLowerCase();
-  return domainToASCII(trimmed) || trimmed;
+  // Only names with Unicode need IDNA: the URL host parser reads a name ending in a number as IPv4 (`0.250.127` → `0.250.0.127`).
+  return /[^\x00-\x7f]/.test(trimmed) ? domainToASCII(trimmed) || trimmed : trimmed;
 }
 
 /** Rejects scenarios that reference servers or states that do not exist, so a typo fails loudly. */

@@ -1,8 +1,14 @@
 import { startLab, type Lab } from './lab';
-import { loadScenario } from './scenario';
+import { loadScenario, type ServerSpec } from './scenario';
 import { SmtpDialogue, type Reply } from './testing/smtp-dialogue';
 
 let lab: Lab;
+
+/** How mx.egress.test treats the prober's egresses (source addresses): one blocklisted, one dropped. */
+const EGRESS_CLIENTS: ServerSpec['clients'] = {
+  '127.250.0.2': { blockSender: 'banner', replies: { blocked: '554 5.7.1 {ip} is listed' } },
+  '127.250.0.3': { hangUp: true },
+};
 
 beforeAll(async () => {
   const scenario = loadScenario();
@@ -12,6 +18,9 @@ beforeAll(async () => {
   // A server each hostile behaviour is switched on and off at.
   scenario.servers!['mx.hostile.test'] = {};
   scenario.domains!['hostile.test'] = { mx: [{ host: 'mx.hostile.test', priority: 10 }], mailboxes: { kim: 'ok' } };
+  // A server that treats the prober's egresses (source addresses) differently.
+  scenario.servers!['mx.egress.test'] = { clients: EGRESS_CLIENTS };
+  scenario.domains!['egress.test'] = { mx: [{ host: 'mx.egress.test', priority: 10 }], mailboxes: { lee: 'ok' } };
   lab = await startLab(scenario);
 });
 
@@ -384,5 +393,70 @@ describe('hostile servers', () => {
     expect((await dialogue.reply()).code).toBe(250);
     await expect(dialogue.reply()).rejects.toThrow(/closed before a reply/);
     await dialogue.closed();
+  });
+});
+
+describe('behaviour per client address', () => {
+  const EGRESS_MX = 'mx.egress.test';
+
+  afterEach(() => lab.smtp(EGRESS_MX).behave({ clients: EGRESS_CLIENTS }));
+
+  /** A dialogue from one of the prober's egresses: the client bound to that source address. */
+  function from(egress: string): Promise<SmtpDialogue> {
+    return SmtpDialogue.open(lab.ipOf(EGRESS_MX), lab.smtpPort, egress);
+  }
+
+  it('answers each client by its own entry: one egress is refused at the banner, another is served', async () => {
+    const blocked = await from('127.250.0.2');
+    expect(await blocked.reply()).toMatchObject({ code: 554, text: '5.7.1 127.250.0.2 is listed' });
+    await blocked.closed();
+    const served = await from('127.250.0.1');
+    expect((await served.reply()).code).toBe(220);
+    expect((await served.command('EHLO x.test')).code).toBe(250);
+    expect((await served.command('MAIL FROM:<a@b.test>')).code).toBe(250);
+    expect((await served.command('RCPT TO:<lee@egress.test>')).code).toBe(250);
+    served.close();
+  });
+
+  it('hangs up on a client at once, without a banner, and counts the session', async () => {
+    lab.resetStats();
+    const dropped = await from('127.250.0.3');
+    await expect(dropped.reply()).rejects.toThrow(/closed before a reply/);
+    await dropped.closed();
+    expect(lab.stats(EGRESS_MX).replyBatches).toBe(0);
+    expect(lab.stats(EGRESS_MX).byClient['127.250.0.3']).toMatchObject({ sessions: 1, peakConcurrent: 1 });
+  });
+
+  it('applies a client entry given by behave() to an open session from its next command, and to no other client', async () => {
+    const open = await from('127.250.0.4');
+    expect((await open.reply()).code).toBe(220);
+    expect((await open.command('EHLO x.test')).code).toBe(250);
+    expect((await open.command('MAIL FROM:<a@b.test>')).code).toBe(250);
+    lab.smtp(EGRESS_MX).behave({ clients: { ...EGRESS_CLIENTS, '127.250.0.4': { blockSender: 'rcpt' } } });
+    const refused = await open.command('RCPT TO:<lee@egress.test>');
+    expect(refused.code).toBe(554);
+    expect(refused.text).toMatch(/Client host \[127\.250\.0\.4\] blocked/);
+    open.close();
+    const [other] = await probe(EGRESS_MX, ['lee@egress.test']);
+    expect(other.code).toBe(250);
+  });
+
+  it('counts sessions per client beside the totals; resetStats zeroes them but for the sessions still open', async () => {
+    lab.resetStats();
+    const dialogues = await Promise.all(['127.250.0.5', '127.250.0.5', '127.250.0.6'].map(from));
+    await Promise.all(dialogues.map((dialogue) => dialogue.reply()));
+    expect(lab.stats(EGRESS_MX)).toMatchObject({
+      sessions: 3,
+      byClient: {
+        '127.250.0.5': { sessions: 2, active: 2, peakConcurrent: 2 },
+        '127.250.0.6': { sessions: 1, active: 1, peakConcurrent: 1 },
+      },
+    });
+    lab.resetStats();
+    expect(lab.stats(EGRESS_MX).byClient).toMatchObject({
+      '127.250.0.5': { sessions: 0, active: 2, peakConcurrent: 0 },
+      '127.250.0.6': { sessions: 0, active: 1, peakConcurrent: 0 },
+    });
+    dialogues.forEach((dialogue) => dialogue.close());
   });
 });

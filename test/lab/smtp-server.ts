@@ -45,6 +45,14 @@ export interface SmtpStats {
   commands: string[];
   /** Protocol faults seen from clients: bare CR or LF, NUL, over-long lines. */
   violations: string[];
+  /** Sessions by client IP: which of the prober's egresses came, and how many at once. */
+  byClient: Record<string, ClientStats>;
+}
+
+export interface ClientStats {
+  sessions: number;
+  active: number;
+  peakConcurrent: number;
 }
 
 function emptyStats(): SmtpStats {
@@ -58,6 +66,7 @@ function emptyStats(): SmtpStats {
     replyBatches: 0,
     commands: [],
     violations: [],
+    byClient: {},
   };
 }
 
@@ -97,6 +106,8 @@ interface Outcome {
 interface Session {
   socket: Socket;
   clientIp: string;
+  /** The server's behaviour towards this client, read afresh at each use so `behave()` applies at once. */
+  readonly spec: ServerSpec;
   greeted: boolean;
   secure: boolean;
   mailFrom: string | null;
@@ -131,18 +142,33 @@ export class LabSmtpServer {
     return this.lab.spec;
   }
 
+  /** The server's spec merged with a client's overrides (the server's own object when it has none). */
+  private specFor(clientIp: string): ServerSpec {
+    const overrides = this.spec.clients?.[clientIp];
+    return overrides ? { ...this.spec, ...overrides } : this.spec;
+  }
+
   private reply(name: ReplyName, session: Session, addr = ''): string {
-    const template = this.spec.replies?.[name] ?? DEFAULT_REPLIES[name];
+    const template = session.spec.replies?.[name] ?? DEFAULT_REPLIES[name];
     return render(template, { host: this.lab.name, ip: session.clientIp, addr });
   }
 
-  /** Changes the server's behaviour for every command from now on (a hostile server turned good, say). */
+  /**
+   * Changes the server's behaviour for every command from now on (a hostile server turned good, say);
+   * new `clients` entries apply to open sessions from their next command.
+   */
   behave(changes: Partial<ServerSpec>): void {
     Object.assign(this.spec, changes);
   }
 
   resetStats(): void {
-    this.stats = { ...emptyStats(), active: this.stats.active };
+    // Sessions still open stay counted, so that their end does not take the counts below zero.
+    const byClient = Object.fromEntries(
+      Object.entries(this.stats.byClient)
+        .filter(([, client]) => client.active > 0)
+        .map(([ip, { active }]) => [ip, { sessions: 0, active, peakConcurrent: 0 }]),
+    );
+    this.stats = { ...emptyStats(), active: this.stats.active, byClient };
   }
 
   async start(): Promise<void> {
@@ -153,7 +179,7 @@ export class LabSmtpServer {
     return this.listener.close();
   }
 
-  private send(session: Session, text: string, delayMs = this.spec.latencyMs ?? 0): Promise<void> {
+  private send(session: Session, text: string, delayMs = session.spec.latencyMs ?? 0): Promise<void> {
     this.stats.replyBatches++;
     session.queue = session.queue.then(async () => {
       // Unref: a tarpit's pending banner must not keep a finished test process alive.
@@ -180,17 +206,22 @@ export class LabSmtpServer {
 
   /** A session that sends nothing for a while is ended: silently, or with 421 when the spec says how long. */
   private timeOutIdle(session: Session, socket: Socket): void {
-    socket.setTimeout(this.spec.idleTimeoutMs ?? IDLE_TIMEOUT_MS, () => {
-      if (this.spec.idleTimeoutMs === undefined || session.closed) return socket.destroy();
+    socket.setTimeout(session.spec.idleTimeoutMs ?? IDLE_TIMEOUT_MS, () => {
+      if (session.spec.idleTimeoutMs === undefined || session.closed) return socket.destroy();
       void this.send(session, this.reply('idleTimeout', session), 0);
       this.close(session);
     });
   }
 
   private accept(socket: Socket): void {
+    const clientIp = socket.remoteAddress ?? '';
+    const specFor = () => this.specFor(clientIp);
     const session: Session = {
       socket,
-      clientIp: socket.remoteAddress ?? '',
+      clientIp,
+      get spec() {
+        return specFor();
+      },
       greeted: false,
       secure: false,
       mailFrom: null,
@@ -202,11 +233,17 @@ export class LabSmtpServer {
     this.stats.sessions++;
     this.stats.active++;
     this.stats.peakConcurrent = Math.max(this.stats.peakConcurrent, this.stats.active);
+    const client = (this.stats.byClient[clientIp] ??= { sessions: 0, active: 0, peakConcurrent: 0 });
+    client.sessions++;
+    client.active++;
+    client.peakConcurrent = Math.max(client.peakConcurrent, client.active);
     let released = false;
     session.release = () => {
       if (released) return;
       released = true;
       this.stats.active--;
+      // Looked up again: resetStats may have replaced the entry since.
+      this.stats.byClient[clientIp].active--;
     };
     // A client that hung up (QUIT and FIN) has ended its session, though the lab, on a busy loop, may
     // see the socket close only after the client's next connection: counting until then would
@@ -214,24 +251,26 @@ export class LabSmtpServer {
     socket.on('end', session.release);
     socket.on('close', session.release);
     socket.on('error', () => socket.destroy());
+    const spec = session.spec;
+    if (spec.hangUp) return void socket.destroy();
     this.timeOutIdle(session, socket);
 
-    const latency = this.spec.latencyMs ?? 0;
-    if (this.spec.maxConnections !== undefined && this.stats.active > this.spec.maxConnections) {
+    const latency = spec.latencyMs ?? 0;
+    if (spec.maxConnections !== undefined && this.stats.active > spec.maxConnections) {
       this.stats.refused++;
       void this.send(session, this.reply('tooManyConnections', session));
       this.close(session);
       return;
     }
     // The connection is left open, unanswered, until the client gives up (or the idle timeout).
-    if (this.spec.silent) return;
-    const bannerDelay = latency + (this.spec.bannerDelayMs ?? 0);
-    if (this.spec.blockSender === 'banner') {
+    if (spec.silent) return;
+    const bannerDelay = latency + (spec.bannerDelayMs ?? 0);
+    if (spec.blockSender === 'banner') {
       void this.send(session, this.reply('blocked', session), bannerDelay);
       this.close(session);
       return;
     }
-    const banner = this.spec.multilineBanner
+    const banner = spec.multilineBanner
       ? render(`220 {host} ESMTP ready\nNo unsolicited bulk mail\nPolicy: http://{host}/policy`, {
           host: this.lab.name,
         })
@@ -291,7 +330,7 @@ export class LabSmtpServer {
 
   private upgrade(session: Session): void {
     if (session.closed || session.socket.destroyed) return;
-    if (this.spec.tlsBroken) {
+    if (session.spec.tlsBroken) {
       // Garbage instead of a ServerHello: the client's handshake fails.
       session.socket.end('this is not TLS\r\n');
       return;
@@ -317,28 +356,30 @@ export class LabSmtpServer {
     const verb = (space < 0 ? line : line.slice(0, space)).toUpperCase();
     const argument = space < 0 ? '' : line.slice(space + 1).trim();
     const step = STEPS[verb];
-    if (step && this.spec.dropAfter === step) return { reply: '', after: 'drop' };
-    if (step && this.spec.vanishAt === step) return { reply: '', after: 'stall' };
+    const spec = session.spec;
+    if (step && spec.dropAfter === step) return { reply: '', after: 'drop' };
+    if (step && spec.vanishAt === step) return { reply: '', after: 'stall' };
     const outcome = this.answer(session, verb, argument);
     // Half of the reply: a multi-line one cut between or inside its lines, a single line without its CRLF.
-    if (step && this.spec.stallAt === step)
+    if (step && spec.stallAt === step)
       return { reply: outcome.reply.slice(0, Math.ceil(outcome.reply.length / 2)), after: 'stall' };
     return outcome;
   }
 
   private answer(session: Session, verb: string, argument: string): Outcome {
-    const tls = this.spec.tls ?? 'offered';
+    const spec = session.spec;
+    const tls = spec.tls ?? 'offered';
     switch (verb) {
       case 'EHLO': {
-        if (this.spec.ehlo === false) return { reply: '502 5.5.2 Error: command not recognized\r\n' };
+        if (spec.ehlo === false) return { reply: '502 5.5.2 Error: command not recognized\r\n' };
         if (!argument) return { reply: '501 5.5.4 Syntax: EHLO hostname\r\n' };
         Object.assign(session, { greeted: true, mailFrom: null, recipients: 0 });
         const extensions = [`${this.lab.name}`];
-        if (this.spec.pipelining !== false) extensions.push('PIPELINING');
+        if (spec.pipelining !== false) extensions.push('PIPELINING');
         extensions.push('SIZE 52428800');
         if (tls !== 'none' && !session.secure) extensions.push('STARTTLS');
         extensions.push('ENHANCEDSTATUSCODES', '8BITMIME');
-        if (this.spec.smtputf8) extensions.push('SMTPUTF8');
+        if (spec.smtputf8) extensions.push('SMTPUTF8');
         extensions.push('CHUNKING');
         return { reply: render(`250 ${extensions.join('\n')}`, {}) };
       }
@@ -355,7 +396,7 @@ export class LabSmtpServer {
         if (session.mailFrom !== null) return { reply: '503 5.5.1 Error: nested MAIL command\r\n' };
         const from = addressOf(argument, 'FROM');
         if (from === null) return { reply: '501 5.5.4 Syntax: MAIL FROM:<address>\r\n' };
-        if (this.spec.blockSender === 'mail') return { reply: this.reply('blocked', session) };
+        if (spec.blockSender === 'mail') return { reply: this.reply('blocked', session) };
         session.mailFrom = from;
         session.recipients = 0;
         return { reply: '250 2.1.0 Ok\r\n' };
@@ -380,23 +421,24 @@ export class LabSmtpServer {
 
   private recipient(session: Session, argument: string): string {
     if (session.mailFrom === null) return '503 5.5.1 Error: need MAIL command\r\n';
+    const spec = session.spec;
     const addr = addressOf(argument, 'TO');
     if (addr === null || !addr.includes('@')) return '501 5.1.3 Bad recipient address syntax\r\n';
-    if (this.spec.maxRecipients !== undefined && session.recipients >= this.spec.maxRecipients) {
+    if (spec.maxRecipients !== undefined && session.recipients >= spec.maxRecipients) {
       return this.reply('tooManyRecipients', session, addr);
     }
     session.recipients++;
-    if (this.spec.blockSender === 'rcpt') return this.reply('blocked', session, addr);
-    if (/[^\x00-\x7f]/.test(addr.slice(0, addr.lastIndexOf('@'))) && !this.spec.smtputf8) {
+    if (spec.blockSender === 'rcpt') return this.reply('blocked', session, addr);
+    if (/[^\x00-\x7f]/.test(addr.slice(0, addr.lastIndexOf('@'))) && !spec.smtputf8) {
       return this.reply('utf8Unsupported', session, addr);
     }
-    const answer = this.world.recipient(this.lab, addr);
+    const answer = this.world.recipient(this.lab, spec, addr);
     if (answer.kind === 'not-served') return this.reply('relayDenied', session, addr);
-    if (this.spec.greylistMs) {
+    if (spec.greylistMs) {
       const key = `${session.clientIp}|${session.mailFrom}|${addr.toLowerCase()}`;
       const firstSeen = this.greylist.get(key);
       if (firstSeen === undefined) this.greylist.set(key, Date.now());
-      if (firstSeen === undefined || Date.now() - firstSeen < this.spec.greylistMs)
+      if (firstSeen === undefined || Date.now() - firstSeen < spec.greylistMs)
         return this.reply('greylisted', session, addr);
     }
     if (answer.kind === 'unknown') return this.reply('unknownUser', session, addr);

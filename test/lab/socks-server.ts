@@ -14,6 +14,8 @@ export class LabSocksServer {
     readonly host: string,
     readonly port: number,
     private readonly credentials: { username: string; password: string } | null,
+    /** `outboundAddress`: the source address of upstream connections, the proxy's exit address as servers see it. */
+    private readonly options: { outboundAddress?: string } = {},
   ) {}
 
   get url(): string {
@@ -71,7 +73,7 @@ export class LabSocksServer {
       const port = buffer.readUInt16BE(4 + addressLength);
       client.off('data', onData);
       this.connects.push(`${host}:${port}`);
-      const upstream = connect({ host, port }, () => {
+      const upstream = connect({ host, port, localAddress: this.options.outboundAddress }, () => {
         client.write(Buffer.from([0x05, 0x00, 0x00, 0x01, 0, 0, 0, 0, 0, 0]));
         client.pipe(upstream).pipe(client);
       });

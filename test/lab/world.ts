@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { isIP } from 'node:net';
+import { isIP, isIPv4, isIPv6 } from 'node:net';
 import {
   canonicalName,
   validateScenario,
@@ -16,7 +16,21 @@ export interface LabServer {
   spec: ServerSpec;
 }
 
+/** What a name holds: the scenario's record types, and PTR names for reverse names. */
+export type NameRecords = RecordSet & { ptr?: string[] };
+
 export type RecipientAnswer = { kind: 'mailbox'; state: MailboxState } | { kind: 'unknown' } | { kind: 'not-served' };
+
+/** The name a PTR query for `ip` asks about: reversed octets under in-addr.arpa, reversed nibbles under ip6.arpa. */
+function reverseName(ip: string): string {
+  if (isIPv4(ip)) return `${ip.split('.').reverse().join('.')}.in-addr.arpa`;
+  if (!isIPv6(ip) || ip.includes('.')) throw new Error(`scenario: PTR key ${ip} is not an IP address in hex groups`);
+  const groups = (part: string) => (part ? part.split(':') : []);
+  const [head, tail] = ip.toLowerCase().split('::');
+  const zeros = tail === undefined ? [] : Array<string>(8 - groups(head).length - groups(tail).length).fill('0');
+  const hex = [...groups(head), ...zeros, ...groups(tail ?? '')].map((group) => group.padStart(4, '0')).join('');
+  return `${[...hex].reverse().join('.')}.ip6.arpa`;
+}
 
 /**
  * The scenario compiled into what the lab's servers answer from: addresses for every server,
@@ -26,7 +40,8 @@ export class World {
   readonly servers: LabServer[];
   private readonly serverByName = new Map<string, LabServer>();
   private readonly domains = new Map<string, DomainSpec>();
-  private readonly records = new Map<string, RecordSet>();
+  private readonly records = new Map<string, NameRecords>();
+  private readonly whoamiNames: Set<string>;
   private readonly avatars = new Set<string>();
   /** Mailbox names by lower-case local part, per mailboxes object: a bench domain holds tens of thousands. */
   private readonly mailboxIndex = new WeakMap<Record<string, MailboxState>, Map<string, string>>();
@@ -77,6 +92,10 @@ export class World {
         this.avatars.add(createHash('sha256').update(`${local}@${rawName}`.toLowerCase()).digest('hex'));
       }
     }
+    for (const [ip, names] of Object.entries(scenario.ptr ?? {})) {
+      this.addRecords(reverseName(ip), { ptr: [names].flat().map(canonicalName) });
+    }
+    this.whoamiNames = new Set((scenario.whoami ?? []).map(canonicalName));
   }
 
   /** Addresses in `a` lists may name a lab server instead of giving an IP. */
@@ -87,9 +106,9 @@ export class World {
     return server.ip;
   }
 
-  private addRecords(name: string, set: RecordSet): void {
+  private addRecords(name: string, set: NameRecords): void {
     const existing = this.records.get(name) ?? {};
-    for (const [key, value] of Object.entries(set) as Array<[keyof RecordSet, RecordSet[keyof RecordSet]]>) {
+    for (const [key, value] of Object.entries(set) as Array<[keyof NameRecords, NameRecords[keyof NameRecords]]>) {
       if (value !== undefined) Object.assign(existing, { [key]: value });
     }
     this.records.set(name, existing);
@@ -101,8 +120,20 @@ export class World {
     return server;
   }
 
-  recordsOf(name: string): RecordSet | undefined {
-    return this.records.get(name);
+  /** A name's own records, or else those of the nearest wildcard (`*.` a domain) above it. */
+  recordsOf(name: string): NameRecords | undefined {
+    const own = this.records.get(name);
+    if (own) return own;
+    for (let dot = name.indexOf('.'); dot >= 0; dot = name.indexOf('.', dot + 1)) {
+      const wildcard = this.records.get(`*${name.slice(dot)}`);
+      if (wildcard) return wildcard;
+    }
+    return undefined;
+  }
+
+  /** Whether the name answers with the address of whoever asks. */
+  isWhoami(name: string): boolean {
+    return this.whoamiNames.has(name);
   }
 
   /** True when the name owns records or has names below it (an empty non-terminal). */
@@ -133,7 +164,8 @@ export class World {
     return !records.mx && (records.a ?? []).includes(server.ip);
   }
 
-  recipient(server: LabServer, address: string): RecipientAnswer {
+  /** `serverSpec` is the server's behaviour towards the asking client (catch-all may differ per client). */
+  recipient(server: LabServer, serverSpec: ServerSpec, address: string): RecipientAnswer {
     const at = address.lastIndexOf('@');
     const local = address.slice(0, at);
     const domain = canonicalName(address.slice(at + 1));
@@ -141,7 +173,7 @@ export class World {
     const spec = this.domains.get(domain) ?? {};
     const state = this.mailbox(spec.mailboxes ?? {}, local);
     if (state) return { kind: 'mailbox', state };
-    if (server.spec.catchAll || spec.catchAll) return { kind: 'mailbox', state: 'ok' };
+    if (serverSpec.catchAll || spec.catchAll) return { kind: 'mailbox', state: 'ok' };
     return { kind: 'unknown' };
   }
 

@@ -24,12 +24,18 @@ export class SmtpDialogue {
     this.attach(socket);
   }
 
-  static open(host: string, port: number): Promise<SmtpDialogue> {
+  /** `localAddress` binds the client to a source address: one of the prober's egresses, as servers see it. */
+  static open(host: string, port: number, localAddress?: string): Promise<SmtpDialogue> {
     return new Promise((resolve, reject) => {
-      const socket = connect({ host, port });
+      const socket = connect({ host, port, localAddress });
       socket.once('connect', () => resolve(new SmtpDialogue(socket)));
       socket.once('error', reject);
     });
+  }
+
+  /** A dialogue over a connection opened elsewhere: one through a proxy, say. */
+  static over(socket: Socket): SmtpDialogue {
+    return new SmtpDialogue(socket);
   }
 
   private attach(socket: Socket | TLSSocket): void {
