@@ -1,0 +1,1 @@
+export { arpaName, queryDnsbl, reversedName, type DnsblOutcome } from './dnsbl';
