@@ -84,6 +84,7 @@ const scenario: Scenario = {
         'postmaster._l': { a: ['127.0.0.2'] },
       },
     },
+    'mapped.test': { txt: ['v=spf1 ip6:::ffff:192.0.2.0/120 -all'] },
     'ip6.test': { txt: ['v=spf1 ip4:192.0.2.0/24 ip6:2001:db8:1::/48 -all'] },
     'cidr.test': {
       txt: ['v=spf1 a:host.cidr.test/24//64 -all'],
@@ -165,6 +166,9 @@ describe('pass', () => {
       result: 'pass',
       mechanism: 'ip4:192.0.2.0/24',
     });
+    // An ip6 network of IPv4-mapped space covers those IPv4 clients.
+    expect(await check('mapped.test')).toMatchObject({ result: 'pass', mechanism: 'ip6:::ffff:192.0.2.0/120' });
+    expect(await check('mapped.test', '192.0.3.10')).toMatchObject({ result: 'fail' });
   });
 
   it('by a and mx with prefix lengths, per address family', async () => {
