@@ -6,6 +6,7 @@ export const USAGE = `Usage: mailguard verify <email>... | - | --file PATH  [--f
        mailguard find --first NAME --last NAME --domain DOMAIN   (or --full "NAME" --domain DOMAIN)
        mailguard domain <name>
        mailguard mcp
+       mailguard doctor [--json]
        mailguard --help | --version
 
 verify   checks each address (syntax, domain, MX, SMTP mailbox ping, disposable, role, catch-all,
@@ -25,6 +26,10 @@ verify   checks each address (syntax, domain, MX, SMTP mailbox ping, disposable,
 find     the likeliest address of a person at a domain (the API's email finder)
 domain   what the domain's mail servers tell: catch-all, address pattern, provider, MX
          find and domain print text, or the API's JSON with --format json
+doctor   whether the internet's mail servers will talk to this prober, for each egress (SMTP_EGRESS):
+         outbound port 25 (PROBER_CANARIES), the public address, its PTR and that the name resolves
+         back, the HELO name, SPF of SMTP_MAIL_FROM's domain, DNS blocklists (DNSBL_ZONES); each
+         failing line says what to do. --json: the report as JSON. Exit status 0 when nothing fails.
 mcp      serves the MailGuard tools to an MCP client on stdio: with MAILGUARD_API_URL and MAILGUARD_API_KEY
          through that service (metered like its REST API), else with the engine in this process (unmetered)
 
@@ -50,6 +55,7 @@ export type Command =
   | { name: 'help' }
   | { name: 'version' }
   | { name: 'mcp' }
+  | { name: 'doctor'; json: boolean }
   | (Common & { name: 'verify'; source: Source; concurrency: number | null; failOn: Verdict | null })
   | (Common & { name: 'find'; query: { firstName?: string; lastName?: string; fullName?: string; domain?: string } })
   | (Common & { name: 'domain'; domain: string });
@@ -165,6 +171,13 @@ export function parseCommand(argv: string[]): Command {
       return find(rest);
     case 'domain':
       return domain(rest);
+    case 'doctor': {
+      const { values, positionals } = parse(rest, { json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } });
+      if (values.help) return { name: 'help' };
+      if (positionals.length > 0)
+        throw new UsageError(`doctor takes --json only, not ${JSON.stringify(positionals[0])}`);
+      return { name: 'doctor', json: values.json ?? false };
+    }
     case 'mcp':
       if (rest.length > 0)
         throw new UsageError('mcp takes no arguments (it reads MAILGUARD_API_URL and MAILGUARD_API_KEY)');

@@ -3,6 +3,8 @@ import { join } from 'node:path';
 import { ConfigError, loadClientConfig, loadConfig, type ClientConfig } from '@mailguard/config';
 import type { VerificationResult } from '@mailguard/engine';
 import { AppError } from '@mailguard/errors';
+import { reportText, selfCheck } from '@mailguard/prober';
+import { buildEgress } from '@mailguard/smtp';
 import type { DomainInsight, FinderAnswer } from '@mailguard/finder';
 import { parseCommand, USAGE, UsageError, type Command } from './args';
 import { localBackend, remoteBackend, type Backend } from './backend';
@@ -141,6 +143,20 @@ function version(): string {
   }
 }
 
+/** API.md §13: the prober's self-check, as text or JSON; 1 when a check fails. */
+async function doctor(command: CommandWith<'doctor'>): Promise<number> {
+  let config;
+  try {
+    config = loadConfig();
+  } catch (error) {
+    if (error instanceof ConfigError) throw new UsageError(error.message);
+    throw error;
+  }
+  const report = await selfCheck(config, config.prober.egress.map(buildEgress));
+  await write(command.json ? `${JSON.stringify(report, null, 2)}\n` : reportText(report));
+  return report.ok ? 0 : 1;
+}
+
 /** Runs a command and gives the exit status; mcp keeps the process alive on its own. */
 async function run(command: Command): Promise<number> {
   switch (command.name) {
@@ -155,6 +171,8 @@ async function run(command: Command): Promise<number> {
       return 0;
     case 'verify':
       return verify(command);
+    case 'doctor':
+      return doctor(command);
     case 'find': {
       const finder = backend(command.remote);
       const answer = await finder.find(command.query).finally(() => finder.close());

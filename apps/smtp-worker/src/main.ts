@@ -1,4 +1,4 @@
-import { ENGINE, EngineModule } from '@mailguard/core';
+import { ENGINE, EngineModule, ProberModule } from '@mailguard/core';
 import type { VerificationEngine } from '@mailguard/engine';
 import { Metrics } from '@mailguard/metrics';
 import { probeHandler } from '@mailguard/pipeline';
@@ -10,7 +10,8 @@ void runWorker('smtp-worker', {
   concurrency: 100,
   // Its jobs (a list's 500-row groups, held through SMTP dialogues) die old: collect them at 1.5× the live heap, not 4×.
   heapGrowingPercent: 50,
-  imports: [EngineModule],
+  // ProberModule: the self-check at start-up and every PROBER_CHECK_MINUTES (API.md §13).
+  imports: [EngineModule, ProberModule],
   handlers: {
     inject: [ENGINE, Metrics],
     useFactory: (engine: VerificationEngine, metrics: Metrics) => ({

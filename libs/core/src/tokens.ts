@@ -19,3 +19,5 @@ export const ENGINE = Symbol('ENGINE');
 export const OUTBOUND = Symbol('OUTBOUND');
 /** The prober's egresses and their blocks (`EgressPool`): shared through Redis when configured. */
 export const EGRESS = Symbol('EGRESS');
+/** The prober's self-check and readiness (`ProberMonitor`). */
+export const PROBER = Symbol('PROBER');

@@ -3,6 +3,7 @@ import { HealthCheckService, type HealthCheckResult, type HealthIndicatorFunctio
 import type { Redis } from 'ioredis';
 import type { Database } from '@mailguard/db';
 import { AppError } from '@mailguard/errors';
+import type { ProberReadiness } from '@mailguard/prober';
 import {
   PostgresHealthIndicator,
   QueueHealthIndicator,
@@ -18,6 +19,8 @@ export interface HealthTargets {
   /** null: no REDIS_URL, cache and limits in memory. */
   redis: Redis | null;
   queues: QueueProbe;
+  /** The prober's standing (API.md §13), for a process that answers for it (the gateway); it never makes readiness fail. */
+  prober?: { readiness(): Promise<ProberReadiness> };
 }
 
 export const HEALTH_TARGETS = Symbol('HEALTH_TARGETS');
@@ -27,6 +30,8 @@ export interface Readiness {
   status: 'ok';
   database?: Database['mode'];
   redis: 'redis' | 'in-process';
+  /** Whether mail servers talk to the prober: informative, a blocked prober still serves (its answers say unknown). */
+  prober?: ProberReadiness;
 }
 
 /** Readiness asked while the application closes (terminus's shutting-down state). */
@@ -58,7 +63,7 @@ export class HealthChecks {
   }
 
   async ready(): Promise<Readiness> {
-    const { database, redis, queues } = this.targets;
+    const { database, redis, queues, prober } = this.targets;
     const connections = await this.check([
       ...(database ? [() => this.postgres.pingCheck('database', database)] : []),
       () => this.redis.pingCheck('redis', redis),
@@ -70,6 +75,7 @@ export class HealthChecks {
       status: 'ok',
       ...(database && { database: mode('database') as Database['mode'] }),
       redis: mode('redis') as Readiness['redis'],
+      ...(prober && { prober: await prober.readiness() }),
     };
   }
 

@@ -1,7 +1,9 @@
 import { constants, PerformanceObserver, type PerformanceEntry } from 'node:perf_hooks';
 import { getHeapStatistics } from 'node:v8';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import type { GateSnapshot, SessionGate } from '@mailguard/smtp';
+import type { ProberMonitor } from '@mailguard/prober';
+import { providerLabel } from '@mailguard/prober';
+import { PROVIDER_IDS, type GateSnapshot, type SessionGate } from '@mailguard/smtp';
 
 /** Whether a `gc` performance entry is a full (mark-compact) collection. */
 export function isFullGc(entry: PerformanceEntry): boolean {
@@ -183,6 +185,59 @@ export class Metrics {
       collect: function () {
         this.inc(pool.reused - counted);
         counted = pool.reused;
+      },
+    });
+  }
+
+  /**
+   * The prober's standing, read when scraped (API.md §13): each egress's usability per provider
+   * (1 usable, 0 refused; MX domains that are no known provider's together as "other"), how many
+   * egresses each provider has left, the last self-check's checks and the overall status.
+   */
+  watchProber(monitor: Pick<ProberMonitor, 'pool' | 'readinessNow' | 'report'>): void {
+    const labels = [...PROVIDER_IDS, 'other'];
+    new Gauge({
+      name: 'mailguard_prober_egress_status',
+      help: 'Whether an egress may carry probes to a provider now: 1 usable, 0 refused (blocked, backing off)',
+      labelNames: ['egress', 'provider'],
+      registers: [this.registry],
+      collect: function () {
+        this.reset();
+        const refused = new Set(monitor.pool.blocks().map((block) => `${block.egress}|${providerLabel(block.key)}`));
+        for (const egress of monitor.pool.egresses)
+          for (const provider of labels)
+            if (egress.providers === null || egress.providers.some((key) => providerLabel(key) === provider))
+              this.set({ egress: egress.id, provider }, refused.has(`${egress.id}|${provider}`) ? 0 : 1);
+      },
+    });
+    new Gauge({
+      name: 'mailguard_prober_usable_egresses',
+      help: 'Egresses left to carry probes to each known provider now (0: its addresses are answered unknown)',
+      labelNames: ['provider'],
+      registers: [this.registry],
+      collect: function () {
+        this.reset();
+        for (const provider of PROVIDER_IDS) this.set({ provider }, monitor.pool.usable(provider).length);
+      },
+    });
+    new Gauge({
+      name: 'mailguard_prober_check',
+      help: "The last self-check's checks, 1 per egress and check with its status (pass, warn, fail, skipped)",
+      labelNames: ['egress', 'check', 'status'],
+      registers: [this.registry],
+      collect: function () {
+        this.reset();
+        for (const egress of monitor.report?.egress ?? [])
+          for (const check of egress.checks)
+            this.set({ egress: egress.id, check: check.name, status: check.status }, 1);
+      },
+    });
+    new Gauge({
+      name: 'mailguard_prober_status',
+      help: 'The prober readiness: 0 ok, 1 degraded, 2 blocked (GET /health/ready, prober.status)',
+      registers: [this.registry],
+      collect: function () {
+        this.set({ ok: 0, degraded: 1, blocked: 2 }[monitor.readinessNow().status]);
       },
     });
   }
