@@ -1,0 +1,3 @@
+import { egressSuite } from './egress-suite';
+
+egressSuite('in-process');
