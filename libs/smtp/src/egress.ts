@@ -151,7 +151,8 @@ export class EgressPool {
     const now = this.now();
     const previous = this.store.get(egress, key);
     if (previous && previous.until > now) return previous;
-    const strikes = (previous?.strikes ?? 0) + 1;
+    // A block that ended long ago is not a block in a row.
+    const strikes = (previous && previous.until + STRIKE_MEMORY_MS >= now ? previous.strikes : 0) + 1;
     const factor = Math.min(MAX_BACKOFF_FACTOR, 2 ** (strikes - 1));
     const block: EgressBlock = { egress, key, reason, since: now, until: now + this.blockMs * factor, strikes };
     await this.store.put(block);
