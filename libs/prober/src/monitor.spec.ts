@@ -19,7 +19,11 @@ beforeAll(async () => {
 });
 afterAll(() => lab.stop());
 
-function monitor(canary: string, everyMs: number | null, reports: Pick<DoctorReport[], 'push'> = []): ProberMonitor {
+function monitor(
+  canary: string,
+  everyMs: number | null,
+  reports: { push(report: DoctorReport): unknown } = [],
+): ProberMonitor {
   const config = loadConfig({
     ...lab.env,
     PROBER_CANARIES: canary,
