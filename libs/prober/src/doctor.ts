@@ -156,7 +156,14 @@ async function identity(options: DoctorOptions, ip: string): Promise<DoctorCheck
     names = (await resolver.reverse(ip)).map((name) => name.replace(/\.$/, '').toLowerCase());
   } catch (error) {
     if (lookupFailure(error) === 'error')
-      checks.push(check('ptr', 'warn', `cannot tell: the PTR look-up of ${ip} failed (${reason(error)})`, null));
+      checks.push(
+        check(
+          'ptr',
+          'warn',
+          `cannot tell: the PTR look-up of ${ip} failed (${reason(error)})`,
+          'check that the resolvers (DNS_SERVERS) answer reverse look-ups, then run the self-check again',
+        ),
+      );
   }
   if (checks.length === 0) {
     checks.push(
@@ -254,7 +261,12 @@ async function spf(options: DoctorOptions, ip: string): Promise<DoctorCheck> {
         `repair the SPF record of ${domain} (receivers treat a broken record as none or as a failure)`,
       );
     case 'temperror':
-      return check('spf', 'warn', `cannot tell: ${outcome.problem ?? 'a DNS look-up failed'}`, null);
+      return check(
+        'spf',
+        'warn',
+        `cannot tell: ${outcome.problem ?? 'a DNS look-up failed'}`,
+        `check that ${domain} and the names its SPF record includes answer, then run the self-check again`,
+      );
   }
 }
 
@@ -279,7 +291,12 @@ async function dnsbl(options: DoctorOptions, ip: string, zone: string): Promise<
         `ask ${zone} through a resolver of your own (DNS_SERVERS), or use the list's own access for its subscribers`,
       );
     case 'error':
-      return check(name, 'warn', `cannot tell: the look-up failed`, null);
+      return check(
+        name,
+        'warn',
+        'cannot tell: the look-up failed',
+        `check that the resolvers (DNS_SERVERS) reach ${zone}, then run the self-check again`,
+      );
   }
 }
 
