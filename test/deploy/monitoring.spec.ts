@@ -67,6 +67,9 @@ describe('the dashboard', () => {
       'mailguard_credits_total',
       'mailguard_mx_cool_downs',
       'mailguard_mx_slot_wait_seconds_bucket',
+      'mailguard_prober_egress_status',
+      'mailguard_prober_usable_egresses',
+      'mailguard_prober_status',
     ]) {
       expect([metric, named.has(metric)]).toEqual([metric, true]);
     }
