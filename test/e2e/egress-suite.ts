@@ -7,7 +7,7 @@ import { startLab, type Lab } from '../lab';
 import type { Scenario } from '../lab/scenario';
 import { apiClient, type ApiCall } from '../support/api-client';
 import { E2E_CLUSTER_ENV } from '../support/cluster-env';
-import { startGatewayProcess, startWorkerProcess, WORKER_KINDS, type RunningProcess } from '../support/processes';
+import { startCluster, type RunningProcess } from '../support/processes';
 import { createTestDatabase, flushRedisPrefix, TEST_REDIS_URL, type TestDatabase } from '../support/services';
 import type { Driver } from './api-suite';
 
@@ -50,7 +50,6 @@ export function egressSuite(driver: Driver): void {
   let lab: Lab;
   let database: TestDatabase;
   let api: ApiCall;
-  let gateway: RunningProcess;
   const processes: RunningProcess[] = [];
   let probers: RunningProcess[] = [];
   const workDir = () => mkdtempSync(join(tmpdir(), 'mailguard-egress-'));
@@ -72,13 +71,10 @@ export function egressSuite(driver: Driver): void {
       CHECK_DEADLINE_MS: '8000',
       RATE_LIMIT_PER_MINUTE: '100000',
     };
-    gateway = await startGatewayProcess(env, workDir());
-    const workers = distributed
-      ? await Promise.all(WORKER_KINDS.map((kind) => startWorkerProcess(kind, env, workDir())))
-      : [];
-    processes.push(gateway, ...workers);
-    probers = distributed ? workers.filter((_, index) => WORKER_KINDS[index] === 'smtp-worker') : [gateway];
-    api = apiClient(gateway.url);
+    const cluster = await startCluster(env, distributed, workDir);
+    processes.push(...cluster.processes);
+    probers = cluster.probers;
+    api = apiClient(cluster.gateway.url);
   });
 
   afterAll(async () => {

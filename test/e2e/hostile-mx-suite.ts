@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { startLab, type Lab } from '../lab';
 import type { Scenario, ServerSpec } from '../lab/scenario';
 import { apiClient, type ApiCall } from '../support/api-client';
-import { startGatewayProcess, startWorkerProcess, WORKER_KINDS, type RunningProcess } from '../support/processes';
+import { startCluster, type RunningProcess } from '../support/processes';
 import { createTestDatabase, flushRedisPrefix, TEST_REDIS_URL, type TestDatabase } from '../support/services';
 import type { Driver } from './api-suite';
 
@@ -89,13 +89,10 @@ export function hostileMxSuite(driver: Driver): void {
       RATE_LIMIT_PER_MINUTE: '100000',
       SIGNUP_LIMIT_PER_IP_HOUR: '1000',
     };
-    const gateway = await startGatewayProcess(env, workDir());
-    const workers = distributed
-      ? await Promise.all(WORKER_KINDS.map((kind) => startWorkerProcess(kind, env, workDir())))
-      : [];
-    processes.push(gateway, ...workers);
-    probers = distributed ? workers.filter((_, index) => WORKER_KINDS[index] === 'smtp-worker') : [gateway];
-    api = apiClient(gateway.url);
+    const cluster = await startCluster(env, distributed, workDir);
+    processes.push(...cluster.processes);
+    probers = cluster.probers;
+    api = apiClient(cluster.gateway.url);
   });
 
   afterAll(async () => {

@@ -103,3 +103,25 @@ export function runWorkerToExit(
 ): Promise<ExitedProcess> {
   return runToExit(env, cwd, WORKER_MAIN(kind));
 }
+
+export interface TestCluster {
+  gateway: RunningProcess;
+  /** The gateway, and every worker when distributed. */
+  processes: RunningProcess[];
+  /** Those that open SMTP connections: the gateway in one process, the smtp-worker over BullMQ. */
+  probers: RunningProcess[];
+}
+
+/** The gateway alone (in-process queues), or with one worker of each kind (BullMQ: `env` names REDIS_URL). */
+export async function startCluster(
+  env: Record<string, string>,
+  distributed: boolean,
+  workDir: () => string,
+): Promise<TestCluster> {
+  const gateway = await startGatewayProcess(env, workDir());
+  const workers = distributed
+    ? await Promise.all(WORKER_KINDS.map((kind) => startWorkerProcess(kind, env, workDir())))
+    : [];
+  const probers = distributed ? workers.filter((_, index) => WORKER_KINDS[index] === 'smtp-worker') : [gateway];
+  return { gateway, processes: [gateway, ...workers], probers };
+}
