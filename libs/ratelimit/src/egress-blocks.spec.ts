@@ -51,6 +51,27 @@ it('a block one prober finds is known to the others at their next refresh, and i
   expect(prober.blocks()).toEqual([]);
 });
 
+it('a refresh that read Redis before a local write does not undo it (the view keeps the write)', async () => {
+  const blocks = store();
+  await blocks.ready;
+  const block: EgressBlock = {
+    egress: 'local:10.0.0.1',
+    key: 'google',
+    reason: 'x',
+    since: Date.now(),
+    until: Date.now() + 60_000,
+    strikes: 3,
+  };
+  const reading = blocks.refresh();
+  await blocks.put(block);
+  await reading;
+  expect(blocks.get('local:10.0.0.1', 'google')).toEqual(block);
+  const again = blocks.refresh();
+  await blocks.remove('local:10.0.0.1', 'google');
+  await again;
+  expect(blocks.get('local:10.0.0.1', 'google')).toBeUndefined();
+});
+
 it('forgets what outlived its strike memory, in Redis too, and reads past a field it cannot parse', async () => {
   const blocks = store();
   const old: EgressBlock = {

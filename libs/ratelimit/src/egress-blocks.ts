@@ -14,6 +14,8 @@ export class RedisEgressBlocks implements EgressBlockStore {
   private readonly key: string;
   private readonly timer: NodeJS.Timeout;
   private closed = false;
+  /** Local writes so far: a refresh that began before one would undo it, and is dropped. */
+  private writes = 0;
   /** The first refresh: done once Redis answered (or failed to). */
   readonly ready: Promise<void>;
 
@@ -29,6 +31,7 @@ export class RedisEgressBlocks implements EgressBlockStore {
 
   /** Reads the hash; Redis away: the view stays as it was until it is back. */
   async refresh(): Promise<void> {
+    const writes = this.writes;
     let raw: Record<string, string>;
     try {
       raw = await this.redis.hgetall(this.key);
@@ -48,6 +51,8 @@ export class RedisEgressBlocks implements EgressBlockStore {
       if (block.until + STRIKE_MEMORY_MS < this.now()) stale.push(field);
       else view.set(field, block);
     }
+    // Read before this process's own write reached Redis: the next refresh has both.
+    if (this.writes !== writes) return;
     this.view = view;
     if (stale.length > 0) await this.redis.hdel(this.key, ...stale).catch(() => undefined);
   }
@@ -62,12 +67,14 @@ export class RedisEgressBlocks implements EgressBlockStore {
 
   async put(block: EgressBlock): Promise<void> {
     const field = blockField(block.egress, block.key);
+    this.writes++;
     this.view.set(field, block);
     await this.redis.hset(this.key, field, JSON.stringify(block));
   }
 
   async remove(egress: string, key: string): Promise<void> {
     const field = blockField(egress, key);
+    this.writes++;
     this.view.delete(field);
     await this.redis.hdel(this.key, field);
   }
