@@ -45,7 +45,17 @@ describe('gateway on real Postgres and Redis', () => {
     expect(await json(live)).toEqual({ status: 'ok' });
     const ready = await fetch(`${gateway.url}/health/ready`);
     expect(ready.status).toBe(200);
-    expect(await json(ready)).toEqual({ status: 'ok', database: 'postgres', redis: 'redis' });
+    // The prober's standing is there too; with no smtp-worker beside this gateway, no self-check ran yet.
+    expect(await json(ready)).toEqual({
+      status: 'ok',
+      database: 'postgres',
+      redis: 'redis',
+      prober: expect.objectContaining({
+        status: 'ok',
+        checkedAt: null,
+        egress: [expect.objectContaining({ id: 'default' })],
+      }),
+    });
   });
 
   it('sends the security headers on every response (helmet, worked out once)', async () => {
@@ -155,7 +165,15 @@ describe('gateway on embedded defaults', () => {
     try {
       const ready = await fetch(`${gateway.url}/health/ready`);
       expect(ready.status).toBe(200);
-      expect(await json(ready)).toEqual({ status: 'ok', database: 'embedded', redis: 'in-process' });
+      expect(await json(ready)).toEqual({
+        status: 'ok',
+        database: 'embedded',
+        redis: 'in-process',
+        prober: expect.objectContaining({
+          status: expect.stringMatching(/^(ok|degraded|blocked)$/),
+          egress: [expect.objectContaining({ id: 'default' })],
+        }),
+      });
       expect(existsSync(join(cwd, 'data', 'PG_VERSION'))).toBe(true);
 
       // A paid check, then the same one from the cache (its own charging statement), on PGlite.
