@@ -1,6 +1,6 @@
 import { startLab, type Lab } from '../lab';
 import { apiClient } from '../support/api-client';
-import { pause, runCycle, SURFACES, Tally, WebhookReceiver } from './cycle';
+import { runCycle, SURFACES, Tally, until, WebhookReceiver } from './cycle';
 import { metricSum, SoakService, type Driver } from './service';
 import { judgeGrowth, type GrowthRule } from './trend';
 import { soakWorld, type SoakWorld } from './world';
@@ -62,16 +62,6 @@ const SHORT: Record<string, string> = {
   'scoring-worker': 'scoring',
   'list-worker': 'list',
 };
-
-/** Polls `condition` until it returns null (holds) or the time is up; returns the last complaint. */
-async function until(condition: () => Promise<string | null>, timeoutMs: number): Promise<string | null> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const complaint = await condition();
-    if (complaint === null || Date.now() > deadline) return complaint;
-    await pause(200);
-  }
-}
 
 export async function soak(options: SoakOptions): Promise<SoakReport> {
   // A timed run cannot do more than 12 cycles a minute: each has a list of hundreds of rows to settle.
