@@ -123,6 +123,16 @@ const person = (index: number) =>
   `${PEOPLE[index % PEOPLE.length][0]}.${PEOPLE[index % PEOPLE.length][1]}`.toLowerCase();
 export const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** Polls `condition` until it returns null (holds) or the time is up; returns the last complaint. */
+export async function until(condition: () => Promise<string | null>, timeoutMs: number): Promise<string | null> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const complaint = await condition();
+    if (complaint === null || Date.now() > deadline) return complaint;
+    await pause(200);
+  }
+}
+
 /** Addresses of cycle `cycle`: known people (cached after their first check), fresh unknown users, and malformed ones. */
 function addresses(domains: SoakDomain[], cycle: number, count: number, tag: string): string[] {
   const list: string[] = [];

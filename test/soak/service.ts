@@ -3,6 +3,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
+import type { ProberReadiness } from '@mailguard/prober';
 import type { Lab } from '../lab';
 import { startGatewayProcess, startWorkerProcess, WORKER_KINDS, type RunningProcess } from '../support/processes';
 import { createTestDatabase, flushRedisPrefix, TEST_REDIS_URL, type TestDatabase } from '../support/services';
@@ -95,6 +96,15 @@ export class SoakService {
       if (value !== null) sum = (sum ?? 0) + value;
     }
     return sum;
+  }
+
+  /** Readiness's `prober` section, from the gateway (over BullMQ: the blocks every prober shares through Redis). */
+  async prober(): Promise<ProberReadiness> {
+    const response = await fetch(`${this.url}/health/ready`);
+    const body = (await response.json()) as { prober?: ProberReadiness };
+    if (response.status !== 200 || !body.prober)
+      throw new Error(`/health/ready answered ${response.status} without a prober section: ${JSON.stringify(body)}`);
+    return body.prober;
   }
 
   /** BullMQ mode: leases still in the Redis gate's sorted sets (`mx:slots:<host>`), by host. */

@@ -1,6 +1,7 @@
 import { startLab, type Lab } from '../lab';
 import { apiClient } from '../support/api-client';
-import { pause, runCycle, SURFACES, Tally, WebhookReceiver } from './cycle';
+import { runCycle, SURFACES, Tally, until, WebhookReceiver } from './cycle';
+import { egressBlockEpisode } from './egress-block';
 import { metricSum, SoakService, type Driver } from './service';
 import { judgeGrowth, type GrowthRule } from './trend';
 import { soakWorld, type SoakWorld } from './world';
@@ -10,7 +11,8 @@ import { soakWorld, type SoakWorld } from './world';
  * cycle of mixed traffic. After each cycle, once idle: (a) no MX slot is held, (b) a never-asked
  * known mailbox at every strict domain answers definitely, (c) no process logged an error or an
  * unhandled rejection, and the ledger adds up; over the run, (d) memory and event-loop delay do
- * not grow beyond noise.
+ * not grow beyond noise. Mid-run, one cycle also has a provider refuse the egresses and accept them
+ * again (egress-block.ts) between (a) and (b), and (a) is asserted again after it.
  */
 
 export interface SoakOptions {
@@ -63,16 +65,6 @@ const SHORT: Record<string, string> = {
   'list-worker': 'list',
 };
 
-/** Polls `condition` until it returns null (holds) or the time is up; returns the last complaint. */
-async function until(condition: () => Promise<string | null>, timeoutMs: number): Promise<string | null> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const complaint = await condition();
-    if (complaint === null || Date.now() > deadline) return complaint;
-    await pause(200);
-  }
-}
-
 export async function soak(options: SoakOptions): Promise<SoakReport> {
   // A timed run cannot do more than 12 cycles a minute: each has a list of hundreds of rows to settle.
   const maxCycles = options.cycles ?? Math.ceil((options.minutes ?? 30) * 12);
@@ -101,9 +93,15 @@ export async function soak(options: SoakOptions): Promise<SoakReport> {
     );
 
     const started = Date.now();
+    const runMs = (options.minutes ?? 30) * 60_000;
+    let episodeRan = false;
     for (let cycle = 1; cycle <= maxCycles; cycle++) {
-      if (!options.cycles && Date.now() - started >= (options.minutes ?? 30) * 60_000) break;
-      const figures = await runOne(service, lab, world, context, webhooks, cycle);
+      if (!options.cycles && Date.now() - started >= runMs) break;
+      // The first cycle past the middle of the run: later cycles see whether the domain stays answered.
+      const episode: boolean =
+        !episodeRan && (options.cycles ? cycle >= Math.ceil(options.cycles / 2) : Date.now() - started >= runMs / 2);
+      episodeRan ||= episode;
+      const figures = await runOne(service, lab, world, context, webhooks, cycle, episode);
       report.cycles.push(figures);
       report.failures.push(...figures.failures.map((failure) => `cycle ${cycle}: ${failure}`));
       // A process that died leaves nothing further to learn; the short form stops at its first failing cycle.
@@ -115,6 +113,8 @@ export async function soak(options: SoakOptions): Promise<SoakReport> {
         break;
       if (options.cycles && figures.failures.length > 0) break;
     }
+    if (!episodeRan && report.failures.length === 0)
+      report.failures.push('run: no cycle started past the middle of the run, so no egress was blocked');
     const { summary, failures } = trends(report.cycles);
     summary.forEach((line) => options.print(line));
     for (const failure of failures) {
@@ -135,6 +135,7 @@ export async function soak(options: SoakOptions): Promise<SoakReport> {
     context: Parameters<typeof runCycle>[0],
     webhooks: WebhookReceiver,
     cycle: number,
+    episode: boolean,
   ): Promise<CycleFigures> {
     const failures: string[] = [];
     const cycleStarted = performance.now();
@@ -148,22 +149,33 @@ export async function soak(options: SoakOptions): Promise<SoakReport> {
 
     // (a) Once idle, every slot is back: the gauge, the Redis gate's leases, and the lab's open sessions.
     let held: number | null = null;
-    const idle = await until(async () => {
-      held = await service.gateSum('mailguard_mx_slots_held');
-      const leases = await service.redisLeases();
-      const open = world.scenario.servers
-        ? Object.keys(world.scenario.servers).filter(
-            (host) => !world.scenario.servers?.[host].down && lab.stats(host).active > 0,
-          )
-        : [];
-      if (held === 0 && Object.keys(leases).length === 0 && open.length === 0) return null;
-      return `slots held ${held ?? '(no mailguard_mx_slots_held gauge)'}, Redis leases ${JSON.stringify(leases)}, lab sessions open at ${open.join(', ') || 'none'}`;
-    }, IDLE_TIMEOUT_MS);
+    const idleProblem = () =>
+      until(async () => {
+        held = await service.gateSum('mailguard_mx_slots_held');
+        const leases = await service.redisLeases();
+        const open = world.scenario.servers
+          ? Object.keys(world.scenario.servers).filter(
+              (host) => !world.scenario.servers?.[host].down && lab.stats(host).active > 0,
+            )
+          : [];
+        if (held === 0 && Object.keys(leases).length === 0 && open.length === 0) return null;
+        return `slots held ${held ?? '(no mailguard_mx_slots_held gauge)'}, Redis leases ${JSON.stringify(leases)}, lab sessions open at ${open.join(', ') || 'none'}`;
+      }, IDLE_TIMEOUT_MS);
+    const idle = await idleProblem();
     if (idle) failures.push(`not idle ${IDLE_TIMEOUT_MS} ms after the traffic: ${idle}`);
     // Nor does an agent's session leave its transport behind.
     const transports = metricSum(await service.metrics(service.processes[0]), 'mailguard_mcp_transports_open');
     if (transports !== 0)
       failures.push(`MCP transports open once idle: ${transports ?? '(no mailguard_mcp_transports_open gauge)'}`);
+
+    // Idle first: no session kept open by the traffic is reused by the episode, whose sessions are counted.
+    if (episode) {
+      const outcome = await egressBlockEpisode(service, lab, `c${cycle}`);
+      options.print(`[${options.driver}] cycle ${cycle}: ${outcome.line}`);
+      failures.push(...outcome.failures);
+      const after = await idleProblem();
+      if (after) failures.push(`not idle ${IDLE_TIMEOUT_MS} ms after the egress block: ${after}`);
+    }
 
     // (b) A known mailbox at every strict domain, never asked before, answers definitely. With every
     // slot back (a) and one check per domain (no host is asked beyond its cap), none waits for a slot;

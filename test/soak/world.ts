@@ -5,6 +5,9 @@ import type { DomainSpec, Scenario, ServerSpec } from '../lab';
  * the big providers do, and the settings that make a cycle last tens of seconds.
  */
 
+/** The prober's egresses, in SMTP_EGRESS order: the first carries every probe while it is not blocked. */
+export const EGRESS_IPS = ['127.250.1.1', '127.250.1.2'];
+
 /** Settings of every process: short deadlines and retries so that one cycle takes seconds, not minutes. */
 export const SOAK_SETTINGS = {
   CHECK_DEADLINE_MS: '4000',
@@ -17,6 +20,9 @@ export const SOAK_SETTINGS = {
   // The widget's public tier counts per client address: each cycle comes from its own (X-Forwarded-For).
   TRUST_PROXY: '1',
   SMTP_HELO_NAME: 'soak.mailguard.test',
+  // Two ways out (addresses no other test binds), and a back-off short enough to end within a cycle.
+  SMTP_EGRESS: EGRESS_IPS.map((ip) => `local:${ip}`).join(','),
+  PROBER_BLOCK_SECONDS: '3',
 };
 
 /** What a domain's server does to a check, as far as the soak's assertions are concerned. */
@@ -48,6 +54,16 @@ export const PEOPLE: Array<[string, string]> = [
 
 /** Local parts that a strict server greylists for ever: they keep a list running (retries) until it is cancelled. */
 export const STUBBORN_DOMAIN = 'stubborn.soak';
+
+/**
+ * The domain whose MX refuses the egresses mid-run (see egress-block.ts): its host is named like
+ * Google's, so a block there is the provider `google`'s, which readiness names.
+ */
+export const BLOCK_DOMAIN = 'google.soak';
+export const BLOCK_HOST = 'gmail-smtp-in.l.google.com';
+export const BLOCK_PROVIDER = 'google';
+/** Known mailboxes at BLOCK_DOMAIN that only the block episode asks (`egress<n>`, n below this). */
+export const BLOCK_MAILBOXES = 8;
 
 const TLS: ServerSpec = { tls: 'offered' };
 const TARPIT_BANNER_MS = 4 * Number(SOAK_SETTINGS.SMTP_TIMEOUT_MS);
@@ -92,6 +108,11 @@ const ENTRIES: Record<string, Entry> = {
       ['mx.busy.soak', { ...TLS, maxConnections: 2 }],
       ['mx-backup.busy.soak', TLS],
     ],
+  },
+  google: {
+    role: 'strict',
+    behaviour: 'a provider refusing the egresses mid-run',
+    mx: [[BLOCK_HOST, TLS]],
   },
   catchall: {
     role: 'catch-all',
@@ -152,6 +173,8 @@ export function soakWorld(cycles: number): SoakWorld {
       domains.push({ name, role: entry.role, behaviour: entry.behaviour, host: entry.mx[0][0] });
     }
   }
+  const episode = Object.fromEntries(Array.from({ length: BLOCK_MAILBOXES }, (_, n) => [`egress${n}`, 'ok']));
+  domainSpecs[BLOCK_DOMAIN].mailboxes = { ...strictMailboxes, ...episode };
   const stubborn: Record<string, string> = {};
   for (let i = 0; i < 50; i++) stubborn[`later${i}`] = '451 4.7.1 Greylisted, please try again later';
   domainSpecs[STUBBORN_DOMAIN] = { mx: [{ host: 'mx.tls.soak', priority: 10 }], mailboxes: stubborn };
