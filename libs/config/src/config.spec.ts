@@ -212,6 +212,7 @@ describe('the prober (API.md §8 and §13)', () => {
     ['SMTP_EGRESS', 'local:203.0.113.7,local:203.0.113.7'],
     ['SMTP_EGRESS', 'local:203.0.113.7@gmial'],
     ['SMTP_EGRESS', 'http://proxy.example.com:8080'],
+    ['SMTP_EGRESS', 'local:203.0.113.7@yahoo'],
     ['PUBLIC_IP', 'example.com'],
     ['PUBLIC_IP_LOOKUP', 'myip.opendns.com'],
     ['PROBER_CANARIES', 'mx.example.com:99999'],
@@ -220,6 +221,22 @@ describe('the prober (API.md §8 and §13)', () => {
     ['PROBER_BLOCK_SECONDS', '0'],
   ])('refuses %s=%j, naming the variable', (name, value) => {
     expect(() => loadConfig({ [name]: value })).toThrow(name);
+  });
+
+  it('tells the credentials of a proxy from a provider suffix', () => {
+    const egress = (value: string) => loadConfig({ SMTP_EGRESS: value }).prober.egress;
+    expect(egress('socks5://alice:1234@proxy.example.com,local:203.0.113.7')[0]).toEqual({
+      id: 'socks5://proxy.example.com:1080',
+      localAddress: null,
+      proxy: { host: 'proxy.example.com', port: 1080, username: 'alice', password: '1234' },
+      providers: null,
+    });
+    expect(egress('socks5://proxy.example.com:1081@yahoo,local:203.0.113.7')[0]).toMatchObject({
+      id: 'socks5://proxy.example.com:1081',
+      proxy: { username: null },
+      providers: ['yahoo'],
+    });
+    expect(egress('local:2001:DB8::25')[0].id).toBe('local:2001:db8::25');
   });
 
   it('refuses SMTP_PROXY beside SMTP_EGRESS, and never echoes a proxy password', () => {

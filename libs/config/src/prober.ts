@@ -77,13 +77,20 @@ function parseUrl(text: string): URL | null {
 }
 
 /**
- * One egress of SMTP_EGRESS, without its provider list. A socks5 URL's own `@` (credentials) is
- * told from the provider suffix by what comes before the last `@`: a whole URL with a host.
+ * One egress of SMTP_EGRESS, without its provider list. A socks5 URL's last `@` starts a provider
+ * suffix when the URL before it has credentials of its own (`socks5://u:p@host:port@yahoo`) or
+ * what follows is a provider's name (`socks5://host:port@yahoo`); else it is the URL's own
+ * credentials' `@` (`socks5://user:1234@proxy.example.com`).
  */
-function egressOf(text: string): { egress: EgressConfig; providers: string | null } | null {
+function egressOf(
+  text: string,
+  knownProviders: readonly string[],
+): { egress: EgressConfig; providers: string | null } | null {
   if (text.startsWith('local:')) {
-    const [address, providers] = text.slice('local:'.length).split('@', 2);
-    if (!isIP(address)) return null;
+    const [written, providers] = text.slice('local:'.length).split('@', 2);
+    if (!isIP(written)) return null;
+    // One spelling, as resolvers write addresses back: the self-check compares them.
+    const address = written.toLowerCase();
     return {
       egress: { id: `local:${address}`, localAddress: address, proxy: null, providers: null },
       providers: providers ?? null,
@@ -91,7 +98,9 @@ function egressOf(text: string): { egress: EgressConfig; providers: string | nul
   }
   if (!text.startsWith('socks5://')) return null;
   const at = text.lastIndexOf('@');
-  const before = at > 0 ? parseUrl(text.slice(0, at)) : null;
+  const head = text.slice(0, at);
+  const suffix = at > 0 && (head.includes('@') || knownProviders.includes(text.slice(at + 1).toLowerCase()));
+  const before = suffix ? parseUrl(head) : null;
   const url = before ?? parseUrl(text);
   if (!url) return null;
   const proxy = socksProxy(url);
@@ -114,10 +123,10 @@ function parseEgress(read: EnvReader, raw: string, knownProviders: readonly stri
   for (const item of raw.split(',').map((part) => part.trim())) {
     if (item === '') return problem('has an empty item');
     if (item.startsWith('local:') || item.startsWith('socks5://')) {
-      const parsed = egressOf(item);
+      const parsed = egressOf(item, knownProviders);
       if (!parsed)
         return problem(
-          `item ${JSON.stringify(item.replace(/\/\/[^@]*@/, '//<redacted>@'))} is neither local:<ip> nor socks5://host:port`,
+          `item ${JSON.stringify(item.replace(/\/\/.*@/, '//<redacted>@'))} is neither local:<ip> nor socks5://host:port`,
         );
       if (egresses.some((egress) => egress.id === parsed.egress.id)) return problem(`names ${parsed.egress.id} twice`);
       egresses.push({ ...parsed.egress, providers: parsed.providers === null ? null : [parsed.providers] });
@@ -137,6 +146,9 @@ function parseEgress(read: EnvReader, raw: string, knownProviders: readonly stri
     }
     if (egress.providers) egress.providers = egress.providers.map((provider) => provider.toLowerCase());
   }
+  // Mail of every other provider would have no way out.
+  if (egresses.every((egress) => egress.providers !== null))
+    return problem('reserves every egress for some providers: leave at least one for all the others');
   return egresses;
 }
 
@@ -191,7 +203,7 @@ export function readProberConfig(read: EnvReader, knownProviders: readonly strin
     const proxy = proxyUrl ? socksProxy(proxyUrl) : null;
     egress = [{ id: proxy ? socksId(proxy) : 'default', localAddress: null, proxy, providers: null }];
   }
-  const publicIp = read.string('PUBLIC_IP', null);
+  const publicIp = read.string('PUBLIC_IP', null)?.toLowerCase() ?? null;
   if (publicIp !== null && !isIP(publicIp))
     read.problems.push(`PUBLIC_IP must be an IPv4 or IPv6 address (got ${JSON.stringify(publicIp)})`);
   const zones = read

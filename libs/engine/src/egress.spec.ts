@@ -18,8 +18,8 @@ const scenario: Scenario = {
     'mx1.dropping.test': { tls: 'none', clients: { [A]: { hangUp: true } } },
     // Hangs up on everyone: a host that is down, not one that refuses us.
     'mx1.down.test': { tls: 'none', hangUp: true },
-    // A known provider's host that drops A.
-    'mx.yahoodns.net': { tls: 'none', clients: { [A]: { hangUp: true } } },
+    // A provider whose one fleet serves all its domains, refusing A.
+    'mx.yahoodns.net': { tls: 'none', clients: { [A]: { blockSender: 'banner' } } },
     'mx1.open.test': { tls: 'none' },
   },
   domains: {
@@ -92,7 +92,7 @@ it('an egress that cannot connect where another can is blocked; where none can, 
   expect(engine.egress.blocks().map((block) => block.key)).not.toContain('down.test');
 });
 
-it('with one egress: a host that hangs up is unreachable, unless it is a known provider, whose hosts are never all down', async () => {
+it('with one egress: a host that hangs up is unreachable and blocks nothing (nothing tells it from a host that is down); a refusal blocks it', async () => {
   const engine = engineWith(`local:${A}`);
   expect(await engine.verify('jane@dropping.test')).toMatchObject({
     reachable: 'unknown',
@@ -100,7 +100,10 @@ it('with one egress: a host that hangs up is unreachable, unless it is a known p
   });
   expect(engine.egress.blocks()).toEqual([]);
 
-  expect(await engine.verify('jane@yahoo-hosted.test')).toMatchObject({ reachable: 'unknown' });
+  expect(await engine.verify('jane@yahoo-hosted.test')).toMatchObject({
+    reachable: 'unknown',
+    subStatus: 'sender_blocked',
+  });
   expect(engine.egress.blocks()).toEqual([expect.objectContaining({ egress: `local:${A}`, key: 'yahoo' })]);
   // Nothing usable is left for the provider: answered sender_blocked without a connection.
   lab.resetStats();

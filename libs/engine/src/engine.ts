@@ -504,6 +504,7 @@ export class VerificationEngine {
       port: options.smtpPort,
       timeoutMs: options.smtpTimeoutMs,
       egress: egress.id,
+      family: egress.family,
       connector: egress.connector,
       allowPrivate: options.allowPrivateMx,
       gate: deps.gate,
@@ -564,7 +565,7 @@ export class VerificationEngine {
             stopAtAccepted,
             ...this.session(egress, deadlineAt, deadline.signal),
           }),
-        facts.provider !== null,
+        { deadlineAt, stopAtAccepted },
       );
       const known = await knowing;
       const learned = group.results.find((result) => result.catchAll !== null)?.catchAll ?? null;
@@ -581,25 +582,28 @@ export class VerificationEngine {
   /**
    * A probe through the first usable egress for the domain's key; what that egress could not ask
    * because it was refused (a `sender_blocked` reply) or could not connect anywhere goes out again
-   * through the next one. A refused egress is blocked for the key at once; one that could not
-   * connect only when another egress did connect (else the hosts are down, not blocking us), or at
-   * a known provider, whose hosts are never all down. With no usable egress the addresses are
-   * `sender_blocked` without a connection.
+   * through the next one, while the deadline lasts. A refused egress is blocked for the key at
+   * once; one that could not connect only once another egress got a reply there (else the hosts
+   * are down, not refusing us). With no usable egress the addresses are `sender_blocked` without a
+   * connection. What the shared store could not record does not fail the probe: its answers stand.
    */
   private async probeThroughEgress(
     key: string,
     addresses: string[],
     probe: (egress: Egress, addresses: string[]) => Promise<GroupProbeResult>,
-    knownProvider: boolean,
+    { deadlineAt, stopAtAccepted }: { deadlineAt: number; stopAtAccepted?: number },
   ): Promise<GroupProbeResult> {
     const pool = this.deps.egress;
+    const record = (work: Promise<unknown>) => work.catch(() => undefined);
     const results: Array<ProbeResult | null> = addresses.map(() => null);
     let sessions = 0;
     let roundTrips = 0;
     let pending = addresses.map((_, index) => index);
-    /** An egress that reached no host, waiting for another egress to show whether the hosts are up. */
-    let unreachable: Egress | null = null;
+    /** Egresses that reached no host, waiting for another egress to show whether the hosts are up. */
+    const unreachable: Egress[] = [];
     for (const egress of pool.usable(key)) {
+      // Out of time: what the last egress found stands.
+      if (results.some(Boolean) && this.deps.now().getTime() >= deadlineAt) break;
       const group = await probe(
         egress,
         pending.map((index) => addresses[index]),
@@ -608,24 +612,24 @@ export class VerificationEngine {
       roundTrips += group.roundTrips;
       const again: number[] = [];
       const refusal = group.results.find((result) => result.failure === 'sender_blocked');
-      const reached = group.results.some((result) => result.failure !== 'no_connection');
+      // A server said something: the egress connects there (an abort at the deadline says nothing).
+      const reached = group.results.some((result) => result.definite || result.reply !== null);
       group.results.forEach((result, position) => {
         const index = pending[position];
         results[index] = result;
         if (result.failure === 'sender_blocked' || result.failure === 'no_connection') again.push(index);
       });
-      if (reached && unreachable) {
-        await pool.block(unreachable.id, key, 'connections refused or timed out while another egress connected');
-        unreachable = null;
-      }
-      if (refusal) await pool.block(egress.id, key, refusal.reply ? replyText(refusal.reply) : 'refused');
-      else if (!reached) unreachable ??= egress;
-      else await pool.through(egress.id, key);
+      if (reached)
+        for (const other of unreachable.splice(0))
+          await record(pool.block(other.id, key, 'connections refused or timed out while another egress connected'));
+      if (refusal) await record(pool.block(egress.id, key, refusal.reply ? replyText(refusal.reply) : 'refused'));
+      else if (group.results.every((result) => result.failure === 'no_connection')) unreachable.push(egress);
+      else if (reached) await record(pool.through(egress.id, key));
       pending = again;
+      // The finder stops at the first address a server took: the rest are not asked elsewhere either.
+      if (stopAtAccepted && results.some((result) => result?.replyClass === 'accepted')) break;
       if (pending.length === 0) break;
     }
-    if (unreachable && knownProvider)
-      await pool.block(unreachable.id, key, 'connections refused or timed out at every MX host');
     const blocked: ProbeResult = {
       definite: false,
       replyClass: 'sender_blocked',

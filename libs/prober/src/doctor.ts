@@ -58,7 +58,8 @@ async function port25(options: DoctorOptions, egress: Egress): Promise<DoctorChe
     let targets: string[];
     try {
       targets = (await addresses(options.resolver, canary.host)).filter(
-        (address) => options.allowPrivate || isPublicAddress(address),
+        (address) =>
+          (options.allowPrivate || isPublicAddress(address)) && (!egress.family || isIP(address) === egress.family),
       );
     } catch (error) {
       seen.push(`${canary.host}: cannot resolve it (${reason(error)})`);
@@ -85,6 +86,8 @@ async function port25(options: DoctorOptions, egress: Egress): Promise<DoctorChe
           `${canary.host} (${targets[0]}:${port}) greeted: ${banner.code} ${banner.message}`,
         );
       }
+      // A 4xx/5xx greeting closed the session itself; anything else odd is closed here.
+      if (banner.code < 400) session.close();
       refused.push(`${canary.host}: ${banner.code} ${banner.message}`);
     } catch (error) {
       seen.push(`${canary.host} (${targets[0]}:${port}): ${reason(error)}`);

@@ -27,6 +27,9 @@ export interface DoctorReport {
 
 export type ProberStatus = 'ok' | 'degraded' | 'blocked';
 
+/** Blocks shown per egress: a listed address may be refused by thousands of small domains. */
+const BLOCKS_SHOWN = 20;
+
 /** The `prober` section of `/health/ready`: the last self-check and what the probes meet. */
 export interface ProberReadiness {
   status: ProberStatus;
@@ -41,8 +44,10 @@ export interface ProberReadiness {
     /** Checks of the last self-check that failed or warned. */
     failing: string[];
     warnings: string[];
-    /** Providers (or MX domains) that refuse it now, and until when. */
+    /** Providers (or MX domains) that refuse it now, and until when: the newest BLOCKS_SHOWN. */
     blocked: Array<{ provider: string; reason: string; since: string; until: string }>;
+    /** How many refuse it now in all. */
+    blockedCount: number;
   }>;
 }
 
@@ -75,12 +80,16 @@ export function proberReadiness(report: DoctorReport | null, pool: EgressPool): 
       status,
       failing,
       warnings,
-      blocked: own.map((block: EgressBlock) => ({
-        provider: block.key,
-        reason: block.reason,
-        since: new Date(block.since).toISOString(),
-        until: new Date(block.until).toISOString(),
-      })),
+      blocked: own
+        .sort((a, b) => b.since - a.since)
+        .slice(0, BLOCKS_SHOWN)
+        .map((block: EgressBlock) => ({
+          provider: block.key,
+          reason: block.reason,
+          since: new Date(block.since).toISOString(),
+          until: new Date(block.until).toISOString(),
+        })),
+      blockedCount: own.length,
     };
   });
   const dark = [...new Set(blocks.map((block) => block.key))].filter((key) => pool.usable(key).length === 0);
@@ -102,13 +111,18 @@ export function proberReadiness(report: DoctorReport | null, pool: EgressPool): 
   if (status !== 'blocked') {
     for (const item of egress) {
       if (item.failing.length > 0) reasons.push(`${item.id} fails ${item.failing.join(', ')}`);
-      if (item.blocked.length > 0)
-        reasons.push(`${item.id} is refused by ${item.blocked.map((block) => block.provider).join(', ')}`);
+      if (item.blockedCount > 0) {
+        const named = item.blocked.slice(0, 5).map((block) => block.provider);
+        const more = item.blockedCount - named.length;
+        reasons.push(`${item.id} is refused by ${named.join(', ')}${more > 0 ? ` and ${more} more` : ''}`);
+      }
     }
   }
-  if (dark.length > darkProviders.length && status !== 'blocked') {
+  const darkDomains = dark.filter((key) => providerLabel(key) === 'other');
+  if (darkDomains.length > 0 && status !== 'blocked') {
     status = 'degraded';
-    reasons.push(`no usable egress for ${dark.filter((key) => providerLabel(key) === 'other').join(', ')}`);
+    const named = darkDomains.slice(0, 5).join(', ');
+    reasons.push(`no usable egress for ${named}${darkDomains.length > 5 ? ` and ${darkDomains.length - 5} more` : ''}`);
   }
   return {
     status,

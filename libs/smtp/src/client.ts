@@ -7,7 +7,7 @@ import type { TlsSessionCache } from './tls-sessions';
 /** Why a session could not go on. Any of these ends the session: it is never reused after one. */
 export class SmtpError extends Error {
   constructor(
-    readonly kind: 'connect' | 'timeout' | 'closed' | 'tls' | 'protocol' | 'aborted',
+    readonly kind: 'connect' | 'connect_timeout' | 'timeout' | 'closed' | 'tls' | 'protocol' | 'aborted',
     message: string,
   ) {
     super(message);
@@ -39,8 +39,8 @@ function connectDirectly(
       reject(error);
     };
     const timer = setTimeout(
-      // No connection at all (a port 25 filter drops it): as much "unreachable" as a refusal.
-      () => fail(new SmtpError('connect', `connect to ${address}:${port} timed out`)),
+      // No connection at all (a port 25 filter drops it): unreachable, as a refusal is, but not worth the host's next address.
+      () => fail(new SmtpError('connect_timeout', `connect to ${address}:${port} timed out`)),
       timeoutMs,
     );
     const onAbort = () => fail(new SmtpError('aborted', 'check deadline reached'));

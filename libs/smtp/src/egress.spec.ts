@@ -13,8 +13,14 @@ function pool(...specs: Array<[string, string[] | null]>): EgressPool {
 
 const ids = (egresses: Array<{ id: string }>) => egresses.map((egress) => egress.id);
 
-it('keys blocks by the provider, else by the MX hosts’ registrable domain', () => {
+it('keys blocks by the provider when one fleet serves all its domains, else by the MX hosts’ registrable domain', () => {
   expect(blockKey('google', ['aspmx.l.google.com'])).toBe('google');
+  // Each customer's own gateway, or its own server at a hosting company: its rules are its own.
+  expect(blockKey('proofpoint', ['mx0a-00123.pphosted.com'])).toBe('pphosted.com');
+  // The public suffix list knows a hosting company's customers' names: each server is its own key.
+  expect(blockKey('amazon', ['ec2-203-0-113-7.compute-1.amazonaws.com'])).toBe(
+    'ec2-203-0-113-7.compute-1.amazonaws.com',
+  );
   expect(blockKey(null, ['mx1.mail.example.co.uk', 'mx2.mail.example.co.uk'])).toBe('example.co.uk');
   expect(blockKey(null, ['mx.strict.test'])).toBe('strict.test');
 });
@@ -63,6 +69,9 @@ it('forgets the strikes once a probe gets through, or a day after the last block
   const cleared: string[] = [];
   egresses.observe({ cleared: (egress, key) => cleared.push(`${egress}|${key}`) });
   await egresses.block('local:10.0.0.1', 'google', 'refused');
+  // An answer from a probe that began before the block does not lift it.
+  await egresses.through('local:10.0.0.1', 'google');
+  expect(egresses.blockOf('local:10.0.0.1', 'google')).not.toBeNull();
   now += 10_000;
   await egresses.through('local:10.0.0.1', 'google');
   expect(cleared).toEqual(['local:10.0.0.1|google']);

@@ -1,6 +1,8 @@
+import { isIP } from 'node:net';
 import { getDomain } from 'tldts';
 import type { EgressConfig } from '@mailguard/config';
 import { localConnector, socksConnector, type Connector } from './client';
+import { providerRunsFleet } from './provider';
 
 /** One way out to port 25: the host's route, a bound source address, or a SOCKS5 proxy. */
 export interface Egress {
@@ -9,6 +11,8 @@ export interface Egress {
   providers: string[] | null;
   /** The source address it binds (`local:<ip>`), which is then its own public address when that is public. */
   localAddress: string | null;
+  /** The address family it can reach (a bound source address has one); null: either. */
+  family: 4 | 6 | null;
   connector: Connector;
 }
 
@@ -17,16 +21,18 @@ export function buildEgress(config: EgressConfig): Egress {
     id: config.id,
     providers: config.providers,
     localAddress: config.localAddress,
+    family: config.localAddress ? (isIP(config.localAddress) as 4 | 6) : null,
     connector: config.proxy ? socksConnector(config.proxy) : localConnector(config.localAddress),
   };
 }
 
 /**
- * What a block is remembered by: the provider when the MX hosts are a known one's (Gmail refuses an
- * address for all of its customers' domains), else the MX hosts' own registrable domain.
+ * What a block is remembered by: the provider when one fleet of its hosts serves all of its domains
+ * (Gmail refuses an address for every domain it hosts), else the MX hosts' own registrable domain
+ * (a customer's gateway, or a server of its own at a hosting company, refuses by rules of its own).
  */
 export function blockKey(provider: string | null, mxHosts: string[]): string {
-  if (provider) return provider;
+  if (provider && providerRunsFleet(provider)) return provider;
   const host = (mxHosts[0] ?? '').toLowerCase();
   return getDomain(host, { allowPrivateDomains: true }) ?? host;
 }
@@ -160,9 +166,13 @@ export class EgressPool {
     return block;
   }
 
-  /** A probe through the egress was answered at `key`: its strikes are forgotten. */
+  /**
+   * A probe through the egress was answered at `key`: the strikes of a block that has run out are
+   * forgotten (one in force stays: the answer may come from a probe that began before it).
+   */
   async through(egress: string, key: string): Promise<void> {
-    if (!this.store.get(egress, key)) return;
+    const block = this.store.get(egress, key);
+    if (!block || block.until > this.now()) return;
     await this.store.remove(egress, key);
     for (const observer of this.observers) observer.cleared?.(egress, key);
   }

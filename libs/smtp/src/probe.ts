@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { addressPolicy } from '@mailguard/net';
 import { classifyReply, type ReplyClass } from './classify';
 import { SmtpError, SmtpSession, type Connector } from './client';
@@ -38,8 +39,9 @@ export interface ProbeOptions {
   mailFrom: string;
   port: number;
   timeoutMs: number;
-  /** The egress the probe goes out through (its id keys the sessions kept open) and its connector. */
+  /** The egress the probe goes out through (its id keys the sessions kept open), the address family it reaches, and its connector. */
   egress?: string;
+  family?: 4 | 6 | null;
   connector: Connector;
   allowPrivate: boolean;
   /** Per-MX session cap; every session holds a slot from connect to close. */
@@ -151,7 +153,10 @@ class Attempt {
 
   /** The host's addresses the prober may connect to; none (noted) when all are private. */
   reachable(host: ProbeHost): string[] {
-    const addresses = host.addresses.filter(addressPolicy(this.options.allowPrivate));
+    const { family } = this.options;
+    const addresses = host.addresses.filter(
+      (address) => addressPolicy(this.options.allowPrivate)(address) && (!family || isIP(address) === family),
+    );
     if (addresses.length === 0) this.note('private_address', host.exchange);
     return addresses;
   }
@@ -170,7 +175,8 @@ class Attempt {
    * egress hears of it from the result (`sender_blocked`) and sends the next probes another way.
    */
   async backOff(host: string, replyClass: ReplyClass, otherwise: CoolDown | null = null): Promise<void> {
-    if (replyClass === 'sender_blocked') return this.options.pool?.leave(host);
+    // Another egress's sessions there are still welcome.
+    if (replyClass === 'sender_blocked') return this.options.pool?.leave(host, this.options.egress ?? 'default');
     const coolDown = replyClass === 'rate_limited' ? BUSY : otherwise;
     if (!coolDown) return;
     this.options.pool?.leave(host);
@@ -537,15 +543,13 @@ export async function probeMailboxes(options: ProbeOptions): Promise<GroupProbeR
           break hosts;
         }
         // Dead at its first command (hung up, or dropped silently on the way): a new session may answer.
-        if (reset === 'reused' && error.kind !== 'connect' && error.kind !== 'tls' && !staleRetried) {
+        const unreachable = error.kind === 'connect' || error.kind === 'connect_timeout';
+        if (reset === 'reused' && !unreachable && error.kind !== 'tls' && !staleRetried) {
           staleRetried = true;
           next--;
           continue;
         }
-        attempt.note(
-          error.kind === 'connect' ? 'no_connection' : error.kind === 'tls' ? 'tls_failed' : 'timeout',
-          host.exchange,
-        );
+        attempt.note(unreachable ? 'no_connection' : error.kind === 'tls' ? 'tls_failed' : 'timeout', host.exchange);
         // A refused connection may succeed on the host's next address; anything else moves on.
         if (error.kind !== 'connect') continue hosts;
       }

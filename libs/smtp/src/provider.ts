@@ -1,29 +1,33 @@
 /**
  * Mail providers recognised from MX host names. `acceptsAll`: the provider answers 250 to every
- * RCPT whatever the mailbox (it bounces later), so an accepted RCPT there proves nothing.
+ * RCPT whatever the mailbox (it bounces later), so an accepted RCPT there proves nothing. `fleet`:
+ * one fleet of hosts serves every domain of the provider, so a refusal of our address at one of
+ * its domains holds at all (not so for gateways each customer runs with rules of its own, nor for
+ * hosting whose host names belong to the customers' own servers).
  */
 interface Provider {
   id: string;
   mx: RegExp;
   acceptsAll?: boolean;
+  fleet?: boolean;
 }
 
 const PROVIDERS: Provider[] = [
-  { id: 'google', mx: /(^|\.)(google|googlemail)\.com$/ },
-  { id: 'outlook', mx: /\.olc\.protection\.outlook\.com$/ },
-  { id: 'microsoft', mx: /\.mail\.protection\.outlook\.com$|(^|\.)outlook\.com$/ },
-  { id: 'yahoo', mx: /(^|\.)yahoodns\.net$|(^|\.)yahoo\.com$/, acceptsAll: true },
-  { id: 'icloud', mx: /(^|\.)(icloud|me)\.com$/ },
+  { id: 'google', mx: /(^|\.)(google|googlemail)\.com$/, fleet: true },
+  { id: 'outlook', mx: /\.olc\.protection\.outlook\.com$/, fleet: true },
+  { id: 'microsoft', mx: /\.mail\.protection\.outlook\.com$|(^|\.)outlook\.com$/, fleet: true },
+  { id: 'yahoo', mx: /(^|\.)yahoodns\.net$|(^|\.)yahoo\.com$/, acceptsAll: true, fleet: true },
+  { id: 'icloud', mx: /(^|\.)(icloud|me)\.com$/, fleet: true },
   { id: 'proofpoint', mx: /(^|\.)(pphosted|ppe-hosted)\.com$/ },
   { id: 'mimecast', mx: /(^|\.)mimecast(-offshore)?\.(com|co\.za)$/ },
   { id: 'barracuda', mx: /(^|\.)barracudanetworks\.com$/ },
   { id: 'cisco', mx: /(^|\.)iphmx\.com$/ },
-  { id: 'zoho', mx: /(^|\.)zoho(mail)?\.(com|eu|in|com\.au)$/ },
-  { id: 'fastmail', mx: /(^|\.)messagingengine\.com$/ },
-  { id: 'protonmail', mx: /(^|\.)protonmail\.ch$/ },
-  { id: 'yandex', mx: /(^|\.)yandex\.(net|ru)$/ },
-  { id: 'mailru', mx: /(^|\.)mail\.ru$/ },
-  { id: 'gmx', mx: /(^|\.)(gmx\.(net|de|com)|web\.de)$/ },
+  { id: 'zoho', mx: /(^|\.)zoho(mail)?\.(com|eu|in|com\.au)$/, fleet: true },
+  { id: 'fastmail', mx: /(^|\.)messagingengine\.com$/, fleet: true },
+  { id: 'protonmail', mx: /(^|\.)protonmail\.ch$/, fleet: true },
+  { id: 'yandex', mx: /(^|\.)yandex\.(net|ru)$/, fleet: true },
+  { id: 'mailru', mx: /(^|\.)mail\.ru$/, fleet: true },
+  { id: 'gmx', mx: /(^|\.)(gmx\.(net|de|com)|web\.de)$/, fleet: true },
   { id: 'amazon', mx: /(^|\.)amazonaws\.com$/ },
   { id: 'ovh', mx: /(^|\.)ovh\.net$/ },
   { id: 'ionos', mx: /(^|\.)(ionos\.[a-z.]+|kundenserver\.de|1and1\.[a-z.]+)$/ },
@@ -39,6 +43,11 @@ export function detectProvider(mxHosts: string[]): string | null {
     if (provider) return provider.id;
   }
   return null;
+}
+
+/** Whether one fleet of hosts serves all of the provider's domains (see Provider). */
+export function providerRunsFleet(provider: string | null): boolean {
+  return PROVIDERS.some((candidate) => candidate.id === provider && candidate.fleet === true);
 }
 
 export function providerAcceptsAll(provider: string | null): boolean {

@@ -111,9 +111,10 @@ export class SessionPool {
     for (const [key, entry] of [...this.parked]) if (unwelcome.has(entry.host)) this.evict(key);
   }
 
-  /** A probe was refused or slowed down at `host`: its parked sessions go too. */
-  leave(host: string): void {
-    for (const [key, entry] of [...this.parked]) if (entry.host === host) this.evict(key);
+  /** A probe was refused or slowed down at `host` (through `egress` only, when given): its parked sessions there go too. */
+  leave(host: string, egress?: string): void {
+    for (const [key, entry] of [...this.parked])
+      if (entry.host === host && (egress === undefined || key.startsWith(`${egress}|`))) this.evict(key);
   }
 
   /** Says goodbye to every parked session and keeps none from now on (shutdown). */
