@@ -35,6 +35,8 @@ it('sends every surface its inputs, and most of them past the doors (keys, rate 
     'domain',
     'credits',
     'headers',
+    'nulls',
+    'mcp-nulls',
     'corpus',
     'cli',
   ]) {

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { rawRequest } from '../fuzz/http';
+import { fields, JSON_BODIES, withField, wrongType, type JsonBody } from '../fuzz/json-bodies';
 import { startLab, type Lab } from '../lab';
 import { loadScenario } from '../lab/scenario';
 import { apiClient, type ApiCall } from '../support/api-client';
@@ -268,6 +269,85 @@ describe('one input policy at every edge: 400 {error, code} at once, nothing cha
         expect(answer).toMatchObject({ status: 'invalid', reason: 'invalid_syntax', syntax: false });
     },
   );
+});
+
+describe('null, another type, or a required field left out, in every JSON body: 400 {error, code} naming the field', () => {
+  interface Key {
+    id: string;
+    name: string;
+    scope: string;
+  }
+  // An account per body: the table's requests stay under each key's 60 a minute.
+  const keys = new Map<JsonBody, string>();
+  let keyId: string;
+  let signups = 0;
+
+  beforeAll(async () => {
+    for (const body of JSON_BODIES) {
+      if (body.auth === 'none') continue;
+      const signup = await api<{ apiKey: string }>('POST', '/v1/accounts', {
+        body: { email: `nulls${++signups}@catchall.test` },
+      });
+      keys.set(body, signup.body.apiKey);
+    }
+    const patch = JSON_BODIES.find((body) => body.path.includes(':id')) as JsonBody;
+    keyId = (await api<Key>('POST', '/v1/keys', { key: keys.get(patch), body: { name: 'patched', scope: 'lists' } }))
+      .body.id;
+  });
+
+  const cases = JSON_BODIES.flatMap((body) =>
+    fields(body.valid).flatMap(({ path, value }) => {
+      const name = `${body.method} ${body.path} ${path.join('.')}`;
+      const absent = path.length === 1 && body.required.includes(path[0]);
+      return [
+        [`${name} null`, body, path, null] as const,
+        [`${name} ${JSON.stringify(wrongType(value))}`, body, path, wrongType(value)] as const,
+        ...(absent ? [[`${name} left out`, body, path, undefined] as const] : []),
+      ];
+    }),
+  );
+
+  it.each(cases)('%s', async (_, body, path, value) => {
+    const response = await api(body.method, body.path.replace(':id', keyId), {
+      key: keys.get(body),
+      body: withField(body.valid, path, value),
+    });
+    const field = path.findLast((part) => !/^\d+$/.test(part)) as string;
+    expect(response).toMatchObject({
+      status: 400,
+      body: { error: expect.stringContaining(field), code: 'bad_request' },
+    });
+    expect(Object.keys(response.body).sort()).toEqual(['code', 'error']);
+  });
+
+  it('PATCH /v1/keys/:id with name or scope null: 400, and the key keeps both (was a 500, a not-null violation)', async () => {
+    const patch = JSON_BODIES.find((body) => body.path.includes(':id')) as JsonBody;
+    const key = keys.get(patch);
+    expect(await api('PATCH', `/v1/keys/${keyId}`, { key, body: { name: null } })).toMatchObject({
+      status: 400,
+      body: { error: expect.stringContaining('name must be a string'), code: 'bad_request' },
+    });
+    expect(await api('PATCH', `/v1/keys/${keyId}`, { key, body: { scope: null } })).toMatchObject({
+      status: 400,
+      body: { error: expect.stringContaining('scope must be one of'), code: 'bad_request' },
+    });
+    const { body } = await api<{ data: Key[] }>('GET', '/v1/keys', { key });
+    expect(body.data.find((record) => record.id === keyId)).toMatchObject({ name: 'patched', scope: 'lists' });
+    // Left out, a field stays as it is.
+    expect(await api('PATCH', `/v1/keys/${keyId}`, { key, body: { name: 'renamed' } })).toMatchObject({
+      status: 200,
+      body: { name: 'renamed', scope: 'lists' },
+    });
+    expect(gateway.output()).not.toMatch(/not-null|violates/i);
+  });
+
+  it('POST /v1/lists with a JSON body, null fields or not: 400 asking for multipart', async () => {
+    const response = await api('POST', '/v1/lists', { key, body: { file: null, name: null, webhookUrl: null } });
+    expect(response).toMatchObject({
+      status: 400,
+      body: { error: expect.stringContaining('multipart/form-data'), code: 'bad_request' },
+    });
+  });
 });
 
 describe('requests Node refuses before any route sees them (found by the fuzz)', () => {

@@ -6,6 +6,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
+import { TOOL_NAMES as TOOLS_OFFERED, TOOLS, type ToolName } from '@mailguard/mcp';
+import { fields, TOOL_ARGUMENTS, withField, wrongType } from '../fuzz/json-bodies';
 import { startLab, type Lab } from '../lab';
 import { loadScenario } from '../lab/scenario';
 import { apiClient, type ApiCall } from '../support/api-client';
@@ -558,6 +560,34 @@ export function mcpSuite(driver: Driver): void {
       await expect(client.callTool({ name: 'no_such_tool', arguments: {} })).rejects.toThrow(/Unknown tool/);
       expect(await balance(apiKey)).toBe(2500);
     });
+    it('knows every argument of every tool that takes any', () => {
+      const shape = (name: ToolName) => Object.keys(TOOLS[name].input.shape).sort();
+      expect(Object.keys(TOOL_ARGUMENTS)).toEqual(TOOLS_OFFERED.filter((name) => shape(name).length > 0));
+      for (const [name, args] of Object.entries(TOOL_ARGUMENTS))
+        expect(Object.keys(args).sort()).toEqual(shape(name as ToolName));
+    });
+
+    it.each(Object.keys(TOOL_ARGUMENTS))(
+      '%s: each argument null, of another type, or left out when required is a bad_request tool error naming it',
+      async (name) => {
+        const { apiKey } = await signup();
+        const client = await httpClient(apiKey);
+        const shape = TOOLS[name as ToolName].input.shape as Record<
+          string,
+          { safeParse(value: unknown): { success: boolean } }
+        >;
+        for (const { path, value } of fields(TOOL_ARGUMENTS[name])) {
+          const required = path.length === 1 && !shape[path[0]].safeParse(undefined).success;
+          const field = path.findLast((part) => !/^\d+$/.test(part)) as string;
+          for (const bad of [null, wrongType(value), ...(required ? [undefined] : [])])
+            expect(await refused(client, name, withField(TOOL_ARGUMENTS[name], path, bad))).toEqual({
+              error: expect.stringContaining(field),
+              code: 'bad_request',
+            });
+        }
+        expect(await balance(apiKey)).toBe(2500);
+      },
+    );
   });
 
   describe('stdio (`mailguard mcp`)', () => {

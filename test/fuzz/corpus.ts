@@ -70,6 +70,11 @@ export function regressionCorpus(): FuzzCase[] {
     csv('email\njane@acme.test\n', [{ name: 'webhookUrl', body: `https://hooks${NUL}.example.com/` }]),
     get(`/v1/lists/lst_${encodeURIComponent(NUL)}`),
     get(`/v1/keys/key_${encodeURIComponent(NUL)}`, 'DELETE'),
+    // Optional fields sent as null, which reached the database as not-null violations (500).
+    ...['{"name":null}', '{"scope":null}'].map((body): FuzzCase => ({
+      ...json('PATCH', '/v1/keys/:id', body, 'secret'),
+      badRequest: 'http',
+    })),
     // JSON nested 2,000 deep, keyless.
     json('POST', '/v1/widget/verify', `${'{"email":'.repeat(2000)}1${'}'.repeat(2000)}`, 'none'),
     json('POST', '/v1/accounts', `${'{"a":'.repeat(2000)}1${'}'.repeat(2000)}`, 'none'),

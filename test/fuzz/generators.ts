@@ -1,3 +1,4 @@
+import { fields, JSON_BODIES, TOOL_ARGUMENTS, withField } from './json-bodies';
 import type { Random } from './random';
 
 /** Where an input is sent; the fuzz prints its figures by surface. */
@@ -15,6 +16,8 @@ export const SURFACES = [
   'credits',
   'feedback',
   'headers',
+  'nulls',
+  'mcp-nulls',
   'corpus',
 ] as const;
 export type Surface = (typeof SURFACES)[number] | 'cli';
@@ -28,11 +31,14 @@ export type Surface = (typeof SURFACES)[number] | 'cli';
 export interface FuzzCase {
   surface: Surface;
   method: string;
+  /** `:id` stands for the id of one of the lane's own keys. */
   path: string;
   headers: Array<[string, string]>;
   body: Buffer;
   /** `settings`: a secret key of the account whose widget settings the fuzz rewrites (its widget key is never used). */
   auth: 'secret' | 'widget' | 'none' | 'settings';
+  /** The answer must be a refusal with code bad_request: a 400 (`http`), or a tool result with isError (`mcp`). */
+  badRequest?: 'http' | 'mcp';
 }
 
 /** The lab's domains, fast ones first (the slow ones answer at the check's deadline). */
@@ -805,6 +811,43 @@ function hostileHeaders(rng: Random): FuzzCase {
   return { ...base, headers };
 }
 
+/** A JSON body (json-bodies.ts), valid but for one field, at any depth, sent as null. */
+function nullField(rng: Random): FuzzCase {
+  const body = rng.pick(JSON_BODIES);
+  const { path } = rng.pick(fields(body.valid));
+  return {
+    surface: 'nulls',
+    method: body.method,
+    path: body.path,
+    headers: JSON_TYPE,
+    body: Buffer.from(JSON.stringify(withField(body.valid, path, null))),
+    auth: body.auth,
+    badRequest: 'http',
+  };
+}
+
+/** A call of an MCP tool (stateless: one POST, no session), valid but for one argument, at any depth, sent as null. */
+function nullArgument(rng: Random): FuzzCase {
+  const [name, args] = rng.pick(Object.entries(TOOL_ARGUMENTS));
+  const { path } = rng.pick(fields(args));
+  return {
+    surface: 'mcp-nulls',
+    method: 'POST',
+    path: '/mcp',
+    headers: [...JSON_TYPE, ['accept', 'application/json, text/event-stream']],
+    body: Buffer.from(
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id: rng.int(1, 1_000_000),
+        method: 'tools/call',
+        params: { name, arguments: withField(args, path, null) },
+      }),
+    ),
+    auth: 'secret',
+    badRequest: 'mcp',
+  };
+}
+
 /** The next hostile input: a surface picked by weight, then an input for it. */
 export function hostileCase(rng: Random): FuzzCase {
   return rng.weighted<FuzzCase>([
@@ -1074,5 +1117,7 @@ export function hostileCase(rng: Random): FuzzCase {
         ),
     ],
     [6, () => hostileHeaders(rng)],
+    [3, () => nullField(rng)],
+    [3, () => nullArgument(rng)],
   ]);
 }

@@ -53,6 +53,8 @@ export interface FuzzReport {
 interface Lane {
   accountId: string;
   keys: string[];
+  /** The id of one of `keys`, for the paths that name one. */
+  keyId: string;
   widgetKey: string;
   turn: number;
 }
@@ -75,6 +77,21 @@ function describe(request: FuzzCase): string {
   return JSON.stringify(
     `${request.method} ${request.path.slice(0, 200)} ${request.headers.map(([n, v]) => `${n}: ${v.slice(0, 60)}`).join(' | ')} ${body}`,
   );
+}
+
+/**
+ * The code of a refusal: of REST's error body, or of the one an MCP tool error carries as its text;
+ * null when the answer is no refusal.
+ */
+function refusalCode(kind: 'http' | 'mcp', text: string): string | null {
+  try {
+    if (kind === 'http') return (JSON.parse(text) as { code?: string }).code ?? null;
+    const { result } = JSON.parse(text) as { result?: { isError?: boolean; content?: Array<{ text?: string }> } };
+    if (!result?.isError) return null;
+    return (JSON.parse(result.content?.[0]?.text ?? '') as { code?: string }).code ?? null;
+  } catch {
+    return null;
+  }
 }
 
 function percentile(sorted: number[], p: number): number {
@@ -150,18 +167,18 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
         email: `fuzz.lane${i}.${options.seed}@catchall.test`,
       });
       const keys = [signup.apiKey];
+      const keyIds: string[] = [];
       // Each key makes a few of the next ones: no key goes past its own rate limit while setting up.
-      for (let k = 1; k < KEYS_PER_LANE; k++)
-        keys.push(
-          (
-            await json<{ key: string }>(
-              'POST',
-              '/v1/keys',
-              { name: `lane ${i} key ${k}`, scope: 'full' },
-              keys[Math.floor(k / 10)],
-            )
-          ).key,
+      for (let k = 1; k < KEYS_PER_LANE; k++) {
+        const made = await json<{ key: string; id: string }>(
+          'POST',
+          '/v1/keys',
+          { name: `lane ${i} key ${k}`, scope: 'full' },
+          keys[Math.floor(k / 10)],
         );
+        keys.push(made.key);
+        keyIds.push(made.id);
+      }
       const widgetKey = (
         await json<{ key: string }>(
           'POST',
@@ -171,7 +188,7 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
         )
       ).key;
       await database.setBalance(signup.account.id, BALANCE);
-      lanes.push({ accountId: signup.account.id, keys, widgetKey, turn: 0 });
+      lanes.push({ accountId: signup.account.id, keys, keyId: keyIds[0], widgetKey, turn: 0 });
     }
     const settingsAccount = lanes.pop() as Lane;
     log(
@@ -235,6 +252,17 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
           describe(request),
           `${Math.round(ms)} ms, ${response.status}`,
         );
+      if (request.badRequest) {
+        const code = refusalCode(request.badRequest, text);
+        // A rate limit stops an input at the door before its body is read: not the input's answer.
+        if (code !== 'bad_request' && code !== 'rate_limited')
+          fail(
+            'not refused as bad_request',
+            request.surface,
+            describe(request),
+            `${response.status} ${text.slice(0, 200)}`,
+          );
+      }
       if (response.status < 400) return;
       // An answer to HEAD has no body, by definition.
       if (request.method !== 'HEAD') {
@@ -281,7 +309,7 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
             : request.auth === 'none'
               ? undefined
               : account.keys[account.turn++ % account.keys.length];
-        await judge(account, request, key);
+        await judge(account, { ...request, path: request.path.replace(':id', account.keyId) }, key);
         if (++done % 5_000 === 0) log(`  ${done.toLocaleString('en')} inputs answered`);
       }
     };

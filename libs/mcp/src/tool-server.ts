@@ -70,6 +70,26 @@ function listing(name: ToolName): Tool {
   return tool;
 }
 
+const A_TYPE: Record<string, string> = {
+  string: 'a string',
+  number: 'a number',
+  boolean: 'true or false',
+  array: 'an array',
+  object: 'an object',
+};
+
+/**
+ * The sentence of an argument of the wrong type (null included) whose schema says nothing of its own,
+ * worded as REST's (`email must be a string`): zod's default does not name the argument.
+ */
+const argumentError: z.core.$ZodErrorMap = (issue) => {
+  if (!issue.path?.length) return undefined;
+  const name = issue.path.join('.');
+  if (issue.code === 'invalid_type') return `${name} must be ${A_TYPE[issue.expected] ?? issue.expected}`;
+  if (issue.code === 'invalid_value') return `${name} must be one of ${issue.values.join(', ')}`;
+  return undefined;
+};
+
 /** zod's complaints about a tool's arguments, as the one-sentence 400 message REST would give. */
 function badInput(error: z.ZodError): AppError {
   const message = error.issues
@@ -102,7 +122,7 @@ export function createToolServer(options: ToolServerOptions): Server {
     const spec = TOOLS[name];
     try {
       await options.admit?.(name);
-      const parsed = spec.input.safeParse(request.params.arguments ?? {});
+      const parsed = spec.input.safeParse(request.params.arguments ?? {}, { error: argumentError });
       if (!parsed.success) throw badInput(parsed.error);
       const run = options.handlers[name] as (input: unknown) => Promise<ToolAnswer<typeof name>>;
       const { value, balance } = await run(parsed.data);

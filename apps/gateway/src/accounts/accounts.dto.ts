@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsOptional, IsString, Length, MaxLength } from 'class-validator';
+import { IsString, Length, MaxLength } from 'class-validator';
+import { IsOmittable } from '../http/omittable';
 import type { SignupResponse } from './accounts.service';
 
 /** #15 */
@@ -15,7 +16,7 @@ export class SignupDto {
   email!: string;
 
   @ApiPropertyOptional({ maxLength: 100, example: 'John' })
-  @IsOptional()
+  @IsOmittable()
   @IsString({ message: 'name must be a string' })
   @MaxLength(100, { message: 'name must be at most 100 characters' })
   name?: string;

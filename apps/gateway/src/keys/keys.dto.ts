@@ -1,7 +1,8 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsIn, IsOptional, IsString, Length } from 'class-validator';
+import { IsIn, IsString, Length } from 'class-validator';
 import type { KeyScope, KeyType } from '@mailguard/db';
 import { KEY_PREFIX, SCOPES } from '@mailguard/keys';
+import { IsOmittable } from '../http/omittable';
 import type { KeyRecord } from './keys.controller';
 
 const KEY_TYPES = Object.keys(KEY_PREFIX) as KeyType[];
@@ -19,7 +20,7 @@ export class CreateKeyDto {
   scope!: KeyScope;
 
   @ApiPropertyOptional({ enum: KEY_TYPES, default: 'secret', description: 'widget: for POST /widget/verify only' })
-  @IsOptional()
+  @IsOmittable()
   @IsIn(KEY_TYPES, { message: `type must be ${KEY_TYPES.join(' or ')}` })
   type?: KeyType;
 }
@@ -27,13 +28,13 @@ export class CreateKeyDto {
 /** #18 */
 export class UpdateKeyDto {
   @ApiPropertyOptional({ minLength: 1, maxLength: 100 })
-  @IsOptional()
+  @IsOmittable()
   @IsString({ message: 'name must be a string' })
   @Length(1, 100, { message: 'name must be 1 to 100 characters' })
   name?: string;
 
   @ApiPropertyOptional({ enum: SCOPES })
-  @IsOptional()
+  @IsOmittable()
   @IsIn(SCOPES, { message: SCOPE_MESSAGE })
   scope?: KeyScope;
 }

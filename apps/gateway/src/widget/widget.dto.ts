@@ -1,5 +1,5 @@
 import { ApiProperty, ApiPropertyOptional, PartialType, type ApiPropertyOptions } from '@nestjs/swagger';
-import { IsOptional, IsString, Matches, MaxLength, MinLength } from 'class-validator';
+import { IsString, Matches, MaxLength, MinLength } from 'class-validator';
 import { MAX_ADDRESS_INPUT } from '@mailguard/errors';
 import {
   LANGS,
@@ -9,6 +9,7 @@ import {
   type WidgetDefaults,
   type WidgetSettings,
 } from '@mailguard/widget';
+import { IsOmittable } from '../http/omittable';
 
 /** #12 */
 export class WidgetVerifyDto {
@@ -22,7 +23,7 @@ export class WidgetVerifyDto {
     pattern: '^[A-Za-z0-9_-]{8,128}$',
     description: "The widget's device id (kept in localStorage)",
   })
-  @IsOptional()
+  @IsOmittable()
   @Matches(/^[A-Za-z0-9_-]{8,128}$/, { message: 'deviceId must be 8 to 128 letters, digits, "-" or "_"' })
   deviceId?: string;
 }
@@ -61,11 +62,11 @@ class WidgetDefaultsInputDto extends PartialType(WidgetDefaultsDto) {}
  */
 export class WidgetSettingsDto {
   @ApiPropertyOptional({ type: [String], example: ['https://shop.example.com'] })
-  @IsOptional()
+  @IsOmittable()
   allowedOrigins?: unknown;
 
   @ApiPropertyOptional({ type: WidgetDefaultsInputDto })
-  @IsOptional()
+  @IsOmittable()
   defaults?: unknown;
 }
 
