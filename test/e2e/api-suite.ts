@@ -1273,6 +1273,25 @@ export function apiSuite(driver: Driver): void {
           .map((queue) => queue.name)
           .sort();
         expect(names).toEqual(['dns', 'lists', 'scoring', 'smtp']);
+
+        // A cross-site form POST carrying cached Basic credentials changes nothing; the board's own page and the bearer token may.
+        const basic = `Basic ${Buffer.from('ops:admin-secret').toString('base64')}`;
+        const change = (headers: Record<string, string>) =>
+          fetch(`${gateway.url}/admin/queues/api/queues/dns/pause`, { method: 'PUT', headers });
+        const forged = await change({ authorization: basic, origin: 'https://evil.example' });
+        expect(forged.status).toBe(403);
+        expect(await forged.json()).toEqual({ error: expect.any(String), code: 'csrf' });
+        expect((await change({ authorization: basic })).status).toBe(403);
+        const host = new URL(gateway.url).host;
+        expect((await change({ authorization: basic, origin: `http://${host}` })).status).toBeLessThan(400);
+        expect(
+          (
+            await fetch(`${gateway.url}/admin/queues/api/queues/dns/resume`, {
+              method: 'PUT',
+              headers: { authorization: 'Bearer admin-secret' },
+            })
+          ).status,
+        ).toBeLessThan(400);
       },
     );
   });

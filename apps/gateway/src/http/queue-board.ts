@@ -15,16 +15,40 @@ function matches(given: string, token: string): boolean {
   return a.length === b.length && timingSafeEqual(a, b);
 }
 
-/** `Authorization: Bearer <token>`, or HTTP Basic with the token as password (so a browser can open it). */
+/**
+ * A request the board's own page sent: a browser names the page's origin on every request that
+ * changes something (Origin), or says it is same-origin (Sec-Fetch-Site).
+ */
+function sameOrigin(req: Request): boolean {
+  if (req.header('sec-fetch-site') === 'same-origin') return true;
+  const origin = req.header('origin');
+  if (!origin) return false;
+  try {
+    return new URL(origin).host === req.header('host');
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * `Authorization: Bearer <token>`, or HTTP Basic with the token as password (so a browser can open
+ * it). A browser replays cached Basic credentials to any page's form POST, so a request that
+ * changes something (a job added, retried, removed) with them must come from the board's own page.
+ */
 function adminOnly(token: string): RequestHandler {
   return (req: Request, res: Response, next: NextFunction) => {
     const header = req.header('authorization') ?? '';
     const bearer = /^Bearer (.+)$/i.exec(header)?.[1];
     const basic = /^Basic (.+)$/i.exec(header)?.[1];
     const password = basic ? Buffer.from(basic, 'base64').toString('utf8').split(':').slice(1).join(':') : undefined;
-    if ((bearer && matches(bearer, token)) || (password && matches(password, token))) return next();
+    if (bearer && matches(bearer, token)) return next();
+    if (password && matches(password, token)) {
+      if (req.method === 'GET' || req.method === 'HEAD' || sameOrigin(req)) return next();
+      res.status(403).json({ error: 'The queue board takes changes only from its own page', code: 'csrf' });
+      return;
+    }
     res.setHeader('WWW-Authenticate', 'Basic realm="MailGuard queues"');
-    res.status(401).json({ error: 'The queue board needs the admin token' });
+    res.status(401).json({ error: 'The queue board needs the admin token', code: 'unauthorized' });
   };
 }
 

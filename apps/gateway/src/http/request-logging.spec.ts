@@ -111,6 +111,17 @@ it('never logs an API key, a credential or a body', async () => {
   expect(written.join('\n')).not.toMatch(/SECRET|BODYMARKER/);
 });
 
+it('never logs a credential put in the query string, and keeps the rest of the URL', async () => {
+  const response = await fetch(
+    `${base}/200?page=2&token=SECRET1&api_key=SECRET2&admin_token=SECRET3&Password=SECRET4&secret=SECRET5&key=SECRET6&sort=asc`,
+  );
+  const line = await lineOf(response.headers.get('x-request-id') ?? '');
+  expect(line.req.url).toBe(
+    '/200?page=2&token=[redacted]&api_key=[redacted]&admin_token=[redacted]&Password=[redacted]&secret=[redacted]&key=[redacted]&sort=asc',
+  );
+  expect(written.join('\n')).not.toMatch(/SECRET/);
+});
+
 it('runs what comes next in the request context', async () => {
   const response = await fetch(`${base}/200`, { headers: { 'X-Request-Id': 'context-check' } });
   await response.text();
