@@ -2,7 +2,7 @@ import { createWriteStream } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Readable } from 'node:stream';
+import { finished, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import busboy from 'busboy';
 import type { Request } from 'express';
@@ -195,10 +195,10 @@ export async function receiveUpload(req: Request, accountId: string): Promise<Up
       parser.on('error', (error: Error) =>
         reject(new AppError('bad_request', `The upload is not valid multipart/form-data: ${error.message}`)),
       );
-      req.on('error', reject);
-      // A client that resets or half-closes mid-body, or a request past its timeout.
-      req.on('close', () => {
-        if (!req.complete) reject(new AppError('bad_request', 'The upload ended before its body did'));
+      // A client that resets or half-closes mid-body, or a request past its timeout; `finished` also
+      // sees a request that closed while its folder was being made, whose 'close' has already passed.
+      finished(req, (error) => {
+        if (error) reject(new AppError('bad_request', 'The upload ended before its body did'));
       });
       req.pipe(parser);
     });
@@ -210,7 +210,9 @@ export async function receiveUpload(req: Request, accountId: string): Promise<Up
     // The rest of a refused upload is read and dropped, so the client gets its answer.
     req.unpipe(parser);
     req.resume();
-    for (const stream of open) stream.destroy();
+    // With an error: a part already ended but not yet read, destroyed without one, leaves its
+    // pipeline waiting for an 'end' that never comes (the 413 reached as its part closes).
+    for (const stream of open) stream.destroy(error as Error);
     await Promise.allSettled(writes);
     await staged.cleanup();
     throw error;
