@@ -41,9 +41,9 @@ export class ListsController {
   @ApiConsumes('multipart/form-data')
   @ApiBody({ type: ListUploadDto })
   @ApiAcceptedResponse({ type: ListDto, description: 'The list, queued' })
-  @ApiErrors(400, 402, 413)
+  @ApiErrors(400, 402, 413, 429, 503)
   async upload(@Req() req: AuthedRequest, @Res({ passthrough: true }) res: Response): Promise<ListView> {
-    const upload = await receiveUpload(req as Request);
+    const upload = await receiveUpload(req as Request, req.auth.account.id);
     try {
       const { list, balance } = await this.service.create(req.auth.account.id, upload);
       setCreditsRemaining(res, balance);

@@ -1,6 +1,3 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Inject, Injectable } from '@nestjs/common';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { LOGGER } from '@mailguard/core';
@@ -20,6 +17,7 @@ import { describeError } from '../http/error.filter';
 import { assertPlainFields } from '../http/input-policy.pipe';
 import { ListsController } from '../lists/lists.controller';
 import { ListsService } from '../lists/lists.service';
+import { stageText } from '../lists/upload';
 import { ValidationController } from '../validation/validation.controller';
 import { VerificationService } from '../validation/verification.service';
 
@@ -114,7 +112,7 @@ export class McpTools {
     });
   }
 
-  /** The CSV goes to a temporary file and through the same upload code as POST /v1/lists. */
+  /** The CSV is staged (under the upload limits) and goes through the same upload code as POST /v1/lists. */
   private async createList(accountId: string, csv: string, fields: Record<string, string | undefined>) {
     const bytes = Buffer.byteLength(csv);
     if (bytes > MAX_CSV_TEXT_BYTES) {
@@ -123,14 +121,12 @@ export class McpTools {
         `The CSV (${bytes} bytes) is larger than ${MAX_CSV_TEXT_BYTES / 1024 / 1024} MB; upload larger lists to POST /v1/lists (up to 50 MB)`,
       );
     }
-    const dir = await mkdtemp(join(tmpdir(), 'mailguard-mcp-'));
+    const staged = await stageText(accountId, csv);
     try {
-      const path = join(dir, 'list.csv');
-      await writeFile(path, csv);
-      const { list, balance } = await this.lists.create(accountId, { path, filename: null, fields });
+      const { list, balance } = await this.lists.create(accountId, { path: staged.path, filename: null, fields });
       return { value: list, balance };
     } finally {
-      await rm(dir, { recursive: true, force: true });
+      await staged.cleanup();
     }
   }
 
