@@ -67,9 +67,10 @@ describe('RecordBounds', () => {
   it('cuts a line of commas at its 501st column, not after parsing it', async () => {
     const before = openDescriptors();
     const path = file('commas.csv', Buffer.concat([Buffer.from('email\n'), Buffer.alloc(45 * 1024 * 1024, ',')]));
-    const started = Date.now();
+    const heap = process.memoryUsage().heapUsed;
     const refusal = await read(path).catch((error: unknown) => error);
-    expect(Date.now() - started).toBeLessThan(1_000);
+    // The line was never held whole (how fast that is is the upload bench's to tell).
+    expect(process.memoryUsage().heapUsed - heap).toBeLessThan(100 * 1024 * 1024);
     expect(refusal).toBeInstanceOf(AppError);
     expect((refusal as AppError).message).toBe('row 1 has over 500 columns; a list has at most 500');
     expect(await descriptorsBackTo(before)).toBe(before);
@@ -95,10 +96,8 @@ describe('RecordBounds', () => {
       'newlines.csv',
       Buffer.concat([Buffer.from('email\na@x.test\n'), flood, Buffer.from('b@x.test\n')]),
     );
-    const started = Date.now();
     const heap = process.memoryUsage().heapUsed;
     expect(await read(path)).toEqual([['a@x.test'], ['b@x.test']]);
-    expect(Date.now() - started).toBeLessThan(3_000);
     expect(process.memoryUsage().heapUsed - heap).toBeLessThan(100 * 1024 * 1024);
   });
 
