@@ -34,7 +34,7 @@ import {
   type ProbeResult,
   type SessionGate,
   SessionPool,
-  type SmtpReply,
+  replyLine,
   TlsSessionCache,
 } from '@mailguard/smtp';
 import { decideVerdict, type MailboxAnswer, type UnknownCause } from '@mailguard/verdict';
@@ -225,11 +225,6 @@ function mailboxAnswer(probe: ProbeResult | null): MailboxAnswer {
     default:
       return 'unknown';
   }
-}
-
-/** A reply as one line, for operators. */
-function replyText(reply: SmtpReply): string {
-  return `${reply.code} ${reply.message}`.slice(0, 300);
 }
 
 /** Why no answer about the mailbox could be had (API.md §1.3): what the checks actually saw. */
@@ -622,7 +617,8 @@ export class VerificationEngine {
       if (reached)
         for (const other of unreachable.splice(0))
           await record(pool.block(other.id, key, 'connections refused or timed out while another egress connected'));
-      if (refusal) await record(pool.block(egress.id, key, refusal.reply ? replyText(refusal.reply) : 'refused'));
+      if (refusal)
+        await record(pool.block(egress.id, key, refusal.reply ? replyLine(refusal.reply).slice(0, 300) : 'refused'));
       else if (group.results.every((result) => result.failure === 'no_connection')) unreachable.push(egress);
       else if (reached) await record(pool.through(egress.id, key));
       pending = again;

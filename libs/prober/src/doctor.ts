@@ -2,7 +2,7 @@ import { isIP } from 'node:net';
 import type { AppConfig, Canary, PublicIpLookup } from '@mailguard/config';
 import { createResolver, lookupFailure, type DnsResolver } from '@mailguard/dns';
 import { isPublicAddress } from '@mailguard/net';
-import { SmtpSession, type Egress } from '@mailguard/smtp';
+import { replyLine, SmtpSession, type Egress } from '@mailguard/smtp';
 import { queryDnsbl } from './dnsbl';
 import { askPublicAddress } from './public-ip';
 import type { DoctorCheck, DoctorReport, EgressReport } from './report';
@@ -80,15 +80,11 @@ async function port25(options: DoctorOptions, egress: Egress): Promise<DoctorChe
       });
       if (banner.code >= 200 && banner.code < 300) {
         session.quit();
-        return check(
-          'port25',
-          'pass',
-          `${canary.host} (${targets[0]}:${port}) greeted: ${banner.code} ${banner.message}`,
-        );
+        return check('port25', 'pass', `${canary.host} (${targets[0]}:${port}) greeted: ${replyLine(banner)}`);
       }
       // A 4xx/5xx greeting closed the session itself; anything else odd is closed here.
       if (banner.code < 400) session.close();
-      refused.push(`${canary.host}: ${banner.code} ${banner.message}`);
+      refused.push(`${canary.host}: ${replyLine(banner)}`);
     } catch (error) {
       seen.push(`${canary.host} (${targets[0]}:${port}): ${reason(error)}`);
     }

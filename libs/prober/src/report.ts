@@ -65,7 +65,8 @@ export function providerLabel(key: string): string {
 export function proberReadiness(report: DoctorReport | null, pool: EgressPool): ProberReadiness {
   const blocks = pool.blocks();
   const egress = pool.egresses.map((item) => {
-    const checks = report?.egress.find((entry) => entry.id === item.id)?.checks ?? [];
+    const reported = report?.egress.find((entry) => entry.id === item.id);
+    const checks = reported?.checks ?? [];
     const failing = checks.filter((check) => check.status === 'fail').map((check) => check.name);
     const warnings = checks.filter((check) => check.status === 'warn').map((check) => check.name);
     const own = blocks.filter((block) => block.egress === item.id);
@@ -76,7 +77,7 @@ export function proberReadiness(report: DoctorReport | null, pool: EgressPool): 
         : 'ok';
     return {
       id: item.id,
-      publicIp: report?.egress.find((entry) => entry.id === item.id)?.publicIp ?? null,
+      publicIp: reported?.publicIp ?? null,
       status,
       failing,
       warnings,
@@ -111,25 +112,31 @@ export function proberReadiness(report: DoctorReport | null, pool: EgressPool): 
   if (status !== 'blocked') {
     for (const item of egress) {
       if (item.failing.length > 0) reasons.push(`${item.id} fails ${item.failing.join(', ')}`);
-      if (item.blockedCount > 0) {
-        const named = item.blocked.slice(0, 5).map((block) => block.provider);
-        const more = item.blockedCount - named.length;
-        reasons.push(`${item.id} is refused by ${named.join(', ')}${more > 0 ? ` and ${more} more` : ''}`);
-      }
+      if (item.blockedCount > 0)
+        reasons.push(
+          `${item.id} is refused by ${someOf(
+            item.blocked.map((block) => block.provider),
+            item.blockedCount,
+          )}`,
+        );
     }
   }
+  // A domain left without an egress has blocks, so the status is degraded already.
   const darkDomains = dark.filter((key) => providerLabel(key) === 'other');
-  if (darkDomains.length > 0 && status !== 'blocked') {
-    status = 'degraded';
-    const named = darkDomains.slice(0, 5).join(', ');
-    reasons.push(`no usable egress for ${named}${darkDomains.length > 5 ? ` and ${darkDomains.length - 5} more` : ''}`);
-  }
+  if (darkDomains.length > 0 && status !== 'blocked')
+    reasons.push(`no usable egress for ${someOf(darkDomains, darkDomains.length)}`);
   return {
     status,
     reason: reasons.length > 0 ? reasons.join('; ') : null,
     checkedAt: report?.checkedAt ?? null,
     egress,
   };
+}
+
+/** The first five of `names`, and how many more there are of `total`. */
+function someOf(names: string[], total: number): string {
+  const shown = names.slice(0, 5);
+  return `${shown.join(', ')}${total > shown.length ? ` and ${total - shown.length} more` : ''}`;
 }
 
 const MARK: Record<CheckStatus, string> = { pass: 'PASS', warn: 'WARN', fail: 'FAIL', skipped: 'SKIP' };

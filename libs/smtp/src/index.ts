@@ -19,7 +19,7 @@ export {
   type ProbeResult,
 } from './probe';
 export { detectProvider, PROVIDER_IDS, providerAcceptsAll, providerRunsFleet } from './provider';
-export { buildReply, ReplyParser, type SmtpReply } from './reply';
+export { buildReply, ReplyParser, replyLine, type SmtpReply } from './reply';
 export {
   CoolingDownError,
   GateAbortedError,

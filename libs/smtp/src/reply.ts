@@ -10,6 +10,11 @@ export interface SmtpReply {
 
 const ENHANCED = /^([245])\.(\d{1,3})\.(\d{1,3})(?:\s+|$)/;
 
+/** A reply on one line (code and text), for logs and operators. */
+export function replyLine(reply: SmtpReply): string {
+  return `${reply.code} ${reply.message}`;
+}
+
 export function buildReply(lines: string[]): SmtpReply {
   const code = Number(lines[0].slice(0, 3));
   let enhancedCode: string | null = null;
