@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import type { ProberReadiness } from '@mailguard/prober';
 import { startLab, type Lab } from '../lab';
 import type { Scenario } from '../lab/scenario';
-import { apiClient, type ApiCall } from '../support/api-client';
+import { apiClient, signupAt, type ApiCall } from '../support/api-client';
 import { E2E_CLUSTER_ENV } from '../support/cluster-env';
 import { startCluster, type RunningProcess } from '../support/processes';
 import { createTestDatabase, flushRedisPrefix, TEST_REDIS_URL, type TestDatabase } from '../support/services';
@@ -84,14 +84,6 @@ export function egressSuite(driver: Driver): void {
     if (distributed) await flushRedisPrefix(prefix);
   });
 
-  async function signup(): Promise<{ apiKey: string; accountId: string }> {
-    const response = await api<{ apiKey: string; account: { id: string } }>('POST', '/v1/accounts', {
-      body: { email: `owner.${randomBytes(4).toString('hex')}@owners.test` },
-    });
-    expect(response.status).toBe(201);
-    return { apiKey: response.body.apiKey, accountId: response.body.account.id };
-  }
-
   interface Answer {
     reachable: string;
     status: string;
@@ -158,7 +150,7 @@ export function egressSuite(driver: Driver): void {
   });
 
   it('a provider that refuses the first egress is answered through the second: no unknown, the cap held per egress and in total', async () => {
-    const { apiKey, accountId } = await signup();
+    const { apiKey, accountId } = await signupAt(api, 'owners.test');
     lab.resetStats();
     const answers = await checkAll(apiKey, [...mailboxes('first.test', 0, 6), 'nobody@first.test']);
     expect(answers.map((answer) => answer.reachable)).toEqual([...Array(6).fill('safe'), 'invalid']);
@@ -194,7 +186,7 @@ export function egressSuite(driver: Driver): void {
 
   it('with every egress refused: unknown / sender_blocked, nothing charged, readiness blocked with the reason; then the first egress serves again', async () => {
     lab.smtp(MX).behave({ clients: { [FIRST]: { blockSender: REFUSAL }, [SECOND]: { blockSender: REFUSAL } } });
-    const { apiKey, accountId } = await signup();
+    const { apiKey, accountId } = await signupAt(api, 'owners.test');
     const answers = await checkAll(apiKey, mailboxes('third.test', 0, 4));
     expect(answers.map((answer) => [answer.reachable, answer.subStatus])).toEqual(
       Array(4).fill(['unknown', 'sender_blocked']),

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startLab, type Lab } from '../lab';
 import type { Scenario, ServerSpec } from '../lab/scenario';
-import { apiClient, type ApiCall } from '../support/api-client';
+import { apiClient, signupAt, type ApiCall } from '../support/api-client';
 import { startCluster, type RunningProcess } from '../support/processes';
 import { createTestDatabase, flushRedisPrefix, TEST_REDIS_URL, type TestDatabase } from '../support/services';
 import type { Driver } from './api-suite';
@@ -102,14 +102,6 @@ export function hostileMxSuite(driver: Driver): void {
     if (distributed) await flushRedisPrefix(prefix);
   });
 
-  async function signup(): Promise<{ apiKey: string; accountId: string }> {
-    const response = await api<{ apiKey: string; account: { id: string; credits: number } }>('POST', '/v1/accounts', {
-      body: { email: `owner.${randomBytes(4).toString('hex')}@owners.test` },
-    });
-    expect(response.status).toBe(201);
-    return { apiKey: response.body.apiKey, accountId: response.body.account.id };
-  }
-
   /** Checks the addresses all at once; each must answer (200) within the bound. */
   async function checkAll(apiKey: string, emails: string[]): Promise<Array<{ reachable: string; status: string }>> {
     const responses = await Promise.all(
@@ -173,7 +165,7 @@ export function hostileMxSuite(driver: Driver): void {
     'every check at %s answers unknown by its deadline, refunded; turned good, the host is asked SMTP_MX_CONCURRENCY at a time',
     async (host) => {
       const domain = domainOf(host);
-      const { apiKey, accountId } = await signup();
+      const { apiKey, accountId } = await signupAt(api, 'owners.test');
       const hostile = await checkAll(apiKey, mailboxes(domain, 0, HOSTILE_CHECKS));
       expect(hostile.map((result) => result.reachable)).toEqual(Array(HOSTILE_CHECKS).fill('unknown'));
       expect(lab.stats(host).sessions).toBeGreaterThan(0);
@@ -191,7 +183,7 @@ export function hostileMxSuite(driver: Driver): void {
   );
 
   it('a check whose first MX stalls inside TLS answers definitely from the next MX', async () => {
-    const { apiKey, accountId } = await signup();
+    const { apiKey, accountId } = await signupAt(api, 'owners.test');
     const results = await checkAll(apiKey, mailboxes('fallback.test', 0, 3));
     expect(results.map((result) => result.reachable)).toEqual(['safe', 'safe', 'safe']);
     expect(lab.stats('mx1.fallback.test').sessions).toBeGreaterThan(0);

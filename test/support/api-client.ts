@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 /** A small HTTP client for e2e tests: one call, its status, headers and parsed body. */
 export interface ApiResponse<T = Record<string, unknown>> {
   status: number;
@@ -35,3 +36,12 @@ export function apiClient(baseUrl: string) {
 }
 
 export type ApiCall = ReturnType<typeof apiClient>;
+
+/** A new account at a lab domain (the sign-up check must reach it): its key and id. */
+export async function signupAt(api: ApiCall, domain: string): Promise<{ apiKey: string; accountId: string }> {
+  const response = await api<{ apiKey: string; account: { id: string } }>('POST', '/v1/accounts', {
+    body: { email: `owner.${randomBytes(4).toString('hex')}@${domain}` },
+  });
+  expect(response.status).toBe(201);
+  return { apiKey: response.body.apiKey, accountId: response.body.account.id };
+}
