@@ -1,22 +1,22 @@
-import { ENGINE, EngineModule, OUTBOUND, StoresModule } from '@mailguard/core';
+import { ENGINE, EngineModule, StoresModule, WebhooksModule } from '@mailguard/core';
 import type { VerificationEngine } from '@mailguard/engine';
-import { feedHandler, ListStore, listSweeps, webhookHandler } from '@mailguard/lists';
-import type { Outbound } from '@mailguard/net';
+import { feedHandler, ListStore, listSweeps, WebhookOutbox, webhookHandler } from '@mailguard/lists';
 import { runWorker } from '@mailguard/worker';
 
 /**
  * Bulk lists: feeds each list's rows to the SMTP and scoring queues in groups by domain, comes back
- * for rows whose jobs were lost, and delivers the signed webhooks when lists finish.
+ * for rows whose jobs were lost, and sends the signed webhooks of finished lists (the outbox's
+ * first attempts and retries).
  */
 void runWorker('list-worker', {
   queue: 'lists',
   concurrency: 10,
-  imports: [EngineModule, StoresModule],
+  imports: [EngineModule, StoresModule, WebhooksModule],
   handlers: {
-    inject: [ENGINE, ListStore, OUTBOUND],
-    useFactory: (engine: VerificationEngine, lists: ListStore, outbound: Outbound) => ({
+    inject: [ENGINE, ListStore, WebhookOutbox],
+    useFactory: (engine: VerificationEngine, lists: ListStore, outbox: WebhookOutbox) => ({
       'list.feed': feedHandler(engine, lists),
-      'webhook.deliver': webhookHandler(lists, outbound),
+      'webhook.deliver': webhookHandler(outbox),
     }),
   },
   // Running lists are fed at start (a gateway may have died between upload and queueing) and every minute.

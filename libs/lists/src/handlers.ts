@@ -1,14 +1,12 @@
 import type { DomainKnowledge } from '@mailguard/feedback';
 import { resultKey, type ResultCache } from '@mailguard/cache';
 import type { Inspection, VerificationEngine, VerificationResult } from '@mailguard/engine';
-import type { Outbound } from '@mailguard/net';
 import { jobIdFor, probeJob, type GroupScoringPayload, type JobHandler, type StageContext } from '@mailguard/queue';
 import { FeedPlan } from './feed-plan';
 import type { ListStore, PendingRow, StoredList } from './list-store';
-import { deliverWebhook, WEBHOOK_ATTEMPTS } from './webhook';
+import type { WebhookOutbox } from './webhook-outbox';
 
 export interface ListOptions {
-  webhookRetryMs: number;
   cacheTtlSeconds: number;
 }
 
@@ -36,13 +34,16 @@ function restore(payload: GroupScoringPayload): Inspection[] {
   return payload.inspections.map((inspection) => ({ ...inspection, facts: payload.facts }));
 }
 
-/** Tells the customer, when they asked to be told, that the list is over. */
-export async function announce(list: StoredList, queue: StageContext, options: ListOptions): Promise<void> {
+/**
+ * Sends a finished list's webhook now rather than at the next poll of a sender: the delivery is
+ * already in the outbox (written as the list ended), which owns its retries, so the job has none.
+ */
+export async function announce(list: StoredList, queue: StageContext): Promise<void> {
   if (!list.row.webhookUrl) return;
   await queue.enqueue(
     'webhook.deliver',
-    { listId: list.row.id, url: list.row.webhookUrl, body: JSON.stringify(list.view) },
-    { jobId: `${list.row.id}.webhook`, retry: { attempts: WEBHOOK_ATTEMPTS, backoffMs: options.webhookRetryMs } },
+    { listId: list.row.id },
+    { jobId: `${list.row.id}.webhook`, transient: true, retry: { attempts: 1, backoffMs: 0 } },
   );
 }
 
@@ -224,17 +225,12 @@ export function concludeGroupHandler(
       options.cacheTtlSeconds,
     );
     await knowledge.learn(results);
-    if (finished) await announce(finished, queue, options);
+    if (finished) await announce(finished, queue);
     return { settled: results.length };
   };
 }
 
-/** Signed delivery of the list object; a non-2xx answer throws, and BullMQ retries with backoff. */
-export function webhookHandler(store: ListStore, outbound: Outbound): JobHandler<'webhook.deliver'> {
-  return async ({ listId, url, body }) => {
-    // A list deleted meanwhile has nobody left to tell.
-    const secret = await store.webhookSecret(listId);
-    if (secret === null) return { status: 0 };
-    return { status: await deliverWebhook(url, body, secret, outbound) };
-  };
+/** The first attempt of a finished list's webhook (see announce); a failure is the outbox's to retry. */
+export function webhookHandler(outbox: WebhookOutbox): JobHandler<'webhook.deliver'> {
+  return ({ listId }) => outbox.sendDue(listId);
 }

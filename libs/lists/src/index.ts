@@ -11,3 +11,13 @@ export {
 export { ListSweeps, listSweeps } from './list-sweeps';
 export { ListStore, type ListView, type ResultRow, type StoredList, type UploadRow } from './list-store';
 export { checkWebhookTarget, deliverWebhook, signWebhook } from './webhook';
+export {
+  addDelivery,
+  retryDelayMs,
+  WEBHOOK_ATTEMPTS,
+  WebhookOutbox,
+  webhookState,
+  type SendReport,
+  type WebhookState,
+} from './webhook-outbox';
+export { startWebhookSender, WebhookSender } from './webhook-sender';

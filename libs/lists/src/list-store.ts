@@ -2,6 +2,7 @@ import { In, Not, type DataSource, type EntityManager } from 'typeorm';
 import { CreditLedger, listCharge, listHold, listRefund } from '@mailguard/credits';
 import { ListEntity, ListRowEntity, type ListStatus } from '@mailguard/db';
 import type { VerificationResult } from '@mailguard/engine';
+import { addDelivery, webhookState, type WebhookState } from './webhook-outbox';
 
 export type { ListStatus };
 
@@ -22,6 +23,8 @@ export interface ListView {
   startedAt: string | null;
   completedAt: string | null;
   error: string | null;
+  /** The delivery of its webhook, once it has ended (null without a webhookUrl, or before the end). */
+  webhook: WebhookState | null;
 }
 
 export interface StoredList {
@@ -79,6 +82,7 @@ function view(row: ListEntity, now = Date.now()): ListView {
     startedAt: row.startedAt?.toISOString() ?? null,
     completedAt: row.completedAt?.toISOString() ?? null,
     error: row.error,
+    webhook: webhookState(row.webhook),
   };
 }
 
@@ -199,10 +203,9 @@ export class ListStore {
   }
 
   async find(listId: string, accountId?: string): Promise<StoredList | null> {
-    const row = await this.lists.findOneBy({
-      id: listId,
-      status: Not('uploading'),
-      ...(accountId ? { accountId } : {}),
+    const row = await this.lists.findOne({
+      where: { id: listId, status: Not('uploading'), ...(accountId ? { accountId } : {}) },
+      relations: { webhook: true },
     });
     return row ? stored(row) : null;
   }
@@ -210,6 +213,7 @@ export class ListStore {
   async page(accountId: string, page: number, limit: number): Promise<{ data: ListView[]; total: number }> {
     const [rows, total] = await this.lists.findAndCount({
       where: { accountId, status: Not('uploading') },
+      relations: { webhook: true },
       order: { createdAt: 'DESC', id: 'ASC' },
       skip: (page - 1) * limit,
       take: limit,
@@ -351,7 +355,8 @@ export class ListStore {
   /**
    * Ends a list (completed or cancelled), in the transaction that holds its row: the ledger
    * releases what it holds, refunding everything not charged as one row (ref: the list id, so
-   * never twice).
+   * never twice), and a completed list with a webhookUrl is owed its delivery (the outbox's row,
+   * whose body is the list object as it ended).
    */
   private async finish(
     manager: EntityManager,
@@ -370,7 +375,12 @@ export class ListStore {
       );
     }
     await manager.update(ListEntity, { id: list.id }, { status, creditsHeld: 0, completedAt: () => 'now()' });
-    return stored(await manager.findOneByOrFail(ListEntity, { id: list.id }));
+    const ended = stored(await manager.findOneByOrFail(ListEntity, { id: list.id }));
+    if (status === 'completed' && list.webhookUrl) {
+      const { webhook: _pending, ...announced } = ended.view;
+      await addDelivery(manager, list.id, list.webhookUrl, JSON.stringify(announced));
+    }
+    return ended;
   }
 
   /** A list whose rows are all settled at upload (nothing chargeable) completes at once. */
@@ -421,16 +431,6 @@ export class ListStore {
 
   async countResults(listId: string, status: string | null): Promise<number> {
     return this.rows.countBy({ listId, ...(status !== null ? { status } : {}) });
-  }
-
-  async webhookSecret(listId: string): Promise<string | null> {
-    const row = await this.lists
-      .createQueryBuilder('l')
-      .innerJoin('l.account', 'a')
-      .select('a.webhookSecret', 'secret')
-      .where('l.id = :listId', { listId })
-      .getRawOne<{ secret: string }>();
-    return row?.secret ?? null;
   }
 
   /**

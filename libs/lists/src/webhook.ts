@@ -38,13 +38,12 @@ export async function checkWebhookTarget(raw: string, outbound: Outbound): Promi
   return url;
 }
 
-/** Delivery attempts and how long each may take; BullMQ spaces the retries (doubling delays). */
-export const WEBHOOK_ATTEMPTS = 10;
+/** How long an attempt may take (the outbox's lease outlasts it). */
 const WEBHOOK_TIMEOUT_MS = 10_000;
 
 /**
  * POSTs the signed body to the address the connection checked (never one looked up separately);
- * a redirect is not followed. Throws on anything but 2xx so that the job is retried.
+ * a redirect is not followed. Throws on anything but 2xx (the outbox retries it).
  */
 export async function deliverWebhook(url: string, body: string, secret: string, outbound: Outbound): Promise<number> {
   const target = parseWebhookUrl(url);

@@ -4,7 +4,6 @@ import type { ListOptions } from '@mailguard/lists';
 /** What the list stages need to know, from the configuration. */
 export function listOptions(config: AppConfig): ListOptions {
   return {
-    webhookRetryMs: config.checks.webhookRetrySeconds * 1000,
     cacheTtlSeconds: config.checks.cacheTtlSeconds,
   };
 }

@@ -1,8 +1,14 @@
 import type { DomainKnowledge } from '@mailguard/feedback';
 import type { ResultCache } from '@mailguard/cache';
 import type { ProbeOutcome, VerificationEngine, VerificationResult } from '@mailguard/engine';
-import { concludeGroupHandler, feedHandler, webhookHandler, type ListOptions, type ListStore } from '@mailguard/lists';
-import type { Outbound } from '@mailguard/net';
+import {
+  concludeGroupHandler,
+  feedHandler,
+  webhookHandler,
+  type ListOptions,
+  type ListStore,
+  type WebhookOutbox,
+} from '@mailguard/lists';
 import {
   jobIdFor,
   probeJob,
@@ -166,7 +172,7 @@ export function stageHandlers(
   cache: ResultCache,
   knowledge: DomainKnowledge,
   options: ListOptions,
-  outbound: Outbound,
+  outbox: WebhookOutbox,
   observe?: (result: VerificationResult) => void,
 ): JobHandlers {
   return {
@@ -175,6 +181,6 @@ export function stageHandlers(
     'scoring.conclude': concludeHandler(engine, store, knowledge, observe),
     'list.feed': feedHandler(engine, lists),
     'scoring.concludeGroup': concludeGroupHandler(engine, lists, cache, knowledge, options, observe),
-    'webhook.deliver': webhookHandler(lists, outbound),
+    'webhook.deliver': webhookHandler(outbox),
   };
 }

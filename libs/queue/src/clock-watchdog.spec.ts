@@ -17,7 +17,10 @@ describe('ClockWatchdog', () => {
   let worker: StageWorker;
   let redis: Redis;
   const realNow = Date.now;
-  const handlers = { 'list.feed': async () => ({ dispatched: 1 }), 'webhook.deliver': async () => ({ status: 200 }) };
+  const handlers = {
+    'list.feed': async () => ({ dispatched: 1 }),
+    'webhook.deliver': async () => ({ delivered: 1, retrying: 0, failed: 0 }),
+  };
 
   beforeEach(async () => {
     worker = await startStageWorker('lists', handlers, prefix);

@@ -1,13 +1,6 @@
 import { InProcessPipeline } from './in-process';
 import type { Inspection } from '@mailguard/engine';
-import {
-  JOB_QUEUES,
-  type JobHandlers,
-  type JobName,
-  type ScoringPayload,
-  type SmtpPayload,
-  type WebhookPayload,
-} from './jobs';
+import { JOB_QUEUES, type JobHandlers, type JobName, type ScoringPayload, type SmtpPayload } from './jobs';
 
 /**
  * The machine's clock jumping (issue 14): NTP stepping it, a VM resumed. Jest's fake timers model
@@ -16,7 +9,7 @@ import {
  */
 const HOUR = 3_600_000;
 const GREYLIST_RETRY_MS = 300_000;
-const WEBHOOK_BACKOFF_MS = 60_000;
+const RETRY_BACKOFF_MS = 60_000;
 
 function pipelineWith(overrides: Partial<JobHandlers>): { pipeline: InProcessPipeline; runs: JobName[] } {
   const runs: JobName[] = [];
@@ -43,7 +36,6 @@ const group = {
   outcomes: [],
   then: { to: 'list', listId: 'lst_1', round: 'r1', rows: [1] },
 } as unknown as SmtpPayload;
-const webhook: WebhookPayload = { listId: 'lst_1', url: 'http://hooks.test/', body: '{}' };
 
 beforeEach(() => jest.useFakeTimers({ now: new Date('2026-03-29T00:59:00Z') }));
 afterEach(() => jest.useRealTimers());
@@ -63,26 +55,30 @@ describe.each([
     await pipeline.close();
   });
 
-  it('neither strands nor hastens a webhook retry: the next attempt comes after its backoff', async () => {
+  it("neither strands nor hastens a failed job's retry: the next attempt comes after its backoff", async () => {
     let attempts = 0;
     const { pipeline, runs } = pipelineWith({
-      'webhook.deliver': async () => {
-        if (++attempts === 1) throw new Error('webhook answered 503');
-        return { status: 200 };
+      'list.feed': async () => {
+        if (++attempts === 1) throw new Error('Postgres is down');
+        return { dispatched: 1 };
       },
     });
-    await pipeline.jobs.enqueue('webhook.deliver', webhook, {
-      jobId: 'lst_1.webhook',
-      retry: { attempts: 10, backoffMs: WEBHOOK_BACKOFF_MS },
-    });
+    await pipeline.jobs.enqueue(
+      'list.feed',
+      { listId: 'lst_1' },
+      {
+        jobId: 'lst_1.feed',
+        retry: { attempts: 10, backoffMs: RETRY_BACKOFF_MS },
+      },
+    );
     await jest.advanceTimersByTimeAsync(0);
     expect(attempts).toBe(1);
     jest.setSystemTime(Date.now() + jump);
-    await jest.advanceTimersByTimeAsync(WEBHOOK_BACKOFF_MS - 1);
+    await jest.advanceTimersByTimeAsync(RETRY_BACKOFF_MS - 1);
     expect(attempts).toBe(1);
     await jest.advanceTimersByTimeAsync(1);
     expect(attempts).toBe(2);
-    expect(runs).toEqual(['webhook.deliver', 'webhook.deliver']);
+    expect(runs).toEqual(['list.feed', 'list.feed']);
     await pipeline.close();
   });
 });

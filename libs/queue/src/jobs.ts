@@ -83,12 +83,9 @@ export interface GroupScoringPayload {
   outcomes: Array<ProbeOutcome | null>;
 }
 
-/** A signed POST of a finished list to the customer's webhook URL. */
+/** The first attempt of a finished list's webhook, whose delivery waits in the outbox (libs/lists). */
 export interface WebhookPayload {
   listId: string;
-  url: string;
-  /** The exact bytes signed and sent. */
-  body: string;
 }
 
 /**
@@ -104,7 +101,11 @@ export interface JobMap {
   'scoring.conclude': { queue: 'scoring'; payload: ScoringPayload; result: VerificationResult };
   'list.feed': { queue: 'lists'; payload: ListPayload; result: { dispatched: number } };
   'scoring.concludeGroup': { queue: 'scoring'; payload: GroupScoringPayload; result: { settled: number } };
-  'webhook.deliver': { queue: 'lists'; payload: WebhookPayload; result: { status: number } };
+  'webhook.deliver': {
+    queue: 'lists';
+    payload: WebhookPayload;
+    result: { delivered: number; retrying: number; failed: number };
+  };
 }
 
 export type JobName = keyof JobMap;
@@ -131,7 +132,7 @@ export interface RetryPolicy {
 }
 
 /**
- * Every job's retries unless it names its own (webhooks), in both drivers: 1 + 2 + … + 64 s, so a
+ * Every job's retries unless it names its own, in both drivers: 1 + 2 + … + 64 s, so a
  * job tried while Redis or Postgres is down is still being tried two minutes later — it outlives
  * a minute-long outage instead of failing for good within seconds.
  */

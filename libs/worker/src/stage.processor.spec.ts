@@ -30,7 +30,7 @@ describe('the processor of a queue', () => {
 
   it('refuses to boot with a handler of another queue', async () => {
     const inspect: Partial<JobHandlers> = { 'dns.inspect': async () => Promise.reject(new Error('never run')) };
-    const handlers = { ...feed, 'webhook.deliver': async () => ({ status: 200 }), ...inspect };
+    const handlers = { ...feed, 'webhook.deliver': async () => ({ delivered: 1, retrying: 0, failed: 0 }), ...inspect };
     await expect(boot(handlers)).rejects.toThrow(/job handlers do not match the declared jobs/);
   });
 });

@@ -15,7 +15,7 @@ function boot(prefix: string) {
   const config = loadConfig({ REDIS_URL, REDIS_PREFIX: prefix, LOG_LEVEL: 'silent' });
   const handlers: Partial<JobHandlers> = {
     'list.feed': async () => ({ dispatched: 0 }),
-    'webhook.deliver': async () => ({ status: 200 }),
+    'webhook.deliver': async () => ({ delivered: 1, retrying: 0, failed: 0 }),
   };
   const kind = { queue: 'lists' as const, concurrency: 3, imports: [], handlers: { useFactory: () => handlers } };
   const logger = createLogger(config.log, 'list-worker');

@@ -1,5 +1,5 @@
 import { ApiProperty, ApiPropertyOptional, getSchemaPath } from '@nestjs/swagger';
-import type { ListView } from '@mailguard/lists';
+import type { ListView, WebhookState } from '@mailguard/lists';
 import { unionMembers } from '../docs/api-docs';
 import { PageDto, PageQuery } from '../http/paging.dto';
 import { VerificationResultDto } from '../validation/result.dto';
@@ -40,6 +40,28 @@ export class ListCountsDto {
   @ApiProperty({ type: 'integer' }) invalid!: number;
 }
 
+const WEBHOOK_STATUSES = unionMembers<WebhookState['status']>()('pending', 'delivered', 'failed');
+
+export class ListWebhookDto implements WebhookState {
+  @ApiProperty({
+    enum: WEBHOOK_STATUSES,
+    description: 'pending until the URL answers 2xx (delivered) or the last of 10 attempts fails (failed)',
+  })
+  status!: WebhookState['status'];
+  @ApiProperty({ type: 'integer', description: 'Attempts so far; the delays between them double' })
+  attempts!: number;
+  @ApiProperty({ type: 'string', format: 'date-time', nullable: true }) lastAttemptAt!: string | null;
+  @ApiProperty({ type: 'string', format: 'date-time', nullable: true, description: 'null once delivered or failed' })
+  nextAttemptAt!: string | null;
+  @ApiProperty({
+    type: 'string',
+    nullable: true,
+    description: "Why the last attempt failed (the URL's status or error)",
+  })
+  lastError!: string | null;
+  @ApiProperty({ type: 'string', format: 'date-time', nullable: true }) deliveredAt!: string | null;
+}
+
 /** API.md §4.1 */
 export class ListDto implements ListView {
   @ApiProperty({ example: 'lst_3kXhN0a1' }) id!: string;
@@ -58,6 +80,13 @@ export class ListDto implements ListView {
   @ApiProperty({ type: 'string', format: 'date-time', nullable: true }) startedAt!: string | null;
   @ApiProperty({ type: 'string', format: 'date-time', nullable: true }) completedAt!: string | null;
   @ApiProperty({ type: 'string', nullable: true }) error!: string | null;
+  @ApiProperty({
+    type: ListWebhookDto,
+    nullable: true,
+    description:
+      'Its webhook delivery once the list has ended; null without a webhookUrl (not part of the POSTed body)',
+  })
+  webhook!: ListWebhookDto | null;
 }
 
 /** #5 */

@@ -1,7 +1,6 @@
 import type { Writable } from 'node:stream';
 import { Inject, Injectable } from '@nestjs/common';
 import { resultKey } from '@mailguard/cache';
-import { APP_CONFIG, type AppConfig } from '@mailguard/config';
 import { ENGINE, OUTBOUND } from '@mailguard/core';
 import { CreditLedger } from '@mailguard/credits';
 import type { VerificationEngine } from '@mailguard/engine';
@@ -22,7 +21,6 @@ import {
   type UploadRow,
 } from '@mailguard/lists';
 import type { Outbound } from '@mailguard/net';
-import { listOptions } from '@mailguard/pipeline';
 import { CHECK_PIPELINE, type CheckPipeline } from '@mailguard/queue';
 
 const INSERT_BATCH = 1_000;
@@ -51,7 +49,6 @@ export interface ResultsPage {
 @Injectable()
 export class ListsService {
   constructor(
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(ENGINE) private readonly engine: VerificationEngine,
     @Inject(CHECK_PIPELINE) private readonly pipeline: CheckPipeline,
     /** Where webhook URLs are judged at upload, as the deliveries will be. */
@@ -132,7 +129,7 @@ export class ListsService {
         );
       }
       const finished = sealed.chargeable === 0 ? await this.lists.completeIfDone(id) : null;
-      if (finished) await announce(finished, this.pipeline.jobs, listOptions(this.config));
+      if (finished) await announce(finished, this.pipeline.jobs);
       else await feedList(id, this.pipeline.jobs);
       const { balance } = await this.ledger.balance(accountId);
       return { list: (await this.lists.find(id))?.view as ListView, balance };

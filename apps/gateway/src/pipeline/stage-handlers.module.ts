@@ -1,22 +1,21 @@
 import { Module } from '@nestjs/common';
 import type { ResultCache } from '@mailguard/cache';
 import { APP_CONFIG, type AppConfig } from '@mailguard/config';
-import { ENGINE, EngineModule, OUTBOUND, RESULT_CACHE, StoresModule } from '@mailguard/core';
+import { ENGINE, EngineModule, RESULT_CACHE, StoresModule, WebhooksModule } from '@mailguard/core';
 import type { VerificationEngine } from '@mailguard/engine';
 import { DomainKnowledge } from '@mailguard/feedback';
-import { ListStore } from '@mailguard/lists';
+import { ListStore, WebhookOutbox } from '@mailguard/lists';
 import { Metrics } from '@mailguard/metrics';
-import type { Outbound } from '@mailguard/net';
 import { listOptions, ResultStore, stageHandlers } from '@mailguard/pipeline';
 import { JOB_HANDLERS } from '@mailguard/queue';
 
 /** Every stage's handler, for the in-process driver (without REDIS_URL the gateway runs the jobs itself). */
 @Module({
-  imports: [StoresModule, EngineModule],
+  imports: [StoresModule, EngineModule, WebhooksModule],
   providers: [
     {
       provide: JOB_HANDLERS,
-      inject: [APP_CONFIG, ENGINE, ResultStore, ListStore, RESULT_CACHE, DomainKnowledge, OUTBOUND, Metrics],
+      inject: [APP_CONFIG, ENGINE, ResultStore, ListStore, RESULT_CACHE, DomainKnowledge, WebhookOutbox, Metrics],
       useFactory: (
         config: AppConfig,
         engine: VerificationEngine,
@@ -24,9 +23,9 @@ import { JOB_HANDLERS } from '@mailguard/queue';
         lists: ListStore,
         cache: ResultCache,
         knowledge: DomainKnowledge,
-        outbound: Outbound,
+        outbox: WebhookOutbox,
         metrics: Metrics,
-      ) => stageHandlers(engine, store, lists, cache, knowledge, listOptions(config), outbound, metrics.countCheck),
+      ) => stageHandlers(engine, store, lists, cache, knowledge, listOptions(config), outbox, metrics.countCheck),
     },
   ],
   exports: [JOB_HANDLERS],

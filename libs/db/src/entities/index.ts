@@ -6,6 +6,7 @@ import { FeedbackEntity } from './feedback.entity';
 import { ListRowEntity } from './list-row.entity';
 import { ListEntity } from './list.entity';
 import { VerificationEntity } from './verification.entity';
+import { WebhookDeliveryEntity } from './webhook-delivery.entity';
 import { WidgetSettingsEntity } from './widget-settings.entity';
 
 export {
@@ -17,6 +18,7 @@ export {
   ListEntity,
   ListRowEntity,
   VerificationEntity,
+  WebhookDeliveryEntity,
   WidgetSettingsEntity,
 };
 export type { KeyScope, KeyType } from './api-key.entity';
@@ -25,6 +27,7 @@ export type { EvidenceSource } from './domain-evidence.entity';
 export type { FeedbackOutcome } from './feedback.entity';
 export type { ListStatus } from './list.entity';
 export type { UsageKind } from './verification.entity';
+export type { WebhookStatus } from './webhook-delivery.entity';
 
 /** Every table the migrations create has its entity here (libs/db/src/schema.spec.ts holds them to it). */
 export const ENTITIES = [
@@ -37,4 +40,5 @@ export const ENTITIES = [
   FeedbackEntity,
   WidgetSettingsEntity,
   DomainEvidenceEntity,
+  WebhookDeliveryEntity,
 ];

@@ -1,5 +1,16 @@
-import { Check, Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn } from 'typeorm';
+import {
+  Check,
+  Column,
+  CreateDateColumn,
+  Entity,
+  Index,
+  JoinColumn,
+  ManyToOne,
+  OneToOne,
+  PrimaryColumn,
+} from 'typeorm';
 import { AccountEntity } from './account.entity';
+import type { WebhookDeliveryEntity } from './webhook-delivery.entity';
 
 export type ListStatus = 'uploading' | 'queued' | 'processing' | 'completed' | 'failed' | 'cancelled';
 
@@ -75,4 +86,8 @@ export class ListEntity {
 
   @Column('timestamptz', { name: 'completed_at', nullable: true })
   completedAt!: Date | null;
+
+  /** Its webhook's delivery, once the list has ended (only read with the list, see ListStore). */
+  @OneToOne('WebhookDeliveryEntity', (delivery: WebhookDeliveryEntity) => delivery.list)
+  webhook?: WebhookDeliveryEntity | null;
 }
