@@ -1,0 +1,3 @@
+import { webhooksSuite } from './webhooks-suite';
+
+webhooksSuite('bullmq');
