@@ -114,6 +114,12 @@ export interface List {
   createdAt: string;
   completedAt: string | null;
   error: string | null;
+  webhook: {
+    status: 'pending' | 'delivered' | 'failed';
+    attempts: number;
+    nextAttemptAt: string | null;
+    lastError: string | null;
+  } | null;
 }
 
 export interface FinderAnswer {

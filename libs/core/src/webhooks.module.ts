@@ -1,7 +1,8 @@
-import { Module } from '@nestjs/common';
+import { Logger, Module } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '@mailguard/config';
 import { Database } from '@mailguard/db';
-import { WebhookOutbox, WebhookSender } from '@mailguard/lists';
+import { WebhookOutbox, WebhookSender, type AttemptObserver } from '@mailguard/lists';
+import { Metrics } from '@mailguard/metrics';
 import type { Outbound } from '@mailguard/net';
 import { DatabaseModule } from './database.module';
 import { EngineModule } from './engine.module';
@@ -16,9 +17,20 @@ import { OUTBOUND } from './tokens';
   providers: [
     {
       provide: WebhookOutbox,
-      inject: [Database, OUTBOUND, APP_CONFIG],
-      useFactory: (database: Database, outbound: Outbound, config: AppConfig) =>
-        new WebhookOutbox(() => database.dataSource, outbound, config.checks.webhookRetrySeconds * 1000),
+      inject: [Database, OUTBOUND, APP_CONFIG, Metrics],
+      useFactory: (database: Database, outbound: Outbound, config: AppConfig, metrics: Metrics) => {
+        const logger = new Logger('Webhooks');
+        const observe: AttemptObserver = (outcome, { listId, error }) => {
+          metrics.webhookAttempts.inc({ outcome });
+          if (outcome === 'failed') logger.warn(`list ${listId}: its webhook failed for good (${error})`);
+        };
+        return new WebhookOutbox(
+          () => database.dataSource,
+          outbound,
+          config.checks.webhookRetrySeconds * 1000,
+          observe,
+        );
+      },
     },
     WebhookSender,
   ],

@@ -17,6 +17,8 @@ export {
   WEBHOOK_ATTEMPTS,
   WebhookOutbox,
   webhookState,
+  type AttemptObserver,
+  type AttemptOutcome,
   type SendReport,
   type WebhookState,
 } from './webhook-outbox';

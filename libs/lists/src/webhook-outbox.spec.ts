@@ -134,7 +134,13 @@ it('owes nothing for a list without a webhookUrl, or one cancelled', async () =>
 it('retries a failing URL with doubling delays, then marks the delivery failed on the list', async () => {
   const hooks = await receiver((_, response) => response.writeHead(503).end('down for maintenance'));
   const id = await finishedList(`http://127.0.0.1:${hooks.port}/hook`);
-  const outbox = new WebhookOutbox(() => source, outbound, 30_000);
+  const seen: string[] = [];
+  const outbox = new WebhookOutbox(
+    () => source,
+    outbound,
+    30_000,
+    (outcome, attempt) => seen.push(`${outcome} ${attempt.listId}`),
+  );
 
   expect(await outbox.sendDue(id)).toEqual({ delivered: 0, retrying: 1, failed: 0 });
   const [first] = await database.query<{ wait: number }>(
@@ -160,6 +166,7 @@ it('retries a failing URL with doubling delays, then marks the delivery failed o
     );
   }
   expect(hooks.heard).toHaveLength(WEBHOOK_ATTEMPTS);
+  expect(seen).toEqual([...Array<string>(WEBHOOK_ATTEMPTS - 1).fill(`retrying ${id}`), `failed ${id}`]);
   expect(await webhookOf(id)).toMatchObject({ status: 'failed', attempts: WEBHOOK_ATTEMPTS, nextAttemptAt: null });
   await dueNow(id);
   expect(await outbox.sendDue(id)).toEqual({ delivered: 0, retrying: 0, failed: 0 });

@@ -72,6 +72,11 @@ export interface SendReport {
   failed: number;
 }
 
+export type AttemptOutcome = keyof SendReport;
+
+/** Told of each attempt once its outcome is recorded (metrics, and a log line when a delivery fails for good). */
+export type AttemptObserver = (outcome: AttemptOutcome, attempt: { listId: string; error: string | null }) => void;
+
 /**
  * The webhook outbox in Postgres (PGlite included): senders in any number of processes claim the
  * deliveries that are due (a lease: attempts + 1, due again only after LEASE_SECONDS), POST them
@@ -84,6 +89,7 @@ export class WebhookOutbox {
     private readonly dataSource: () => DataSource,
     private readonly outbound: Outbound,
     private readonly retryMs: number,
+    private readonly observe: AttemptObserver = () => undefined,
   ) {}
 
   /** Sends every delivery that is due (or only `listId`'s), a batch at a time, until none is left. */
@@ -123,7 +129,7 @@ export class WebhookOutbox {
     return claimed;
   }
 
-  private async attempt(delivery: Claimed): Promise<keyof SendReport> {
+  private async attempt(delivery: Claimed): Promise<AttemptOutcome> {
     let error: string | null = null;
     try {
       if (delivery.secret === null) throw new Error('the list is gone');
@@ -132,7 +138,7 @@ export class WebhookOutbox {
       error = (cause instanceof Error ? cause.message : String(cause)).slice(0, MAX_ERROR_LENGTH);
     }
     const outcome = error === null ? 'delivered' : delivery.attempts >= WEBHOOK_ATTEMPTS ? 'failed' : 'retrying';
-    await this.dataSource().query(
+    const [, recorded] = await this.dataSource().query<[unknown[], number]>(
       `UPDATE webhook_deliveries SET
          status = CASE WHEN $3::text = 'retrying' THEN 'pending' ELSE $3::text END,
          last_error = $4,
@@ -141,6 +147,8 @@ export class WebhookOutbox {
        WHERE list_id = $1 AND attempts = $2 AND status = 'pending'`,
       [delivery.list_id, delivery.attempts, outcome, error, retryDelayMs(delivery.attempts, this.retryMs) / 1000],
     );
+    // Not recorded: the lease ran out and another sender's attempt is the delivery's now.
+    if (recorded > 0) this.observe(outcome, { listId: delivery.list_id, error });
     return outcome;
   }
 }

@@ -83,6 +83,12 @@ export class Metrics {
     buckets: [0.005, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
     registers: [this.registry],
   });
+  readonly webhookAttempts = new Counter({
+    name: 'mailguard_webhook_attempts_total',
+    help: 'List webhook attempts by outcome (delivered; retrying: failed, to be tried again; failed: the last attempt failed)',
+    labelNames: ['outcome'],
+    registers: [this.registry],
+  });
   readonly checks = new Counter({
     name: 'mailguard_checks_total',
     help: 'Checks concluded (single checks and list rows) by verdict and subStatus ("none" when it has none)',

@@ -181,6 +181,15 @@ function Current({
         Status: <strong id="list-status">{list.status}</strong>
         {list.error && ` (${list.error})`}
       </p>
+      {list.webhook && (
+        <p id="list-webhook">
+          Webhook: <strong>{list.webhook.status}</strong>
+          {list.webhook.status !== 'delivered' &&
+            ` after ${list.webhook.attempts} attempt${list.webhook.attempts === 1 ? '' : 's'}`}
+          {list.webhook.lastError && ` (last: ${list.webhook.lastError})`}
+          {list.webhook.nextAttemptAt && ` · next at ${new Date(list.webhook.nextAttemptAt).toLocaleTimeString()}`}
+        </p>
+      )}
       <label for="list-progress">Progress</label>
       <progress id="list-progress" max={100} value={list.percent} />
       <p aria-live="polite" id="list-progress-text">
