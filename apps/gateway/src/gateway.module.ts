@@ -6,6 +6,7 @@ import { AccountsModule } from './accounts/accounts.module';
 import { AuthModule } from './auth/auth.module';
 import { CreditsModule } from './credits/credits.module';
 import { DocsModule } from './docs/docs.module';
+import { DashboardModule } from './dashboard/dashboard.module';
 import { FinderModule } from './finder/finder.module';
 import { HealthModule } from './health/health.module';
 import { KeysModule } from './keys/keys.module';
@@ -33,6 +34,7 @@ export class GatewayModule implements BeforeApplicationShutdown {
         AuthModule,
         HealthModule,
         DocsModule,
+        DashboardModule,
         AccountsModule,
         KeysModule,
         CreditsModule,

@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import { ValidationPipe } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
+import compression from 'compression';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import type { Request, Response } from 'express';
 import { absolutePath as swaggerUiPath } from 'swagger-ui-dist';
@@ -25,11 +26,15 @@ import { requestLogging } from './http/request-logging';
 import { requestMetrics } from './http/request-metrics';
 import { securityHeaders } from './http/security-headers';
 import { DASHBOARD_DIR, DASHBOARD_STATIC } from './dashboard/dashboard';
+import { validationMessage } from './http/validation-message';
 import { widgetCors } from './widget/widget-cors';
 import { WIDGET_DEMO_DIR } from './widget/widget.controller';
 import { installFastPath, singleCheckFastPath } from './validation/fast-path';
 import { ValidationController } from './validation/validation.controller';
 import { VerificationService } from './validation/verification.service';
+
+/** Where the files a browser loads are served: the dashboard, the widget's script and demo, Swagger UI. */
+const STATIC_PATHS = ['/dashboard', '/v1/widget/widget.js', '/widget/demo', '/docs'];
 
 export interface Gateway {
   app: NestExpressApplication;
@@ -74,15 +79,7 @@ export async function startGateway(config: AppConfig, logger: Logger): Promise<G
     new ValidationPipe({
       whitelist: true,
       transform: true,
-      exceptionFactory: (errors) =>
-        new AppError(
-          'bad_request',
-          errors
-            .flatMap((error) =>
-              Object.values(error.constraints ?? { [error.property]: `${error.property} is invalid` }),
-            )
-            .join('; '),
-        ),
+      exceptionFactory: (errors) => new AppError('bad_request', validationMessage(errors)),
     }),
   ];
   app.use('/v1/widget', widgetCors);
@@ -94,6 +91,8 @@ export async function startGateway(config: AppConfig, logger: Logger): Promise<G
       isMcpRequest(req) && /^application\/json\b/i.test(req.headers['content-type'] ?? ''),
   });
   app.useBodyParser('json', { limit: JSON_BODY_LIMIT });
+  // The files a browser loads (the dashboard, the widget script, the API docs) travel compressed.
+  app.use(STATIC_PATHS, compression());
   app.useStaticAssets(swaggerUiPath(), { prefix: '/docs/assets/', index: false });
   app.useStaticAssets(WIDGET_DEMO_DIR, { prefix: '/widget/demo/' });
   app.useStaticAssets(DASHBOARD_DIR, DASHBOARD_STATIC);
@@ -104,6 +103,8 @@ export async function startGateway(config: AppConfig, logger: Logger): Promise<G
       'health/live',
       'health/ready',
       'metrics',
+      '/',
+      'favicon.ico',
       'docs',
       'docs-json',
       'docs/assets/docs-init.js',
