@@ -36,6 +36,8 @@ interface ExpressLayer {
 
 /** The surfaces outside the 22 endpoints (API.md §6) and the widget's CORS preflight: not in the document. */
 const UNDOCUMENTED = [
+  'GET /',
+  'GET /favicon.ico',
   'GET /health/live',
   'GET /health/ready',
   'GET /metrics',
