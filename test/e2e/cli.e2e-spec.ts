@@ -133,10 +133,30 @@ describe('npx mailguard: usage', () => {
     expect(stderr).toContain('mailguard --help');
   });
 
-  it('exits 2 on a file it cannot read', async () => {
-    const { code, stdout, stderr } = await cli(['verify', '--file', join(dir, 'missing.csv')]);
+  it.each([
+    ['a missing file', 'missing.csv', /cannot read .*missing\.csv: there is no such file$/m],
+    ['a folder', '.', /cannot read .*: it is a folder; give a CSV, or a file of one address per line$/m],
+  ])('exits 2 on %s, saying why in words', async (_what, name, message) => {
+    const { code, stdout, stderr } = await cli(['verify', '--file', join(dir, name)]);
     expect({ code, stdout }).toEqual({ code: 2, stdout: '' });
-    expect(stderr).toMatch(/cannot read .*missing\.csv: ENOENT/);
+    expect(stderr).toMatch(message);
+    expect(stderr).not.toMatch(/ENOENT|EISDIR/);
+  });
+
+  it('warns when the input holds no address', async () => {
+    const empty = join(dir, 'empty.txt');
+    writeFileSync(empty, '\n\n');
+    const { code, stderr } = await cli(['verify', '--file', empty]);
+    expect(code).toBe(0);
+    expect(stderr).toMatch(/empty\.txt holds no address to check/);
+  });
+
+  it('speaks of --email-column when a CSV has no email column', async () => {
+    const csv = join(dir, 'no-email.csv');
+    writeFileSync(csv, 'name,city\nJane,Paris\n');
+    const { code, stderr } = await cli(['verify', '--file', csv]);
+    expect(code).toBe(2);
+    expect(stderr).toMatch(/No email column: name one with --email-column, or call a column "email"/);
   });
 
   it('refuses bad configuration with exit code 2 (the existing check)', async () => {

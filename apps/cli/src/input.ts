@@ -51,7 +51,7 @@ async function plainFile(path: string): Promise<Input> {
 /** A CSV read as the API reads an upload (`readCsv`): its header and row count are known before the first row. */
 async function csvFile(path: string, emailColumn: string | null): Promise<Input> {
   let head: CsvHead | null = null;
-  const records = readCsv(path, emailColumn, async (known) => {
+  const records = readCsv(path, { requested: emailColumn, option: '--email-column' }, async (known) => {
     head = known;
   });
   const first = await records.next();

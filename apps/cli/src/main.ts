@@ -59,6 +59,8 @@ async function verify(command: CommandWith<'verify'>): Promise<number> {
   try {
     const concurrency = command.concurrency ?? DEFAULT_CONCURRENCY[command.remote === null ? 'local' : 'remote'];
     const writer = resultWriter(command.format, input.columns, input.delimiter);
+    if (input.total === 0)
+      warn(`warning: ${command.source.kind === 'file' ? command.source.path : 'the input'} holds no address to check`);
     const progress = new ProgressBar(input.total, process.stderr);
     const threshold = command.failOn === null ? Infinity : RANK[command.failOn];
     let count = 0;
@@ -188,6 +190,13 @@ async function run(command: Command): Promise<number> {
   }
 }
 
+/** Why an input file cannot be read, in words (the system's code alone means little to a newcomer). */
+const UNREADABLE: Record<string, string> = {
+  ENOENT: 'there is no such file',
+  EISDIR: 'it is a folder; give a CSV, or a file of one address per line',
+  EACCES: 'permission denied',
+};
+
 function statusOf(error: unknown): number {
   if (error instanceof UsageError) {
     warn(`${error.message}\nRun "mailguard --help" for usage.`);
@@ -198,8 +207,9 @@ function statusOf(error: unknown): number {
     return USAGE_CODES.has(error.code) ? 2 : 1;
   }
   const code = (error as NodeJS.ErrnoException | null)?.code;
-  if (code === 'ENOENT' || code === 'EACCES' || code === 'EISDIR') {
-    warn(`cannot read ${(error as NodeJS.ErrnoException).path ?? 'the input'}: ${code}`);
+  const unreadable = code ? UNREADABLE[code] : undefined;
+  if (unreadable) {
+    warn(`cannot read ${(error as NodeJS.ErrnoException).path ?? 'the input'}: ${unreadable}`);
     return 2;
   }
   warn(error instanceof Error ? error.message : String(error));

@@ -19,7 +19,8 @@ function file(name: string, content: string | Buffer): string {
 
 async function read(path: string): Promise<string[][]> {
   const rows: string[][] = [];
-  for await (const row of readCsv(path, null, async () => undefined)) rows.push(row);
+  for await (const row of readCsv(path, { requested: null, option: 'emailColumn' }, async () => undefined))
+    rows.push(row);
   return rows;
 }
 
@@ -112,7 +113,11 @@ describe('readCsv descriptors', () => {
   it('closes the file when a row is refused after parsing, or the reader stops early', async () => {
     const before = openDescriptors();
     await expect(read(file('nul.csv', `email\na@x.test\u0000\n`))).rejects.toThrow('row 1 holds a NUL');
-    const rows = readCsv(file('many.csv', `email\n${'a@x.test\n'.repeat(200)}`), null, async () => undefined);
+    const rows = readCsv(
+      file('many.csv', `email\n${'a@x.test\n'.repeat(200)}`),
+      { requested: null, option: 'emailColumn' },
+      async () => undefined,
+    );
     await rows.next();
     await rows.return(undefined);
     expect(await descriptorsBackTo(before)).toBe(before);

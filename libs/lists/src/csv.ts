@@ -114,14 +114,20 @@ async function firstLine(path: string): Promise<string> {
   }
 }
 
-function chooseColumn(columns: string[], sample: string[][], requested: string | null): number {
+/** The email column the caller asked for, and what its caller calls that choice (`emailColumn`, `--email-column`). */
+export interface ColumnChoice {
+  requested: string | null;
+  option: string;
+}
+
+function chooseColumn(columns: string[], sample: string[][], { requested, option }: ColumnChoice): number {
   if (requested !== null) {
     const wanted = requested.trim().toLowerCase();
     const index = columns.findIndex((column) => column.trim().toLowerCase() === wanted);
     if (index < 0)
       throw new AppError(
         'bad_request',
-        `emailColumn "${requested}" is not a column of the file; its columns are: ${columns.join(', ')}`,
+        `${option} "${requested}" is not a column of the file; its columns are: ${columns.join(', ')}`,
       );
     return index;
   }
@@ -133,7 +139,7 @@ function chooseColumn(columns: string[], sample: string[][], requested: string |
   };
   const byValue = columns.findIndex((_, index) => looksLikeAddresses(index));
   if (byValue >= 0) return byValue;
-  throw new AppError('bad_request', 'No email column: name one with emailColumn, or call a column "email"');
+  throw new AppError('bad_request', `No email column: name one with ${option}, or call a column "email"`);
 }
 
 /**
@@ -324,7 +330,7 @@ export class RecordBounds extends Transform {
  */
 export async function* readCsv(
   path: string,
-  requestedColumn: string | null,
+  column: ColumnChoice,
   onHead: (head: CsvHead) => Promise<void>,
 ): AsyncGenerator<string[]> {
   const delimiter = delimiterOf(await firstLine(path));
@@ -370,7 +376,7 @@ export async function* readCsv(
       if (!head) {
         sample.push(record);
         if (sample.length < SAMPLE_ROWS) continue;
-        head = { columns, delimiter, emailColumn: chooseColumn(columns, sample, requestedColumn), rows };
+        head = { columns, delimiter, emailColumn: chooseColumn(columns, sample, column), rows };
         await onHead(head);
         yield* sample;
         continue;
@@ -383,7 +389,7 @@ export async function* readCsv(
   }
   if (!columns) throw new AppError('bad_request', 'The file is empty: a header row and at least one row are needed');
   if (!head) {
-    head = { columns, delimiter, emailColumn: chooseColumn(columns, sample, requestedColumn), rows };
+    head = { columns, delimiter, emailColumn: chooseColumn(columns, sample, column), rows };
     await onHead(head);
     yield* sample;
   }

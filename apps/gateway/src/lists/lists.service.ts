@@ -87,19 +87,23 @@ export class ListsService {
       let batch: UploadRow[] = [];
       let batchBytes = 0;
       let row = 0;
-      const records = readCsv(source.path, source.fields.emailColumn ?? null, async (head) => {
-        emailColumn = head.emailColumn;
-        await this.lists.create({
-          id,
-          accountId,
-          name,
-          columns: head.columns,
-          delimiter: head.delimiter,
-          emailColumn,
-          webhookUrl,
-        });
-        created = true;
-      });
+      const records = readCsv(
+        source.path,
+        { requested: source.fields.emailColumn ?? null, option: 'emailColumn' },
+        async (head) => {
+          emailColumn = head.emailColumn;
+          await this.lists.create({
+            id,
+            accountId,
+            name,
+            columns: head.columns,
+            delimiter: head.delimiter,
+            emailColumn,
+            webhookUrl,
+          });
+          created = true;
+        },
+      );
       for await (const fields of records) {
         const email = (fields[emailColumn] ?? '').trim();
         const local = this.engine.inspectLocally(email);
