@@ -14,7 +14,9 @@ const scenario: Scenario = {
       },
     },
     'broken.test': { dns: 'servfail' },
+    'mail.test': { mx: [{ host: 'mx.mail.test', priority: 10 }] },
   },
+  servers: { 'mx.mail.test': {} },
 };
 
 let lab: Lab;
@@ -81,4 +83,8 @@ it('keeps "no such name" and "no records" for a minute, and never a look-up that
 
   expect(await failureOf(resolver.resolve4('mx.broken.test'))).toBe('error');
   expect(await queriesOf(() => failureOf(resolver.resolve4('mx.broken.test')))).toBe(1);
+});
+
+it('answers MX as {exchange, priority} and nothing else, whatever Node adds', async () => {
+  expect(await resolver.resolveMx('mail.test')).toStrictEqual([{ exchange: 'mx.mail.test', priority: 10 }]);
 });

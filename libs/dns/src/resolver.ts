@@ -84,7 +84,9 @@ export function createResolver(options: ResolverOptions): DnsResolver {
   if (options.servers) resolver.setServers(options.servers);
   const addresses = new AddressCache(options.now ?? Date.now);
   return {
-    resolveMx: (name) => resolver.resolveMx(name),
+    // Exactly {exchange, priority}: Node 24 adds `type`, which would reach every result's checks.mx.records.
+    resolveMx: async (name) =>
+      (await resolver.resolveMx(name)).map(({ exchange, priority }) => ({ exchange, priority })),
     resolveTxt: (name) => resolver.resolveTxt(name),
     reverse: (ip) => resolver.reverse(ip),
     resolve4: (name) => addresses.lookup('A', name, () => resolver.resolve4(name, { ttl: true })),
