@@ -74,7 +74,8 @@ describe('RecordBounds', () => {
     expect(process.memoryUsage().heapUsed - heap).toBeLessThan(100 * 1024 * 1024);
     expect(refusal).toBeInstanceOf(AppError);
     expect((refusal as AppError).message).toBe('row 1 has over 500 columns; a list has at most 500');
-    expect(await descriptorsBackTo(before)).toBe(before);
+    // At most as many as before: what else this worker had open may close meanwhile, this file may not stay open.
+    expect(await descriptorsBackTo(before)).toBeLessThanOrEqual(before);
   });
 
   it('counts columns across lone LFs of a CRLF file (one record to csv-parse)', async () => {
@@ -120,6 +121,7 @@ describe('readCsv descriptors', () => {
     );
     await rows.next();
     await rows.return(undefined);
-    expect(await descriptorsBackTo(before)).toBe(before);
+    // At most as many as before: what else this worker had open may close meanwhile, this file may not stay open.
+    expect(await descriptorsBackTo(before)).toBeLessThanOrEqual(before);
   });
 });
