@@ -1,22 +1,13 @@
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { UNKNOWN_CAUSES } from '@mailguard/verdict';
+import { headingAnchors } from '../support/markdown';
 import { overlays, renderOverlay } from './k8s-validate';
 import { alertsOf, dashboardQueries, metricNames, readDashboard } from './promql';
 
 /** The dashboard and the alerts, offline: shipped where Grafana finds them, and each alert explained in the runbook. */
 const root = resolve(__dirname, '../..');
 const dashboard = readDashboard(root);
-
-/** GitHub's anchor for a Markdown heading: lower case, punctuation dropped, spaces to hyphens. */
-const anchor = (heading: string) =>
-  heading
-    .trim()
-    .toLowerCase()
-    .replace(/[^\p{L}\p{N}\s_-]/gu, '')
-    .replace(/\s/g, '-');
-const anchors = (markdown: string) =>
-  new Set([...markdown.matchAll(/^#{1,6}\s+(.+)$/gm)].map(([, heading]) => anchor(heading)));
 
 describe.each(overlays(root))('overlay %s', (overlay) => {
   const objects = renderOverlay(root, overlay);
@@ -30,7 +21,7 @@ describe.each(overlays(root))('overlay %s', (overlay) => {
   });
 
   it("points each alert's runbook_url at a heading of docs/operations.md", () => {
-    const headings = anchors(readFileSync(join(root, 'docs', 'operations.md'), 'utf8'));
+    const headings = headingAnchors(readFileSync(join(root, 'docs', 'operations.md'), 'utf8'));
     const alerts = alertsOf(objects);
     expect(alerts.length).toBeGreaterThan(5);
     for (const { alert, annotations } of alerts) {
