@@ -77,5 +77,5 @@ describe('mailguard_heap_after_full_gc_bytes', () => {
     await collected();
     expect(await afterGc()).toBeGreaterThan(before + 30 * MB);
     expect(kept).toHaveLength(5_000_000);
-  });
+  }, 30_000);
 });
