@@ -187,6 +187,12 @@ function Current({
         {list.percent}% · {list.processed} of {list.total} processed
         {running ? ` · ${eta(list.etaSeconds)}` : ''}
       </p>
+      {list.expiredAt && (
+        <p id="list-expired">
+          Results expired: the addresses of this list were erased on {when(list.expiredAt)}, after the retention period.
+          Its counts are kept.
+        </p>
+      )}
       <dl class="figures" aria-live="polite">
         <div>
           <dt>Valid</dt>
@@ -206,7 +212,7 @@ function Current({
         </div>
       </dl>
       <div class="actions">
-        {list.status === 'completed' && (
+        {list.status === 'completed' && !list.expiredAt && (
           <>
             <button type="button" onClick={() => void download('csv')}>
               Download CSV
@@ -292,7 +298,7 @@ export function Lists({ session }: { session: Session }) {
                   {past.data.data.map((list) => (
                     <tr key={list.id}>
                       <td>{list.name}</td>
-                      <td>{list.status}</td>
+                      <td>{list.expiredAt ? `${list.status}, results expired` : list.status}</td>
                       <td>{list.total}</td>
                       <td>
                         {list.counts.valid} / {list.counts.risky} / {list.counts.invalid}
