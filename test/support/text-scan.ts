@@ -1,3 +1,6 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+
 /** A query on the database under test, whichever client runs it. */
 export type Query = <T>(sql: string, params?: unknown[]) => Promise<T[]>;
 
@@ -21,4 +24,17 @@ export async function findText(query: Query, needles: string[]): Promise<string[
     found.push(...hits.map(({ needle }) => `${table}.${column}: ${needle}`));
   }
   return found;
+}
+
+/** The files under `dir` whose bytes hold any of `needles` (as UTF-8), as paths relative to `dir`. */
+export function filesHolding(dir: string, needles: string[]): string[] {
+  const patterns = needles.map((needle) => Buffer.from(needle));
+  return readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile())
+    .map((entry) => join(entry.parentPath, entry.name))
+    .filter((path) => {
+      const bytes = readFileSync(path);
+      return patterns.some((pattern) => bytes.includes(pattern));
+    })
+    .map((path) => relative(dir, path));
 }

@@ -5,8 +5,8 @@ import type { DataSource } from 'typeorm';
 import { Database } from '@mailguard/db';
 import { createLogger } from '@mailguard/logger';
 import { createTestDatabase, type TestDatabase } from '../../../test/support/services';
-import { findText } from '../../../test/support/text-scan';
-import { eraseExpired } from './erase';
+import { filesHolding, findText } from '../../../test/support/text-scan';
+import { compactErased, eraseExpired } from './erase';
 
 /**
  * The retention rules on both databases the service runs on (a real Postgres, and PGlite in a data
@@ -114,6 +114,10 @@ describe.each(['postgres', 'embedded'] as const)('eraseExpired (%s)', (mode) => 
     const old = ['old.check', 'old.row1', 'old.row2', 'old.report', 'old.known'];
     const young = ['new.check', 'new.row', 'running.row', 'new.report', 'new.known'];
     expect((await findText(query, old)).length).toBeGreaterThan(old.length);
+    if (dataDir) {
+      await source.query('CHECKPOINT');
+      expect(filesHolding(dataDir, old)).not.toEqual([]);
+    }
 
     const erased = await eraseExpired(source, 30);
 
@@ -142,6 +146,18 @@ describe.each(['postgres', 'embedded'] as const)('eraseExpired (%s)', (mode) => 
       { id: 'lst_old', expired: true, rows: 0 },
       { id: 'lst_running', expired: false, rows: 1 },
     ]);
+
+    // The embedded data folder keeps nothing of what was erased: no dead row, no log record.
+    if (dataDir) {
+      expect(await compactErased(source, erased)).toEqual([
+        'verifications',
+        'list_rows',
+        'feedback',
+        'domain_evidence',
+      ]);
+      expect(filesHolding(dataDir, old)).toEqual([]);
+      expect(filesHolding(dataDir, young)).not.toEqual([]);
+    }
 
     // Nothing is erased twice.
     expect(await eraseExpired(source, 30)).toMatchObject({

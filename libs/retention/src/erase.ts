@@ -73,3 +73,25 @@ export async function eraseExpired(source: DataSource, days: number, batch = BAT
   }
   return erased;
 }
+
+/** The table each count of Erased is about (lists lose nothing of their own, only their rows). */
+const TABLES = { checks: 'verifications', listRows: 'list_rows', feedback: 'feedback', evidence: 'domain_evidence' };
+
+/**
+ * Erased rows live on in the database's files, as dead tuples and in the write-ahead log, until
+ * overwritten. Where those files are the service's own (the embedded PGlite's data folder), the
+ * tables a sweep erased from are rewritten (VACUUM FULL, which locks each while it runs: quick at
+ * the size one process holds) and the log moves to a new segment, the old one deleted rather than
+ * kept for reuse. Returns the tables rewritten.
+ */
+export async function compactErased(source: DataSource, erased: Erased): Promise<string[]> {
+  const tables = (Object.keys(TABLES) as Array<keyof typeof TABLES>)
+    .filter((key) => erased[key] > 0)
+    .map((key) => TABLES[key]);
+  if (tables.length === 0) return [];
+  await source.query('SET wal_recycle = off');
+  for (const table of tables) await source.query(`VACUUM FULL ${table}`);
+  await source.query('SELECT pg_switch_wal()');
+  await source.query('CHECKPOINT');
+  return tables;
+}

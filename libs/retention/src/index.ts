@@ -1,2 +1,2 @@
-export { eraseExpired, type Erased } from './erase';
+export { compactErased, eraseExpired, type Erased } from './erase';
 export { scheduleSweeps, type Schedule } from './schedule';

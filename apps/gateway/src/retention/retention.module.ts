@@ -9,14 +9,14 @@ import { APP_CONFIG, type AppConfig } from '@mailguard/config';
 import { DatabaseModule, LOGGER } from '@mailguard/core';
 import { Database } from '@mailguard/db';
 import type { Logger } from '@mailguard/logger';
-import { eraseExpired, scheduleSweeps, type Schedule } from '@mailguard/retention';
+import { compactErased, eraseExpired, scheduleSweeps, type Schedule } from '@mailguard/retention';
 import { removeLeftoverStaging } from './staging-leftovers';
 
 /**
  * RETENTION_DAYS, applied by every gateway (the one process in embedded mode, each replica when
  * distributed: their sweeps share the work, see eraseExpired) from its start to its shutdown, every
- * RETENTION_SWEEP_SECONDS: the database's addresses past retention, and staging left on this host
- * by gateways that stopped mid-upload.
+ * RETENTION_SWEEP_SECONDS: the database's addresses past retention (and, in embedded mode, what
+ * its files kept of them), and staging left on this host by gateways that stopped mid-upload.
  */
 @Injectable()
 export class RetentionSweeps implements OnApplicationBootstrap, BeforeApplicationShutdown {
@@ -37,9 +37,12 @@ export class RetentionSweeps implements OnApplicationBootstrap, BeforeApplicatio
   }
 
   private async sweep(): Promise<void> {
-    const erased = await eraseExpired(this.database.dataSource, this.config.retention.days);
+    const source = this.database.dataSource;
+    const erased = await eraseExpired(source, this.config.retention.days);
+    // The embedded data folder is this service's own: nothing erased stays in its files.
+    const compacted = this.database.mode === 'embedded' ? await compactErased(source, erased) : [];
     const stagingFolders = await removeLeftoverStaging();
-    this.logger.info({ retention: { ...erased, stagingFolders } }, 'retention sweep done');
+    this.logger.info({ retention: { ...erased, compacted, stagingFolders } }, 'retention sweep done');
   }
 
   /** Before the database closes: a sweep under way ends first. */
