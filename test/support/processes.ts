@@ -80,6 +80,44 @@ export function startWorkerProcess(
   return startProcess(env, cwd, WORKER_MAIN(kind), /working on queue.*metrics on (http:\/\/[^\s]+)/);
 }
 
+/**
+ * The first whole line the process writes from now on (stdout or stderr) that `accept` takes; an
+ * error once `timeoutMs` has passed (the test's bound on the wait) or the process has exited.
+ */
+export function nextLine(
+  running: RunningProcess,
+  accept: (line: string) => boolean,
+  timeoutMs = 60_000,
+): Promise<string> {
+  const { child } = running;
+  return new Promise((resolvePromise, reject) => {
+    const partial = { stdout: '', stderr: '' };
+    const listeners = (['stdout', 'stderr'] as const).map((stream) => {
+      const onData = (chunk: Buffer) => {
+        const lines = (partial[stream] + chunk.toString()).split('\n');
+        partial[stream] = lines.pop() ?? '';
+        const found = lines.find(accept);
+        if (found !== undefined) finish(() => resolvePromise(found));
+      };
+      child[stream]?.on('data', onData);
+      return () => child[stream]?.off('data', onData);
+    });
+    const onExit = () =>
+      finish(() => reject(new Error(`the process exited before the line came:\n${running.output()}`)));
+    const timer = setTimeout(
+      () => finish(() => reject(new Error(`no such line within ${timeoutMs} ms:\n${running.output()}`))),
+      timeoutMs,
+    );
+    child.once('exit', onExit);
+    function finish(settle: () => void) {
+      clearTimeout(timer);
+      child.off('exit', onExit);
+      for (const remove of listeners) remove();
+      settle();
+    }
+  });
+}
+
 /** Runs a built process expecting it to exit by itself (bad configuration). */
 function runToExit(env: Record<string, string>, cwd: string, main: string): Promise<ExitedProcess> {
   const child = launch(env, cwd, main);

@@ -113,6 +113,8 @@ export interface List {
   creditsCharged: number;
   createdAt: string;
   completedAt: string | null;
+  /** When retention erased its rows: its results are gone (410), the list and its counts stay. */
+  expiredAt: string | null;
   error: string | null;
   webhook: {
     status: 'pending' | 'delivered' | 'failed';

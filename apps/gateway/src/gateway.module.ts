@@ -13,6 +13,7 @@ import { KeysModule } from './keys/keys.module';
 import { ListsModule } from './lists/lists.module';
 import { McpModule } from './mcp/mcp.module';
 import { PipelineModule } from './pipeline/pipeline.module';
+import { RetentionModule } from './retention/retention.module';
 import { ValidationModule } from './validation/validation.module';
 import { WidgetModule } from './widget/widget.module';
 
@@ -43,6 +44,7 @@ export class GatewayModule implements BeforeApplicationShutdown {
         FinderModule,
         WidgetModule,
         McpModule,
+        RetentionModule,
       ],
     };
   }

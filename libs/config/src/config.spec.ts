@@ -115,9 +115,22 @@ describe('loadConfig', () => {
     ['LIST_WORKER_PORT', 'metrics'],
     ['WORKER_CONCURRENCY', '0'],
     ['WORKER_CONCURRENCY', 'many'],
+    ['RETENTION_DAYS', '-1'],
+    ['RETENTION_DAYS', '1.5'],
+    ['RETENTION_SWEEP_SECONDS', '0'],
   ])('rejects %s=%j with a message naming the variable', (name, value) => {
     expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
     expect(() => loadConfig({ [name]: value })).toThrow(new RegExp(`\\b${name}\\b`));
+  });
+
+  it('keeps addresses 30 days by default, and the result cache never longer than retention', () => {
+    expect(loadConfig({}).retention).toEqual({ days: 30, sweepSeconds: 3_600 });
+    const config = loadConfig({ RETENTION_DAYS: '0', RETENTION_SWEEP_SECONDS: '2', CACHE_TTL_SECONDS: '600' });
+    expect(config.retention).toEqual({ days: 0, sweepSeconds: 2 });
+    // Answers are cached by address: with nothing kept, nothing is cached.
+    expect(config.checks.cacheTtlSeconds).toBe(0);
+    expect(loadConfig({ RETENTION_DAYS: '1', CACHE_TTL_SECONDS: '172800' }).checks.cacheTtlSeconds).toBe(86_400);
+    expect(loadConfig({ RETENTION_DAYS: '1', CACHE_TTL_SECONDS: '600' }).checks.cacheTtlSeconds).toBe(600);
   });
 
   it('lists every bad variable in one message', () => {

@@ -90,6 +90,13 @@ export interface WorkerConfig {
   concurrency: number | null;
 }
 
+export interface RetentionConfig {
+  /** Days verified addresses are kept (results, list rows, feedback, evidence); 0: erased at the next sweep. */
+  days: number;
+  /** How often the gateway sweeps what is past retention. */
+  sweepSeconds: number;
+}
+
 export interface LogConfig {
   level: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 }
@@ -106,6 +113,7 @@ export interface AppConfig {
   admin: AdminConfig;
   signup: SignupConfig;
   workers: WorkerConfig;
+  retention: RetentionConfig;
   log: LogConfig;
 }
 
@@ -150,6 +158,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     read.problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')} (got ${JSON.stringify(level)})`);
   }
 
+  const retention: RetentionConfig = {
+    days: read.int('RETENTION_DAYS', 30, 0, 36_500),
+    sweepSeconds: read.int('RETENTION_SWEEP_SECONDS', 3_600, 1, 86_400),
+  };
+
   const config: AppConfig = {
     http: {
       port: read.int('PORT', 3000, 0, 65535),
@@ -173,7 +186,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     checks: {
       deadlineMs: read.int('CHECK_DEADLINE_MS', 12_000, 100, 600_000),
       greylistRetrySeconds: read.int('GREYLIST_RETRY_SECONDS', 300, 0, 86_400),
-      cacheTtlSeconds: read.int('CACHE_TTL_SECONDS', 86_400, 0, 31_536_000),
+      // The result cache is keyed by address: it keeps none longer than retention does.
+      cacheTtlSeconds: Math.min(read.int('CACHE_TTL_SECONDS', 86_400, 0, 31_536_000), retention.days * 86_400),
       webhookRetrySeconds: read.int('WEBHOOK_RETRY_SECONDS', 30, 1, 3_600),
     },
     lookups: {
@@ -185,6 +199,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     signup: { limitPerIpHour: read.int('SIGNUP_LIMIT_PER_IP_HOUR', 20, 0, 1_000_000) },
     // 0 stands for unset: the range starts at 1.
     workers: { ports: workerPorts, concurrency: read.int('WORKER_CONCURRENCY', 0, 1, 10_000) || null },
+    retention,
     log: { level },
   };
 

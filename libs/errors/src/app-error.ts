@@ -11,6 +11,8 @@ export const ERROR_STATUS = {
   method_not_allowed: 405,
   request_timeout: 408,
   conflict: 409,
+  /** Data erased after its retention period (list results past RETENTION_DAYS). */
+  expired: 410,
   payload_too_large: 413,
   headers_too_large: 431,
   rate_limited: 429,

@@ -22,6 +22,8 @@ export interface ListView {
   createdAt: string;
   startedAt: string | null;
   completedAt: string | null;
+  /** When retention erased the list's rows (its results then answer 410); null while they are kept. */
+  expiredAt: string | null;
   error: string | null;
   /** The delivery of its webhook, once it has ended (null without a webhookUrl, or before the end). */
   webhook: WebhookState | null;
@@ -81,6 +83,7 @@ function view(row: ListEntity, now = Date.now()): ListView {
     createdAt: row.createdAt.toISOString(),
     startedAt: row.startedAt?.toISOString() ?? null,
     completedAt: row.completedAt?.toISOString() ?? null,
+    expiredAt: row.expiredAt?.toISOString() ?? null,
     error: row.error,
     webhook: webhookState(row.webhook),
   };

@@ -135,6 +135,10 @@ export const listView = z.object({
   createdAt: z.string(),
   startedAt: z.string().nullable(),
   completedAt: z.string().nullable(),
+  expiredAt: z
+    .string()
+    .nullable()
+    .describe('When retention erased its rows (list_results then refuses); null while kept'),
   error: z.string().nullable(),
 });
 

@@ -203,7 +203,7 @@ export const TOOLS = {
   }),
   list_results: tool({
     title: 'Results of a list, one page at a time (GET /v1/lists/:id/results)',
-    description: `The rows of a list with their verification results, 20 per page, optionally only one status. ${VERDICTS} Free.`,
+    description: `The rows of a list with their verification results, 20 per page, optionally only one status. ${VERDICTS} Free. Refused (code expired) once the rows were erased after the retention period.`,
     input: z.object({
       id: z.string().describe('The list id'),
       status: z

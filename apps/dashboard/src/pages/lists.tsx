@@ -196,6 +196,12 @@ function Current({
         {list.percent}% · {list.processed} of {list.total} processed
         {running ? ` · ${eta(list.etaSeconds)}` : ''}
       </p>
+      {list.expiredAt && (
+        <p id="list-expired">
+          Results expired: the addresses of this list were erased on {when(list.expiredAt)}, after the retention period.
+          Its counts are kept.
+        </p>
+      )}
       <dl class="figures" aria-live="polite">
         <div>
           <dt>Valid</dt>
@@ -215,7 +221,7 @@ function Current({
         </div>
       </dl>
       <div class="actions">
-        {list.status === 'completed' && (
+        {list.status === 'completed' && !list.expiredAt && (
           <>
             <button type="button" onClick={() => void download('csv')}>
               Download CSV
@@ -301,7 +307,7 @@ export function Lists({ session }: { session: Session }) {
                   {past.data.data.map((list) => (
                     <tr key={list.id}>
                       <td>{list.name}</td>
-                      <td>{list.status}</td>
+                      <td>{list.expiredAt ? `${list.status}, results expired` : list.status}</td>
                       <td>{list.total}</td>
                       <td>
                         {list.counts.valid} / {list.counts.risky} / {list.counts.invalid}

@@ -34,6 +34,7 @@ const ERROR_TEXT: Record<number, string> = {
   403: 'Key valid but outside its scope (or a widget key outside the widget or its origins)',
   404: 'No such resource (or one of another account)',
   409: 'An account with this email exists',
+  410: 'The list is kept but its rows were erased after the retention period (RETENTION_DAYS)',
   413: 'Upload too large',
   429: 'Rate limit (or widget public tier) exhausted; see Retry-After',
   503: 'Postgres or Redis unavailable; retry shortly',

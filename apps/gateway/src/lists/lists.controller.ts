@@ -74,7 +74,10 @@ export class ListsController {
     return (await this.service.owned(req.auth.account.id, id)).view;
   }
 
-  /** #7: a JSON page, or the whole list as CSV (streamed): the customer's columns, then ours. */
+  /**
+   * #7: a JSON page, or the whole list as CSV (streamed): the customer's columns, then ours; 410
+   * once retention has erased the rows.
+   */
   @Get(':id/results')
   @Scopes('full', 'lists', 'read-only')
   @ApiOperation({ summary: 'Results of a list as JSON pages or CSV' })
@@ -82,7 +85,7 @@ export class ListsController {
   @ApiQueryParams(ListResultsQuery)
   @ApiExtraModels(ListResultsPageDto)
   @ApiOkResponse(LIST_RESULTS_RESPONSE)
-  @ApiErrors(400, 404)
+  @ApiErrors(400, 404, 410)
   async results(
     @Param('id') id: string,
     @Req() req: AuthedRequest,
@@ -92,7 +95,7 @@ export class ListsController {
     @Query('page') pageParam?: string,
     @Query('limit') limitParam?: string,
   ): Promise<void> {
-    const list = await this.service.owned(req.auth.account.id, id);
+    const list = await this.service.withRows(req.auth.account.id, id);
     if (format !== 'json' && format !== 'csv') throw new AppError('bad_request', 'format must be json or csv');
     const filter = this.service.statusFilter(status);
     if (format === 'json') {

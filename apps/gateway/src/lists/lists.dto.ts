@@ -79,6 +79,13 @@ export class ListDto implements ListView {
   @ApiProperty({ format: 'date-time' }) createdAt!: string;
   @ApiProperty({ type: 'string', format: 'date-time', nullable: true }) startedAt!: string | null;
   @ApiProperty({ type: 'string', format: 'date-time', nullable: true }) completedAt!: string | null;
+  @ApiProperty({
+    type: 'string',
+    format: 'date-time',
+    nullable: true,
+    description: 'When its rows were erased after the retention period (its results then answer 410); null while kept',
+  })
+  expiredAt!: string | null;
   @ApiProperty({ type: 'string', nullable: true }) error!: string | null;
   @ApiProperty({
     type: ListWebhookDto,

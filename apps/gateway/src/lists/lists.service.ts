@@ -70,6 +70,17 @@ export class ListsService {
     return list;
   }
 
+  /** The account's list with its rows: 404 as `owned`, 410 once retention has erased them (the list stays). */
+  async withRows(accountId: string, id: string) {
+    const list = await this.owned(accountId, id);
+    if (list.view.expiredAt)
+      throw new AppError(
+        'expired',
+        `The results of list ${id} were erased on ${list.view.expiredAt}, past the retention period; the list and its counts are kept`,
+      );
+    return list;
+  }
+
   /**
    * #4: the CSV is read as a stream and stored in batches; duplicates and syntax failures cost
    * nothing; the chargeable rows are held in the same transaction that queues the list (402 when

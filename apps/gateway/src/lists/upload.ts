@@ -14,11 +14,14 @@ const MAX_FIELD_BYTES = 64 * 1024;
 /** The most a valid upload can weigh: the file, every field, and room for part headers and boundaries. */
 export const MAX_UPLOAD_REQUEST_BYTES = MAX_UPLOAD_BYTES + MAX_FIELDS * MAX_FIELD_BYTES + 64 * 1024;
 
+/** Staging folders are `<tmpdir>/mailguard-uploads-<pid>`: one left behind names the process that left it. */
+export const STAGING_PREFIX = 'mailguard-uploads-';
+
 /**
  * This process's own staging folder (one sub-folder per upload), so that what it stages can be
  * counted and nothing of another process is touched.
  */
-export const STAGING_DIR = join(tmpdir(), `mailguard-uploads-${process.pid}`);
+export const STAGING_DIR = join(tmpdir(), `${STAGING_PREFIX}${process.pid}`);
 
 /**
  * Staged at once: an account gets two uploads and 100 MB (two full uploads) before 429, the

@@ -94,7 +94,7 @@ export class McpTools {
         },
         list_results: async (input) => {
           assertPlainFields(input, UNCHECKED_TEXT);
-          await this.lists.owned(accountId, input.id);
+          await this.lists.withRows(accountId, input.id);
           return {
             value: await this.lists.resultsPage(
               input.id,

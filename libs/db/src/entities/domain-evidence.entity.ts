@@ -6,6 +6,7 @@ export type EvidenceSource = 'verified' | 'avatar' | 'finder';
 @Entity('domain_evidence')
 // The migration orders it (domain, created_at DESC): the model reads a domain's newest evidence first.
 @Index('domain_evidence_recent', ['domain', 'createdAt'])
+@Index('domain_evidence_created', ['createdAt'])
 @Check('domain_evidence_source_check', "source IN ('verified', 'avatar', 'finder')")
 export class DomainEvidenceEntity {
   /** A-label. */

@@ -7,6 +7,7 @@ export type FeedbackOutcome = 'delivered' | 'bounced';
 @Entity('feedback')
 @Index('feedback_account_key', ['accountId', 'key'])
 @Index('feedback_domain', ['domain', 'createdAt'])
+@Index('feedback_created', ['createdAt'])
 @Check('feedback_outcome_check', "outcome IN ('delivered', 'bounced')")
 export class FeedbackEntity {
   @PrimaryGeneratedColumn({ type: 'bigint' })

@@ -19,6 +19,7 @@ export type ListStatus = 'uploading' | 'queued' | 'processing' | 'completed' | '
 // The migration orders it (account_id, created_at DESC): newest first, as the lists page reads.
 @Index('lists_account', ['accountId', 'createdAt'])
 @Index('lists_running', ['status'], { where: "status IN ('queued', 'processing')" })
+@Index('lists_unexpired', ['completedAt'], { where: 'expired_at IS NULL' })
 @Check('lists_status_check', "status IN ('uploading', 'queued', 'processing', 'completed', 'failed', 'cancelled')")
 export class ListEntity {
   @PrimaryColumn('text')
@@ -90,4 +91,8 @@ export class ListEntity {
   /** Its webhook's delivery, once the list has ended (only read with the list, see ListStore). */
   @OneToOne('WebhookDeliveryEntity', (delivery: WebhookDeliveryEntity) => delivery.list)
   webhook?: WebhookDeliveryEntity | null;
+
+  /** When retention erased its rows (the list and its counters stay); null while they are kept. */
+  @Column('timestamptz', { name: 'expired_at', nullable: true })
+  expiredAt!: Date | null;
 }

@@ -7,6 +7,7 @@ export type UsageKind = 'single' | 'batch' | 'list' | 'finder' | 'widget';
 /** A check an account paid for, one row per request id: its answer and what it finally cost (its usage). */
 @Entity('verifications')
 @Index('verifications_usage', ['accountId', 'createdAt'])
+@Index('verifications_unerased', ['createdAt'], { where: 'email IS NOT NULL' })
 @Check('verifications_kind_check', "kind IN ('single', 'batch', 'list', 'finder', 'widget')")
 export class VerificationEntity {
   @PrimaryColumn('text')
@@ -19,8 +20,9 @@ export class VerificationEntity {
   @JoinColumn({ name: 'account_id', foreignKeyConstraintName: 'verifications_account_id_fkey' })
   account?: AccountEntity | null;
 
-  @Column('text')
-  email!: string;
+  /** null once erased by retention, with `result`: the usage stays, the address goes. */
+  @Column('text', { nullable: true })
+  email!: string | null;
 
   @Column('text')
   kind!: UsageKind;
@@ -35,8 +37,8 @@ export class VerificationEntity {
   @Column('integer')
   credits!: number;
 
-  @Column('jsonb')
-  result!: VerificationResult;
+  @Column('jsonb', { nullable: true })
+  result!: VerificationResult | null;
 
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
   createdAt!: Date;

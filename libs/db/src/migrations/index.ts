@@ -4,6 +4,7 @@ import { Feedback1764288000000 } from './1764288000000-feedback';
 import { WidgetSettings1764374400000 } from './1764374400000-widget-settings';
 import { DomainEvidence1764460800000 } from './1764460800000-domain-evidence';
 import { WebhookOutbox1764547200000 } from './1764547200000-webhook-outbox';
+import { Retention1764633600000 } from './1764633600000-retention';
 
 /**
  * Every schema change, in order. The service never uses `synchronize`: each change is a migration
@@ -16,4 +17,5 @@ export const MIGRATIONS: Function[] = [
   WidgetSettings1764374400000,
   DomainEvidence1764460800000,
   WebhookOutbox1764547200000,
+  Retention1764633600000,
 ];
