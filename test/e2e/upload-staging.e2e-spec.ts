@@ -8,7 +8,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { startLab, type Lab } from '../lab';
 import { loadScenario } from '../lab/scenario';
 import { apiClient } from '../support/api-client';
-import { startGatewayProcess, type RunningProcess } from '../support/processes';
+import { holdings, startGatewayProcess, type Holdings, type RunningProcess } from '../support/processes';
 import { createTestDatabase, type TestDatabase } from '../support/services';
 
 /**
@@ -23,6 +23,7 @@ interface Gateway {
   process: RunningProcess;
   port: number;
   stagingDir: string;
+  held: Holdings;
   key: string;
 }
 
@@ -40,6 +41,7 @@ async function startGateway(extra: Record<string, string> = {}): Promise<Gateway
     process: started,
     port: Number(new URL(started.url).port),
     stagingDir: join(tmpdir(), `mailguard-uploads-${started.child.pid}`),
+    held: holdings(started),
     key: '',
   };
   gateway.key = await newKey(gateway);
@@ -65,15 +67,8 @@ async function newKey(at: Gateway = main): Promise<string> {
   return signup.body.apiKey;
 }
 
-const descriptors = (at = main) => readdirSync(`/proc/${at.process.child.pid}/fd`).length;
-/** Upload folders staged now (one a staged upload). */
-const staged = (at = main) => {
-  try {
-    return readdirSync(at.stagingDir).length;
-  } catch {
-    return 0;
-  }
-};
+const descriptors = (at = main) => at.held.descriptors();
+const staged = (at = main) => at.held.stagedUploads();
 /** The bytes staged now, across every upload's folder. */
 const stagedBytes = (at: Gateway) => {
   let bytes = 0;
@@ -95,7 +90,7 @@ async function until(done: () => boolean): Promise<void> {
 
 /** Nothing staged, and no more descriptors than `baseline` (pooled connections may close meanwhile). */
 async function expectSettled(baseline: number, at = main): Promise<void> {
-  await until(() => staged(at) === 0 && descriptors(at) <= baseline);
+  await at.held.settle(baseline);
   expect(staged(at)).toBe(0);
   expect(descriptors(at)).toBeLessThanOrEqual(baseline);
 }
