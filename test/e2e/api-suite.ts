@@ -1294,6 +1294,40 @@ export function apiSuite(driver: Driver): void {
         ).toBeLessThan(400);
       },
     );
+
+    // Only the distributed gateway serves an admin surface; the embedded store's side is admin-token.spec.ts.
+    if (distributed)
+      it('throttles wrong admin tokens per client address: 429 with Retry-After past 20, the right token’s too', async () => {
+        const board = (authorization: string | null, from = '203.0.113.90') =>
+          fetch(`${gateway.url}/admin/queues/api/queues`, {
+            headers: { 'X-Forwarded-For': from, ...(authorization ? { authorization } : {}) },
+          });
+        const basic = (password: string) => `Basic ${Buffer.from(`ops:${password}`).toString('base64')}`;
+        // No credential at all is a browser asking for the prompt, not a guess.
+        for (let i = 0; i < 5; i++) expect((await board(null)).status).toBe(401);
+        for (let i = 0; i < 20; i++)
+          expect((await board(i % 2 ? `Bearer guess-${i}` : basic(`guess-${i}`))).status).toBe(401);
+        for (const authorization of ['Bearer one-more', 'Bearer admin-secret', basic('admin-secret')]) {
+          const throttled = await board(authorization);
+          expect(throttled.status).toBe(429);
+          expect(await throttled.json()).toEqual({
+            error: expect.stringContaining('wrong admin tokens'),
+            code: 'rate_limited',
+          });
+          expect(Number(throttled.headers.get('retry-after'))).toBeGreaterThan(0);
+        }
+        // Another address is answered as ever, and unknown API keys are counted apart.
+        expect((await board('Bearer admin-secret', '203.0.113.91')).status).toBe(200);
+        expect((await board('Bearer wrong', '203.0.113.91')).status).toBe(401);
+        expect(
+          (
+            await api('GET', '/v1/credits', {
+              key: `mg_live_${'q'.repeat(32)}`,
+              headers: { 'X-Forwarded-For': '203.0.113.90' },
+            })
+          ).status,
+        ).toBe(401);
+      });
   });
 
   describe('503 when a server is down', () => {

@@ -19,6 +19,11 @@ it('no 5xx, no process exit, no answer past the deadline + 1 s, no refusal charg
   expect(report.failures).toEqual([]);
 });
 
+it('leaves no upload staged and no more descriptors open than before the inputs', () => {
+  expect(report.held.stagedUploads).toBe(0);
+  expect(report.held.descriptors.after).toBeLessThanOrEqual(report.held.descriptors.before);
+});
+
 it('sends every surface its inputs, and most of them past the doors (keys, rate limits) to the handlers', () => {
   const counted = Object.values(report.bySurface).reduce((sum, surface) => sum + surface.inputs, 0);
   expect(counted).toBe(3_000);

@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readdirSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -9,7 +9,7 @@ import { fields, JSON_BODIES, withField, wrongType, type JsonBody } from '../fuz
 import { startLab, type Lab } from '../lab';
 import { loadScenario } from '../lab/scenario';
 import { apiClient, type ApiCall } from '../support/api-client';
-import { startGatewayProcess, type RunningProcess } from '../support/processes';
+import { holdings, startGatewayProcess, type RunningProcess } from '../support/processes';
 import { createTestDatabase, type TestDatabase } from '../support/services';
 
 /**
@@ -88,7 +88,7 @@ describe('POST /v1/lists with a broken multipart body', () => {
       });
     }
     await stillServing();
-    expect(readdirSync(uploads).filter((name) => name.startsWith('mailguard-upload-'))).toEqual([]);
+    expect(holdings(gateway, uploads).stagedUploads()).toBe(0);
     expect(gateway.output()).not.toMatch(/unhandled|uncaught/i);
   });
 
@@ -113,7 +113,7 @@ describe('POST /v1/lists with a broken multipart body', () => {
     expect(response.status).toBe(400);
     expect(JSON.parse(response.body)).toMatchObject({ code: 'bad_request' });
     await stillServing();
-    expect(readdirSync(uploads).filter((name) => name.startsWith('mailguard-upload-'))).toEqual([]);
+    expect(holdings(gateway, uploads).stagedUploads()).toBe(0);
   });
 });
 

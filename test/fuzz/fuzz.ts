@@ -14,7 +14,17 @@ function option(name: string, fallback: number): number {
   return value;
 }
 
+const USAGE = `npm run fuzz [-- options]
+  --inputs N   hostile inputs to send (default 20000; 2% of them addresses given to the CLI)
+  --seed S     the generator's seed: the same seed replays the same inputs (default 1)
+  --lanes L    requests in flight at once, one account each (default 8)
+Prints figures by surface, the gateway's staged uploads and descriptors once settled, and every failure; exits 1 on any.`;
+
 async function main(): Promise<void> {
+  if (process.argv.includes('--help')) {
+    process.stdout.write(`${USAGE}\n`);
+    return;
+  }
   const report = await runFuzz({
     inputs: option('inputs', 20_000),
     seed: option('seed', 1),

@@ -1,11 +1,11 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve, sep } from 'node:path';
 import { Pool } from 'pg';
 import { startLab, type Lab } from '../lab';
 import { loadScenario } from '../lab/scenario';
-import { startGatewayProcess, type RunningProcess } from '../support/processes';
+import { holdings, startGatewayProcess, type RunningProcess } from '../support/processes';
 import { createTestDatabase, type TestDatabase } from '../support/services';
 import { regressionCorpus } from './corpus';
 import { hostileAddress, hostileCase, type FuzzCase, type Surface } from './generators';
@@ -43,6 +43,8 @@ export interface FuzzReport {
   stoppedAtTheDoor: number;
   latency: { p50: number; p99: number; max: number };
   smtp: { commands: number; violations: string[] };
+  /** What the gateway held once the run had settled: upload folders still staged, descriptors before and after. */
+  held: { stagedUploads: number; descriptors: { before: number; after: number } };
   failures: FuzzFailure[];
   failureCounts: Record<string, number>;
   /** Error messages by surface (digits folded), to see which doors the inputs stop at. */
@@ -345,6 +347,8 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
       }
     };
 
+    const held = holdings(running, uploads);
+    const descriptorsBefore = held.descriptors();
     const started = performance.now();
     await Promise.all([...lanes.map((lane) => runLane(lane)), runCli()]);
     const seconds = (performance.now() - started) / 1000;
@@ -376,8 +380,13 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
       if (/unhandled rejection|uncaught exception/i.test(line))
         fail('unhandled error in the gateway', 'corpus', '', line.slice(0, 300));
     }
-    const leftovers = readdirSync(uploads).filter((name) => name.startsWith('mailguard-upload-'));
-    if (leftovers.length > 0) fail('temporary upload files left', 'lists', '', leftovers.slice(0, 5).join(', '));
+    // Lists still running and pooled connections not yet idle hold descriptors for a while: up to a minute.
+    await held.settle(descriptorsBefore, 60_000);
+    const stagedUploads = held.stagedUploads();
+    const descriptors = { before: descriptorsBefore, after: held.descriptors() };
+    if (stagedUploads > 0) fail('staged uploads left', 'lists', '', `${stagedUploads} upload folders`);
+    if (descriptors.after > descriptors.before)
+      fail('descriptors above the baseline', 'corpus', '', `${descriptors.before} before, ${descriptors.after} after`);
 
     let commands = 0;
     const violations: string[] = [];
@@ -399,6 +408,7 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
       stoppedAtTheDoor,
       latency: { p50: percentile(sorted, 50), p99: percentile(sorted, 99), max: sorted[sorted.length - 1] ?? 0 },
       smtp: { commands, violations },
+      held: { stagedUploads, descriptors },
       failures,
       failureCounts,
       refusals,
@@ -434,6 +444,7 @@ function figures(report: FuzzReport): string {
       ),
     `  statuses: ${statusList(report.statuses)}`,
     `  5xx: ${fivexx}; keyed requests stopped at the door (401/429): ${report.stoppedAtTheDoor}; SMTP commands checked: ${report.smtp.commands.toLocaleString('en')}, violations: ${report.smtp.violations.length}`,
+    `  held after the run: ${report.held.stagedUploads} staged uploads; descriptors ${report.held.descriptors.before} before, ${report.held.descriptors.after} after`,
     `  failures: ${
       Object.keys(report.failureCounts).length === 0
         ? 'none'

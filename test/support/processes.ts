@@ -1,4 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, resolve, sep } from 'node:path';
 import { WORKER_PORT_VARIABLES } from '@mailguard/config';
 
@@ -162,4 +164,34 @@ export async function startCluster(
     : [];
   const probers = distributed ? workers.filter((_, index) => WORKER_KINDS[index] === 'smtp-worker') : [gateway];
   return { gateway, processes: [gateway, ...workers], probers };
+}
+
+/** What a running gateway holds: its open descriptors, and the uploads it has staged (a folder each). */
+export interface Holdings {
+  descriptors(): number;
+  stagedUploads(): number;
+  /** Polls (another process's descriptors have no event to wait on) until nothing is staged and at most `baseline` descriptors are open, or `ms` pass. */
+  settle(baseline: number, ms?: number): Promise<void>;
+}
+
+/** `tmp`: the gateway's TMPDIR, where its staging folder `mailguard-uploads-<pid>` lives. */
+export function holdings(gateway: RunningProcess, tmp = tmpdir()): Holdings {
+  const pid = gateway.child.pid;
+  const stagingDir = join(tmp, `mailguard-uploads-${pid}`);
+  const held: Holdings = {
+    descriptors: () => readdirSync(`/proc/${pid}/fd`).length,
+    stagedUploads: () => {
+      try {
+        return readdirSync(stagingDir).length;
+      } catch {
+        return 0;
+      }
+    },
+    async settle(baseline, ms = 5_000) {
+      const until = Date.now() + ms;
+      while (Date.now() < until && (held.stagedUploads() > 0 || held.descriptors() > baseline))
+        await new Promise((resolve) => setTimeout(resolve, 50));
+    },
+  };
+  return held;
 }

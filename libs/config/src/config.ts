@@ -2,6 +2,7 @@ import { hostname } from 'node:os';
 import { PROVIDER_IDS } from '@mailguard/smtp';
 import { ConfigError, EnvReader, isHostname } from './env-reader';
 import { readProberConfig, type ProberConfig } from './prober';
+import { readUploadConfig, type UploadConfig } from './uploads';
 
 export interface HttpConfig {
   port: number;
@@ -112,6 +113,7 @@ export interface AppConfig {
   lookups: LookupConfig;
   admin: AdminConfig;
   signup: SignupConfig;
+  uploads: UploadConfig;
   workers: WorkerConfig;
   retention: RetentionConfig;
   log: LogConfig;
@@ -197,6 +199,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     },
     admin: { token: read.string('ADMIN_TOKEN', null) },
     signup: { limitPerIpHour: read.int('SIGNUP_LIMIT_PER_IP_HOUR', 20, 0, 1_000_000) },
+    uploads: readUploadConfig(read),
     // 0 stands for unset: the range starts at 1.
     workers: { ports: workerPorts, concurrency: read.int('WORKER_CONCURRENCY', 0, 1, 10_000) || null },
     retention,

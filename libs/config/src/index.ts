@@ -1,5 +1,6 @@
 export * from './config';
 export * from './prober';
+export type { UploadConfig } from './uploads';
 export { loadClientConfig, type ClientConfig } from './client';
 export { ConfigError, isHostname } from './env-reader';
 export { APP_CONFIG, ConfigModule } from './config.module';

@@ -13,6 +13,8 @@ export interface RateDecision {
 /** A rolling-window counter: at most `limit` hits per `windowMs` for each key. */
 export interface RateLimiter {
   hit(key: string, limit: number, windowMs: number): Promise<RateDecision>;
+  /** What a hit now would be told, without counting one (`allowed`: the window has room). */
+  peek(key: string, limit: number, windowMs: number): Promise<RateDecision>;
 }
 
 /**
@@ -41,6 +43,22 @@ if oldest[2] then reset = tonumber(oldest[2]) + window - now end
 return { allowed, count, reset }
 `);
 
+/** The window's state without adding to it, by the same clock. */
+const PEEK = luaScript(`
+local key = KEYS[1]
+local window = tonumber(ARGV[1])
+local limit = tonumber(ARGV[2])
+local time = redis.call('TIME')
+local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+local oldest = redis.call('ZRANGEBYSCORE', key, now - window + 1, '+inf', 'WITHSCORES', 'LIMIT', 0, 1)
+local count = redis.call('ZCOUNT', key, now - window + 1, '+inf')
+local reset = 0
+if oldest[2] then reset = tonumber(oldest[2]) + window - now end
+local allowed = 0
+if count < limit then allowed = 1 end
+return { allowed, count, reset }
+`);
+
 function decision(allowed: boolean, count: number, limit: number, resetMs: number): RateDecision {
   return {
     allowed,
@@ -65,6 +83,16 @@ export class RedisRateLimiter implements RateLimiter {
       SLIDING_WINDOW,
       [`${this.prefix}rl:${key}`],
       [windowMs, limit, member],
+    )) as [number, number, number];
+    return decision(allowed === 1, count, limit, reset);
+  }
+
+  async peek(key: string, limit: number, windowMs: number): Promise<RateDecision> {
+    const [allowed, count, reset] = (await runScript(
+      this.redis,
+      PEEK,
+      [`${this.prefix}rl:${key}`],
+      [windowMs, limit],
     )) as [number, number, number];
     return decision(allowed === 1, count, limit, reset);
   }
@@ -99,6 +127,12 @@ export class MemoryRateLimiter implements RateLimiter {
     if (hits.length > 0) this.windows.set(key, { hits, windowMs });
     else this.windows.delete(key);
     return decision(allowed, hits.length, limit, hits.length > 0 ? hits[0] + windowMs - now : 0);
+  }
+
+  async peek(key: string, limit: number, windowMs: number): Promise<RateDecision> {
+    const now = this.now();
+    const hits = (this.windows.get(key)?.hits ?? []).filter((at) => at > now - windowMs);
+    return decision(hits.length < limit, hits.length, limit, hits.length > 0 ? hits[0] + windowMs - now : 0);
   }
 
   private sweep(now: number): void {

@@ -33,11 +33,12 @@ const ERROR_TEXT: Record<number, string> = {
   402: 'Credits insufficient; nothing was charged',
   403: 'Key valid but outside its scope (or a widget key outside the widget or its origins)',
   404: 'No such resource (or one of another account)',
+  408: 'The request body stalled past its timeout (an upload silent for UPLOAD_IDLE_TIMEOUT_MS)',
   409: 'An account with this email exists',
   410: 'The list is kept but its rows were erased after the retention period (RETENTION_DAYS)',
   413: 'Upload too large',
   429: 'Rate limit (or widget public tier) exhausted; see Retry-After',
-  503: 'Postgres or Redis unavailable; retry shortly',
+  503: 'Postgres or Redis unavailable, or the gateway staging too many uploads; retry shortly',
 };
 
 /** Error responses `{ error, code }`, each status with the codes libs/errors maps to it. */

@@ -1,19 +1,16 @@
-import { timingSafeEqual } from 'node:crypto';
 import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
 import { ExpressAdapter } from '@bull-board/express';
 import { BullBoardModule } from '@bull-board/nestjs';
 import type { DynamicModule } from '@nestjs/common';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { QUEUE_NAMES } from '@mailguard/queue';
+import type { RateLimiter } from '@mailguard/ratelimit';
+import { AdminToken } from '../auth/admin-token';
+import { AuthModule } from '../auth/auth.module';
+import { RATE_LIMITER } from '../auth/tokens';
 
 /** Where the board is served, outside the /v1 prefix. */
 export const BULL_BOARD_ROUTE = 'admin/queues';
-
-function matches(given: string, token: string): boolean {
-  const a = Buffer.from(given);
-  const b = Buffer.from(token);
-  return a.length === b.length && timingSafeEqual(a, b);
-}
 
 /**
  * A request the board's own page sent: a browser names the page's origin on every request that
@@ -32,18 +29,21 @@ function sameOrigin(req: Request): boolean {
 
 /**
  * `Authorization: Bearer <token>`, or HTTP Basic with the token as password (so a browser can open
- * it). A browser replays cached Basic credentials to any page's form POST, so a request that
- * changes something (a job added, retried, removed) with them must come from the board's own page.
+ * it); wrong tokens are throttled per client IP (AdminToken). A browser replays cached Basic
+ * credentials to any page's form POST, so a request that changes something (a job added, retried,
+ * removed) with them must come from the board's own page.
  */
-function adminOnly(token: string): RequestHandler {
-  return (req: Request, res: Response, next: NextFunction) => {
+function adminOnly(token: AdminToken): RequestHandler {
+  return async (req: Request, res: Response, next: NextFunction) => {
     const header = req.header('authorization') ?? '';
     const bearer = /^Bearer (.+)$/i.exec(header)?.[1];
-    const basic = /^Basic (.+)$/i.exec(header)?.[1];
-    const password = basic ? Buffer.from(basic, 'base64').toString('utf8').split(':').slice(1).join(':') : undefined;
-    if (bearer && matches(bearer, token)) return next();
-    if (password && matches(password, token)) {
-      if (req.method === 'GET' || req.method === 'HEAD' || sameOrigin(req)) return next();
+    const basic = /^Basic (.*)$/i.exec(header)?.[1];
+    const password =
+      basic === undefined ? undefined : Buffer.from(basic, 'base64').toString('utf8').split(':').slice(1).join(':');
+    const given = bearer ?? password;
+    // No credential at all (a browser's first visit) is not a guess: asked for one, not counted.
+    if (given !== undefined && (await token.verify(given, req.ip ?? ''))) {
+      if (bearer !== undefined || req.method === 'GET' || req.method === 'HEAD' || sameOrigin(req)) return next();
       res.status(403).json({ error: 'The queue board takes changes only from its own page', code: 'csrf' });
       return;
     }
@@ -55,7 +55,15 @@ function adminOnly(token: string): RequestHandler {
 /** Bull Board for operators over every queue, behind ADMIN_TOKEN (only with REDIS_URL: queues to show). */
 export function queueBoard(token: string): DynamicModule[] {
   return [
-    BullBoardModule.forRoot({ route: BULL_BOARD_ROUTE, adapter: ExpressAdapter, middleware: adminOnly(token) }),
+    BullBoardModule.forRootAsync({
+      imports: [AuthModule],
+      inject: [RATE_LIMITER],
+      useFactory: (limiter: RateLimiter) => ({
+        route: BULL_BOARD_ROUTE,
+        adapter: ExpressAdapter,
+        middleware: adminOnly(new AdminToken(token, limiter)),
+      }),
+    }),
     BullBoardModule.forFeature(...QUEUE_NAMES.map((name) => ({ name, adapter: BullMQAdapter }))),
   ];
 }

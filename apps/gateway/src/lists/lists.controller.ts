@@ -26,12 +26,15 @@ import {
   ListUploadDto,
 } from './lists.dto';
 import { ListsService } from './lists.service';
-import { receiveUpload } from './upload';
+import { UploadStaging } from './upload';
 
 @ApiTags('validation')
 @Controller('lists')
 export class ListsController {
-  constructor(private readonly service: ListsService) {}
+  constructor(
+    private readonly service: ListsService,
+    private readonly staging: UploadStaging,
+  ) {}
 
   /** #4: the upload is streamed to a temporary file, then read as the service says. */
   @Post()
@@ -41,9 +44,9 @@ export class ListsController {
   @ApiConsumes('multipart/form-data')
   @ApiBody({ type: ListUploadDto })
   @ApiAcceptedResponse({ type: ListDto, description: 'The list, queued' })
-  @ApiErrors(400, 402, 413, 429, 503)
+  @ApiErrors(400, 402, 408, 413, 429, 503)
   async upload(@Req() req: AuthedRequest, @Res({ passthrough: true }) res: Response): Promise<ListView> {
-    const upload = await receiveUpload(req as Request, req.auth.account.id);
+    const upload = await this.staging.receive(req as Request, req.auth.account.id);
     try {
       const { list, balance } = await this.service.create(req.auth.account.id, upload);
       setCreditsRemaining(res, balance);

@@ -10,7 +10,7 @@ type ListResultRow = ResultsPage['data'][number];
 
 const LIST_STATUSES = unionMembers<ListView['status']>()('queued', 'processing', 'completed', 'failed', 'cancelled');
 
-/** #4: the multipart form (read by `receiveUpload`, which answers 400 and 413). */
+/** #4: the multipart form (read by `UploadStaging.receive`, which answers 400, 408 and 413). */
 export class ListUploadDto {
   @ApiProperty({
     type: 'string',

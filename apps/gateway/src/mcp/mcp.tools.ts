@@ -17,7 +17,7 @@ import { describeError } from '../http/error.filter';
 import { assertPlainFields } from '../http/input-policy.pipe';
 import { ListsController } from '../lists/lists.controller';
 import { ListsService } from '../lists/lists.service';
-import { stageText } from '../lists/upload';
+import { UploadStaging } from '../lists/upload';
 import { ValidationController } from '../validation/validation.controller';
 import { VerificationService } from '../validation/verification.service';
 
@@ -52,6 +52,7 @@ export class McpTools {
     private readonly verifications: VerificationService,
     private readonly finder: FinderService,
     private readonly lists: ListsService,
+    private readonly staging: UploadStaging,
     private readonly ledger: CreditLedger,
     @Inject(LOGGER) private readonly logger: Logger,
   ) {}
@@ -121,7 +122,7 @@ export class McpTools {
         `The CSV (${bytes} bytes) is larger than ${MAX_CSV_TEXT_BYTES / 1024 / 1024} MB; upload larger lists to POST /v1/lists (up to 50 MB)`,
       );
     }
-    const staged = await stageText(accountId, csv);
+    const staged = await this.staging.stageText(accountId, csv);
     try {
       const { list, balance } = await this.lists.create(accountId, { path: staged.path, filename: null, fields });
       return { value: list, balance };
