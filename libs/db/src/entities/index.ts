@@ -5,6 +5,7 @@ import { DomainEvidenceEntity } from './domain-evidence.entity';
 import { FeedbackEntity } from './feedback.entity';
 import { ListRowEntity } from './list-row.entity';
 import { ListEntity } from './list.entity';
+import { OpenChargeEntity } from './open-charge.entity';
 import { VerificationEntity } from './verification.entity';
 import { WidgetSettingsEntity } from './widget-settings.entity';
 
@@ -16,6 +17,7 @@ export {
   FeedbackEntity,
   ListEntity,
   ListRowEntity,
+  OpenChargeEntity,
   VerificationEntity,
   WidgetSettingsEntity,
 };
@@ -24,6 +26,7 @@ export type { TransactionKind } from './credit-transaction.entity';
 export type { EvidenceSource } from './domain-evidence.entity';
 export type { FeedbackOutcome } from './feedback.entity';
 export type { ListStatus } from './list.entity';
+export type { ChargedCheck, ChargeKind } from './open-charge.entity';
 export type { UsageKind } from './verification.entity';
 
 /** Every table the migrations create has its entity here (libs/db/src/schema.spec.ts holds them to it). */
@@ -37,4 +40,5 @@ export const ENTITIES = [
   FeedbackEntity,
   WidgetSettingsEntity,
   DomainEvidenceEntity,
+  OpenChargeEntity,
 ];

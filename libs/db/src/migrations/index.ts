@@ -3,6 +3,7 @@ import { Lists1764201600000 } from './1764201600000-lists';
 import { Feedback1764288000000 } from './1764288000000-feedback';
 import { WidgetSettings1764374400000 } from './1764374400000-widget-settings';
 import { DomainEvidence1764460800000 } from './1764460800000-domain-evidence';
+import { OpenCharges1764720000000 } from './1764720000000-open-charges';
 
 /**
  * Every schema change, in order. The service never uses `synchronize`: each change is a migration
@@ -14,4 +15,5 @@ export const MIGRATIONS: Function[] = [
   Feedback1764288000000,
   WidgetSettings1764374400000,
   DomainEvidence1764460800000,
+  OpenCharges1764720000000,
 ];
