@@ -9,7 +9,7 @@ import { ChargeSweep, ResultStore } from '@mailguard/pipeline';
 
 /**
  * The charge sweep of every gateway, in both modes (the gateway is what always runs where charges
- * are taken): counted, and logged as a warning when it refunds, since a gateway stopped mid-check.
+ * are taken): counted and logged, as a warning when it refunds (an answer was lost).
  */
 export const chargeSweep: FactoryProvider<ChargeSweep> = {
   provide: ChargeSweep,
@@ -28,11 +28,15 @@ export const chargeSweep: FactoryProvider<ChargeSweep> = {
       store,
       engine,
       onSwept: ({ charge, refunded }) => {
+        const fields = { account: charge.accountId, ref: charge.ref, kind: charge.kind, refunded };
         metrics.chargesSwept.inc({ outcome: refunded > 0 ? 'refunded' : 'kept' });
-        if (refunded === 0) return;
+        if (refunded === 0) {
+          logger.info(fields, 'charge sweep: kept a charge whose answers had landed (its gateway stopped mid-check)');
+          return;
+        }
         metrics.credits.inc({ direction: 'refunded' }, refunded);
         logger.warn(
-          { account: charge.accountId, ref: charge.ref, kind: charge.kind, refunded },
+          fields,
           'charge sweep: refunded a charge whose check was never answered (its gateway stopped mid-check)',
         );
       },
