@@ -5,10 +5,11 @@ import type { VerificationEngine } from '@mailguard/engine';
 import type { ResultStore } from './result-store';
 
 /** The longest the sweep sleeps: a charge another process opened and never settled waits at most this past its due time. */
-export const CHARGE_SWEEP_MAX_MS = 60_000;
+const CHARGE_SWEEP_MAX_MS = 60_000;
 /** The shortest: a due charge another sweep or its gateway holds right now is looked at again this much later. */
 const CHARGE_SWEEP_MIN_MS = 1_000;
 
+/** The ledger reason of the sweep's refunds. */
 export const SWEPT_REASON = 'refund: the service stopped before answering';
 
 /** One open charge the sweep settled, and what it gave back (0: its answers had all landed). */
