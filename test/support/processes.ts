@@ -195,3 +195,40 @@ export function holdings(gateway: RunningProcess, tmp = tmpdir()): Holdings {
   };
   return held;
 }
+
+/**
+ * Resolves with the lines of the processes' output (all of them together) that match `pattern`
+ * once there are `count` of them, lines written so far included; rejects if one exits first.
+ */
+export function waitForLines(
+  processes: RunningProcess | RunningProcess[],
+  pattern: RegExp,
+  count = 1,
+): Promise<string[]> {
+  const running = Array.isArray(processes) ? processes : [processes];
+  return new Promise((resolve, reject) => {
+    const streams = running.flatMap(({ child }) => [child.stdout, child.stderr]);
+    const done = () => {
+      for (const stream of streams) stream?.off('data', check);
+      for (const { child } of running) child.off('exit', exited);
+    };
+    const check = () => {
+      const lines = running.flatMap((process) =>
+        process
+          .output()
+          .split('\n')
+          .filter((line) => pattern.test(line)),
+      );
+      if (lines.length < count) return;
+      done();
+      resolve(lines);
+    };
+    const exited = (code: number | null) => {
+      done();
+      reject(new Error(`a process exited (${code}) with ${pattern} seen fewer than ${count} times`));
+    };
+    for (const stream of streams) stream?.on('data', check);
+    for (const { child } of running) child.once('exit', exited);
+    check();
+  });
+}

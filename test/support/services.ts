@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { Client } from 'pg';
+import type { DataSource } from 'typeorm';
+import { createDataSource, runMigrations } from '@mailguard/db';
 
 /** The real servers tests run against (started by .ci/run when they are down). */
 export const TEST_POSTGRES_URL = process.env.TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -54,6 +56,44 @@ export async function createTestDatabase(): Promise<TestDatabase> {
       await client.end();
     },
   };
+}
+
+/**
+ * A fresh database with the migrations run and `pools` data sources on it, each standing for one
+ * gateway's pool; `close()` ends them and drops the database.
+ */
+export async function createMigratedDatabase(
+  pools: number,
+): Promise<{ database: TestDatabase; sources: DataSource[]; close(): Promise<void> }> {
+  const database = await createTestDatabase();
+  const sources = Array.from({ length: pools }, () => createDataSource({ url: database.url, poolSize: 10 }));
+  await Promise.all(sources.map((source) => source.initialize()));
+  await runMigrations(sources[0]);
+  return {
+    database,
+    sources,
+    async close() {
+      await Promise.all(sources.map((source) => source.destroy()));
+      await database.drop();
+    },
+  };
+}
+
+/**
+ * Resolves once `count` sessions of the database wait on a lock (a row another transaction holds):
+ * Postgres tells no one, so its activity view is read every 20 ms, for at most 10 s.
+ */
+export async function waitForLockWait(database: TestDatabase, count = 1): Promise<void> {
+  const until = Date.now() + 10_000;
+  for (;;) {
+    const [row] = await database.query<{ waiting: number }>(
+      "SELECT count(*)::int AS waiting FROM pg_stat_activity WHERE datname = $1 AND wait_event_type = 'Lock'",
+      [database.name],
+    );
+    if (row.waiting >= count) return;
+    if (Date.now() > until) throw new Error(`no ${count} sessions waiting on a lock after 10 s`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
 }
 
 /** Deletes every Redis key a test run wrote under its prefix. */

@@ -19,6 +19,7 @@ describe('loadConfig', () => {
       greylistRetrySeconds: 300,
       cacheTtlSeconds: 86_400,
       webhookRetrySeconds: 30,
+      chargeSweepMarginMs: 60_000,
     });
     expect(config.lookups).toEqual({ rdapBaseUrl: null, gravatarBaseUrl: 'https://gravatar.com' });
     expect(config.admin.token).toBeNull();
@@ -47,6 +48,7 @@ describe('loadConfig', () => {
       GRAVATAR_BASE_URL: 'http://127.0.0.80:8080',
       CACHE_TTL_SECONDS: '0',
       WEBHOOK_RETRY_SECONDS: '5',
+      CHARGE_SWEEP_MARGIN_MS: '2000',
       ADMIN_TOKEN: 'secret-token',
       SIGNUP_LIMIT_PER_IP_HOUR: '5',
       DNS_WORKER_PORT: '9101',
@@ -81,6 +83,7 @@ describe('loadConfig', () => {
       greylistRetrySeconds: 60,
       cacheTtlSeconds: 0,
       webhookRetrySeconds: 5,
+      chargeSweepMarginMs: 2000,
     });
     expect(config.lookups).toEqual({
       rdapBaseUrl: 'http://127.0.0.80:8080',
@@ -110,6 +113,7 @@ describe('loadConfig', () => {
     ['REDIS_URL', 'not a url'],
     ['RDAP_BASE_URL', 'ftp://rdap'],
     ['CHECK_DEADLINE_MS', '-1'],
+    ['CHARGE_SWEEP_MARGIN_MS', '0'],
     ['LOG_LEVEL', 'loud'],
     ['SMTP_WORKER_PORT', '70000'],
     ['LIST_WORKER_PORT', 'metrics'],

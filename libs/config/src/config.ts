@@ -50,6 +50,8 @@ export interface CheckConfig {
   cacheTtlSeconds: number;
   /** First retry delay of a failed webhook delivery; each next one doubles (10 attempts, hours in all). */
   webhookRetrySeconds: number;
+  /** How long past its deadline a charge may stay unsettled before the charge sweep settles it. */
+  chargeSweepMarginMs: number;
 }
 
 export interface LookupConfig {
@@ -191,6 +193,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       // The result cache is keyed by address: it keeps none longer than retention does.
       cacheTtlSeconds: Math.min(read.int('CACHE_TTL_SECONDS', 86_400, 0, 31_536_000), retention.days * 86_400),
       webhookRetrySeconds: read.int('WEBHOOK_RETRY_SECONDS', 30, 1, 3_600),
+      chargeSweepMarginMs: read.int('CHARGE_SWEEP_MARGIN_MS', 60_000, 100, 3_600_000),
     },
     lookups: {
       rdapBaseUrl: trimUrl(read.url('RDAP_BASE_URL', ['http:', 'https:'], null)),

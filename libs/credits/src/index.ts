@@ -1,3 +1,11 @@
-export { CreditLedger, type Balance, type TransactionPage, type UsageRecord } from './ledger';
+export {
+  CreditLedger,
+  type Balance,
+  type DueCharge,
+  type OpenCharge,
+  type Settled,
+  type TransactionPage,
+  type UsageRecord,
+} from './ledger';
 export * from './pricing';
 export { usageBetween, type UsageRow } from './usage';

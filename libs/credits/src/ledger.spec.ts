@@ -1,27 +1,19 @@
 import type { DataSource } from 'typeorm';
-import { createDataSource, runMigrations } from '@mailguard/db';
-import { createTestDatabase, type TestDatabase } from '../../../test/support/services';
+import { createDataSource } from '@mailguard/db';
+import { createMigratedDatabase, waitForLockWait, type TestDatabase } from '../../../test/support/services';
 import { CreditLedger, type UsageRecord } from './ledger';
 
 /** The ledger against a real Postgres: two ledgers stand for two gateways sharing one account. */
 let database: TestDatabase;
 let sources: DataSource[];
+let close: () => Promise<void>;
 let accounts = 0;
 
 beforeAll(async () => {
-  database = await createTestDatabase();
-  sources = [
-    createDataSource({ url: database.url, poolSize: 10 }),
-    createDataSource({ url: database.url, poolSize: 10 }),
-  ];
-  await Promise.all(sources.map((source) => source.initialize()));
-  await runMigrations(sources[0]);
+  ({ database, sources, close } = await createMigratedDatabase(2));
 });
 
-afterAll(async () => {
-  await Promise.all(sources.map((source) => source.destroy()));
-  await database.drop();
-});
+afterAll(() => close());
 
 async function account(balance: number): Promise<string> {
   const id = `acc_ledger_${++accounts}`;
@@ -220,6 +212,108 @@ describe('CreditLedger.grantSignup', () => {
     expect((await credits(work)).ledger).toEqual([
       { kind: 'grant', delta: 1_000, ref: null },
       { kind: 'grant', delta: 1_500, ref: null },
+    ]);
+  });
+});
+
+describe('CreditLedger open charges', () => {
+  const checks = (id: string, n: number) =>
+    Array.from({ length: n }, (_, i) => ({ id: `ver_${id}_${i}`, email: `user${i}@example.test` }));
+  const open = async (id: string) =>
+    database.query<{ ref: string; amount: number; kind: string; checks: unknown; later: boolean }>(
+      'SELECT ref, amount, kind, checks, due_at > now() AS later FROM open_charges WHERE account_id = $1 ORDER BY due_at',
+      [id],
+    );
+
+  it('opens the charge in its statement, with its checks and due time; nothing when the balance is short', async () => {
+    const id = await account(3);
+    const ledger = new CreditLedger(() => sources[0]);
+    const batch = { kind: 'batch' as const, checks: checks(id, 2), dueInMs: 60_000 };
+    expect(await ledger.charge(id, 2, 'batch check (2 addresses)', `bat_${id}`, batch)).toBe(1);
+    expect(await ledger.charge(id, 2, 'batch check (2 addresses)', `bat_${id}_short`, batch)).toBeNull();
+    expect(await open(id)).toEqual([
+      { ref: `bat_${id}`, amount: 2, kind: 'batch', checks: checks(id, 2), later: true },
+    ]);
+    expect(await ledger.nextDue()).toBeGreaterThan(0);
+  });
+
+  it('settles once: the refund comes back with the close, a second settle closes and refunds nothing', async () => {
+    const id = await account(5);
+    const ledger = new CreditLedger(() => sources[0]);
+    await ledger.charge(id, 3, 'batch check (3 addresses)', `bat_${id}`, {
+      kind: 'batch',
+      checks: checks(id, 3),
+      dueInMs: 60_000,
+    });
+    expect(await ledger.settle(id, `bat_${id}`, 2, 'refund: unknown')).toEqual({ closed: true, balance: 4 });
+    expect(await ledger.settle(id, `bat_${id}`, 2, 'refund: unknown')).toEqual({ closed: false, balance: 4 });
+    expect(await open(id)).toEqual([]);
+    expect((await credits(id)).ledger).toEqual([
+      { kind: 'charge', delta: -3, ref: `bat_${id}` },
+      { kind: 'refund', delta: 2, ref: `bat_${id}` },
+    ]);
+  });
+
+  it('stores the answer in the settling transaction only when it closed the charge', async () => {
+    const id = await account(5);
+    const ledger = new CreditLedger(() => sources[0]);
+    const finder = { kind: 'finder' as const, checks: [], dueInMs: 0 };
+    await ledger.charge(id, 1, 'finder', `fnd_${id}`, finder);
+    const answered: string[] = [];
+    const answer = (label: string) => async (runner: Pick<DataSource, 'query'>) => {
+      answered.push(label);
+      await runner.query(
+        "INSERT INTO verifications (id, account_id, email, kind, status, reason, credits, result) VALUES ($1, $2, 'a@example.test', 'finder', 'valid', 'accepted_email', 1, '{}')",
+        [`ver_${id}_${label}`, id],
+      );
+    };
+    await sources[0].transaction(async (sweep) => {
+      expect(await ledger.takeDue(sweep)).toMatchObject({ ref: `fnd_${id}` });
+    });
+    expect(await ledger.settle(id, `fnd_${id}`, 0, 'finder', answer('late'))).toMatchObject({ closed: false });
+    await ledger.charge(id, 1, 'finder', `fnd_${id}_2`, finder);
+    expect(await ledger.settle(id, `fnd_${id}_2`, 0, 'finder', answer('kept'))).toEqual({ closed: true, balance: 3 });
+    expect(answered).toEqual(['kept']);
+    expect(await database.query('SELECT id FROM verifications WHERE account_id = $1', [id])).toEqual([
+      { id: `ver_${id}_kept` },
+    ]);
+  });
+
+  it('gives each due charge to one sweep (two gateways), oldest first, and none that is not due', async () => {
+    const id = await account(10);
+    const ledgers = sources.map((source) => new CreditLedger(() => source));
+    const single = (dueInMs: number) => ({ kind: 'single' as const, checks: checks(id, 1), dueInMs });
+    await ledgers[0].charge(id, 1, 'single check', `chk_${id}_old`, single(-2_000));
+    await ledgers[0].charge(id, 1, 'single check', `chk_${id}_new`, single(-1_000));
+    await ledgers[0].charge(id, 1, 'single check', `chk_${id}_later`, single(60_000));
+    const taken: Array<string | null> = [];
+    // The first sweep holds its charge while the second looks: it skips it and takes the next.
+    await sources[0].transaction(async (first) => {
+      taken.push((await ledgers[0].takeDue(first))?.ref ?? null);
+      await sources[1].transaction(async (second) => {
+        taken.push((await ledgers[1].takeDue(second))?.ref ?? null);
+        taken.push((await ledgers[1].takeDue(second))?.ref ?? null);
+      });
+    });
+    expect(taken).toEqual([`chk_${id}_old`, `chk_${id}_new`, null]);
+    expect((await open(id)).map((row) => row.ref)).toEqual([`chk_${id}_later`]);
+  });
+
+  it("makes a gateway's settle wait for the sweep that holds its charge, then close nothing", async () => {
+    const id = await account(5);
+    const ledger = new CreditLedger(() => sources[0]);
+    await ledger.charge(id, 1, 'single check', `chk_${id}`, { kind: 'single', checks: checks(id, 1), dueInMs: 0 });
+    let settling: Promise<unknown> = Promise.resolve();
+    await sources[0].transaction(async (sweep) => {
+      await ledger.takeDue(sweep);
+      settling = new CreditLedger(() => sources[1]).settle(id, `chk_${id}`, 1, 'refund: unknown');
+      await waitForLockWait(database);
+      await ledger.refund(id, 1, 'refund: swept', `chk_${id}`, sweep);
+    });
+    expect(await settling).toEqual({ closed: false, balance: 5 });
+    expect((await credits(id)).ledger).toEqual([
+      { kind: 'charge', delta: -1, ref: `chk_${id}` },
+      { kind: 'refund', delta: 1, ref: `chk_${id}` },
     ]);
   });
 });

@@ -3,6 +3,8 @@ import {
   AccountEntity,
   CreditTransactionEntity,
   queryPrepared,
+  type ChargedCheck,
+  type ChargeKind,
   RELAXED_COMMIT,
   type TransactionKind,
   type UsageKind,
@@ -76,6 +78,30 @@ const CHARGE_BATCH = `
   SELECT $1, -$3::int, 'charge', reason, ref, balance_after FROM served ORDER BY n
   RETURNING ref, balance_after`;
 
+/** What a charge taken up front (`charge`) stays open for until it is settled. */
+export interface OpenCharge {
+  kind: ChargeKind;
+  /** The checks it pays for; none for the finder, whose answer only its gateway ever holds. */
+  checks: ChargedCheck[];
+  /** From now until the charge sweep may take it: the check's deadline plus the sweep's margin. */
+  dueInMs: number;
+}
+
+/** What `settle` did. */
+export interface Settled {
+  /** False when the charge sweep had taken the charge first: its refund stands, none is added. */
+  closed: boolean;
+  /** The balance after. */
+  balance: number;
+}
+
+/** An open charge past its due time, taken by the charge sweep (`takeDue`). */
+export interface DueCharge extends Omit<OpenCharge, 'dueInMs'> {
+  accountId: string;
+  ref: string;
+  amount: number;
+}
+
 /** The `verifications` row of a check (its usage record): its email, status and reason are the result's. */
 export interface UsageRecord {
   id: string;
@@ -132,17 +158,103 @@ export class CreditLedger {
   }
 
   /**
-   * Takes `amount` when the balance allows it; null (and nothing taken) when it does not. Its commit
-   * waits for the flush: the check's usage row is another transaction, and one must never outlive the other.
+   * Takes `amount` up front, for an answer still to come, when the balance allows it; null (and
+   * nothing taken) when it does not. The same statement opens the charge (`open_charges`) until
+   * `settle` closes it, so that a charge whose gateway stopped before answering is found by the
+   * charge sweep (`takeDue`). Its commit waits for the flush: the check's usage row is another
+   * transaction, and one must never outlive the other.
    */
-  async charge(accountId: string, amount: number, reason: string, ref: string): Promise<number | null> {
+  async charge(
+    accountId: string,
+    amount: number,
+    reason: string,
+    ref: string,
+    open: OpenCharge,
+  ): Promise<number | null> {
     const rows: Array<{ balance_after: number }> = await this.dataSource().query(
-      `WITH moved AS (UPDATE accounts SET balance = balance - $2 WHERE id = $1 AND balance >= $2 RETURNING balance)
+      `WITH moved AS (UPDATE accounts SET balance = balance - $2 WHERE id = $1 AND balance >= $2 RETURNING balance),
+       opened AS (
+         INSERT INTO open_charges (account_id, ref, amount, kind, checks, due_at)
+         SELECT $1, $4, $2, $5, $6::jsonb, now() + $7::double precision * interval '1 millisecond' FROM moved)
        INSERT INTO credit_transactions (account_id, delta, kind, reason, ref, balance_after)
        SELECT $1, -$2, 'charge', $3, $4, balance FROM moved RETURNING balance_after`,
-      [accountId, amount, reason, ref],
+      [accountId, amount, reason, ref, open.kind, JSON.stringify(open.checks), open.dueInMs],
     );
     return this.moved(accountId, rows);
+  }
+
+  /**
+   * Closes a charge `charge` opened, its answer given: `refund` of it (what the answer does not
+   * cost) comes back as one refund row in the same statement. A charge the sweep took first is
+   * left as the sweep settled it (`closed` false). `answered`, when given, stores the answer in
+   * the same transaction, only when this closed the charge: the sweep never refunds an answer
+   * that landed, and an answer never lands for a charge the sweep refunded.
+   */
+  async settle(
+    accountId: string,
+    ref: string,
+    refund: number,
+    reason: string,
+    answered?: (runner: Runner) => Promise<void>,
+  ): Promise<Settled> {
+    const close = async (runner: Runner): Promise<Settled> => {
+      const [row]: Array<{ closed: boolean; balance_after: number }> = await runner.query(
+        `WITH closed AS (DELETE FROM open_charges WHERE account_id = $1 AND ref = $2 RETURNING account_id),
+         moved AS (
+           UPDATE accounts SET balance = balance + $3 FROM closed
+           WHERE accounts.id = closed.account_id AND $3 > 0 RETURNING accounts.balance),
+         refunded AS (
+           INSERT INTO credit_transactions (account_id, delta, kind, reason, ref, balance_after)
+           SELECT $1, $3, 'refund', $4, $2, balance FROM moved RETURNING balance_after)
+         SELECT EXISTS (SELECT 1 FROM closed) AS closed,
+           coalesce((SELECT balance_after FROM refunded), (SELECT balance FROM accounts WHERE id = $1)) AS balance_after`,
+        [accountId, ref, refund, reason],
+      );
+      if (!row.closed) {
+        // The sweep's refund committed while this statement waited, after its snapshot: read it now.
+        const [now]: Array<{ balance_after: number }> = await runner.query(
+          'SELECT balance AS balance_after FROM accounts WHERE id = $1',
+          [accountId],
+        );
+        return { closed: false, balance: this.moved(accountId, [now]) as number };
+      }
+      if (answered) await answered(runner);
+      return { closed: true, balance: this.moved(accountId, [row]) as number };
+    };
+    return answered ? this.dataSource().transaction(close) : close(this.dataSource());
+  }
+
+  /**
+   * The charge sweep's take: the oldest open charge past its due time that no other sweep holds,
+   * closed in the caller's transaction, whose row lock keeps a gateway's `settle` waiting until it
+   * commits (and then finding nothing to close). Null when none is due.
+   */
+  async takeDue(runner: Runner): Promise<DueCharge | null> {
+    const rows: Array<{
+      account_id: string;
+      ref: string;
+      amount: number;
+      kind: DueCharge['kind'];
+      checks: ChargedCheck[];
+    }> = await runner.query(
+      // A CTE: TypeORM answers a bare DELETE with its count beside the rows.
+      `WITH taken AS (
+         DELETE FROM open_charges WHERE (account_id, ref) IN (
+           SELECT account_id, ref FROM open_charges WHERE due_at <= now() ORDER BY due_at LIMIT 1 FOR UPDATE SKIP LOCKED)
+         RETURNING account_id, ref, amount, kind, checks)
+       SELECT * FROM taken`,
+    );
+    if (rows.length === 0) return null;
+    const [{ account_id: accountId, ref, amount, kind, checks }] = rows;
+    return { accountId, ref, amount, kind, checks };
+  }
+
+  /** Milliseconds until the earliest open charge is due (0 when one is already); null when none is open. */
+  async nextDue(): Promise<number | null> {
+    const [row]: Array<{ ms: number | null }> = await this.dataSource().query(
+      `SELECT greatest(0, ceil(extract(epoch FROM min(due_at) - now()) * 1000))::double precision AS ms FROM open_charges`,
+    );
+    return row.ms;
   }
 
   /**
@@ -171,12 +283,12 @@ export class CreditLedger {
    */
   private async drain(accountId: string, queue: ChargeQueue): Promise<void> {
     queue.statements++;
-    while (queue.items.length > 0) await this.settle(accountId, queue.items.splice(0, MAX_BATCH));
+    while (queue.items.length > 0) await this.serve(accountId, queue.items.splice(0, MAX_BATCH));
     queue.statements--;
     if (queue.statements === 0) this.waiting.delete(accountId);
   }
 
-  private async settle(accountId: string, batch: PendingCharge[]): Promise<void> {
+  private async serve(accountId: string, batch: PendingCharge[]): Promise<void> {
     try {
       // One JSON parameter, each result's text set in as it came (text arrays would be escaped in JavaScript).
       const items = batch.map(
@@ -195,7 +307,7 @@ export class CreditLedger {
     } catch (error) {
       // One bad item (a reused ref) fails its whole statement: the others go again on their own.
       if (batch.length === 1) batch[0].reject(error);
-      else for (const item of batch) await this.settle(accountId, [item]);
+      else for (const item of batch) await this.serve(accountId, [item]);
     }
   }
 
@@ -235,9 +347,12 @@ export class CreditLedger {
     this.moved(accountId, rows);
   }
 
-  /** Gives back (part of) a charge; the ref makes a second refund of the same charge a no-op. */
-  async refund(accountId: string, amount: number, reason: string, ref: string): Promise<number> {
-    const rows: Array<{ balance_after: number }> = await this.dataSource().query(
+  /**
+   * Gives back (part of) a charge in the caller's transaction (the charge sweep's); the ref makes a
+   * second refund of the same charge a no-op. Whether it gave anything back.
+   */
+  async refund(accountId: string, amount: number, reason: string, ref: string, runner: Runner): Promise<boolean> {
+    const rows: Array<{ balance_after: number }> = await runner.query(
       `WITH moved AS (
          UPDATE accounts SET balance = balance + $2 WHERE id = $1
            AND NOT EXISTS (SELECT 1 FROM credit_transactions WHERE account_id = $1 AND kind = 'refund' AND ref = $4)
@@ -246,7 +361,7 @@ export class CreditLedger {
        SELECT $1, $2, 'refund', $3, $4, balance FROM moved RETURNING balance_after`,
       [accountId, amount, reason, ref],
     );
-    return this.moved(accountId, rows) ?? (await this.balance(accountId)).balance;
+    return this.moved(accountId, rows) !== null;
   }
 
   async balance(accountId: string): Promise<Balance> {

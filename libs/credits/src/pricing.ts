@@ -16,6 +16,7 @@ import type { VerificationResult } from '@mailguard/engine';
  *
  * Refunds: a result whose `reachable` is `unknown` told the customer nothing and costs nothing;
  * a check or a finder call that failed is given back whole, and so is a finder that found nobody.
+ * A charge whose gateway stopped before answering is settled by the charge sweep the same way.
  */
 
 /** One address checked: single, each distinct address of a batch, a widget check with a key, a list row. */
@@ -53,6 +54,14 @@ export function checkCost(result: Answer): number {
 /** What goes back of a request's up-front charge once its distinct addresses are answered. */
 export function checksRefund(results: Answer[]): number {
   return results.reduce((sum, result) => sum + CHECK_PRICE - checkCost(result), 0);
+}
+
+/**
+ * What the charge sweep gives back of a charge its gateway never settled: what it took less what
+ * its checks' stored answers cost (a lost check is stored as `unknown`, so it costs nothing).
+ */
+export function sweptRefund(charge: { amount: number }, answeredCost: number): number {
+  return Math.max(0, charge.amount - answeredCost);
 }
 
 /** Held when a list is queued: its chargeable rows (neither a repeat of an earlier row nor a syntax failure). */

@@ -401,6 +401,14 @@ export class VerificationEngine {
     };
   }
 
+  /**
+   * The answer when the network had nothing to add in time: `reachable: unknown` unless the syntax
+   * or the local lists settle the address. What a check is given at a deadline nothing else met.
+   */
+  concludeLocally(input: string): VerificationResult {
+    return this.conclude(this.inspectLocally(input), null);
+  }
+
   /** Stage 1: everything that needs no SMTP session. */
   inspect(input: string, options: StageOptions): Promise<Inspection> {
     return this.inspectInSteps(input, options).full;

@@ -54,6 +54,12 @@ export class Metrics {
     labelNames: ['direction'],
     registers: [this.registry],
   });
+  readonly chargesSwept = new Counter({
+    name: 'mailguard_charges_swept_total',
+    help: 'Charges their gateway never settled (it stopped mid-check), settled by the charge sweep: refunded, or kept (their answers had landed)',
+    labelNames: ['outcome'],
+    registers: [this.registry],
+  });
   readonly mcpTransports = new Gauge({
     name: 'mailguard_mcp_transports_open',
     help: 'MCP streamable HTTP transports open now (one per POST /mcp in flight)',

@@ -1,4 +1,4 @@
-import type { DataSource } from 'typeorm';
+import type { DataSource, EntityManager } from 'typeorm';
 import { resultKey, type ResultCache } from '@mailguard/cache';
 import { checkCost } from '@mailguard/credits';
 import { queryPrepared, VerificationEntity } from '@mailguard/db';
@@ -8,6 +8,8 @@ import type { CheckRequest } from '@mailguard/queue';
 /** On every check's path: a prepared statement, planned once per connection (TypeORM's builder cost ~0.3 ms a row). */
 const INSERT_VERIFICATION = `INSERT INTO verifications (id, account_id, email, kind, status, reason, credits, result)
   VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT DO NOTHING RETURNING id`;
+
+type Runner = Pick<EntityManager, 'query'>;
 
 /**
  * Where finished checks go: the result cache (answers worth repeating) and, for an account's
@@ -21,9 +23,8 @@ export class ResultStore {
     private readonly cacheTtlSeconds: number,
   ) {}
 
-  private async insert(request: CheckRequest, result: VerificationResult): Promise<boolean> {
-    if (!request.accountId || !request.kind) return true;
-    const inserted = await queryPrepared(this.dataSource(), 'mailguard_insert_verification', INSERT_VERIFICATION, [
+  private params(request: CheckRequest, result: VerificationResult): unknown[] {
+    return [
       request.requestId,
       request.accountId,
       result.email,
@@ -33,7 +34,15 @@ export class ResultStore {
       // What the check finally costs, refunds deducted.
       checkCost(result),
       JSON.stringify(result),
-    ]);
+    ];
+  }
+
+  private async insert(request: CheckRequest, result: VerificationResult, runner?: Runner): Promise<boolean> {
+    if (!request.accountId || !request.kind) return true;
+    const params = this.params(request, result);
+    const inserted: unknown[] = runner
+      ? await runner.query(INSERT_VERIFICATION, params)
+      : await queryPrepared(this.dataSource(), 'mailguard_insert_verification', INSERT_VERIFICATION, params);
     return inserted.length > 0;
   }
 
@@ -46,9 +55,12 @@ export class ResultStore {
     ]);
   }
 
-  /** A cached answer served to an account: recorded for its usage, not cached again. */
-  async record(request: CheckRequest, result: VerificationResult): Promise<void> {
-    await this.insert(request, result);
+  /**
+   * An answer served to an account that no stage stored (a cached one, the finder's): recorded for
+   * its usage, not cached again. In the caller's transaction when one is given.
+   */
+  async record(request: CheckRequest, result: VerificationResult, runner?: Runner): Promise<void> {
+    await this.insert(request, result, runner);
   }
 
   /**
@@ -61,5 +73,25 @@ export class ResultStore {
       .getRepository(VerificationEntity)
       .findOne({ where: { id: request.requestId } });
     return stored?.result ?? provisional;
+  }
+
+  /**
+   * The charge sweep's write, in its transaction, for the checks of a charge whose gateway stopped
+   * before answering: each check still without a stored answer gets its provisional one, as the
+   * gateway would have claimed at the deadline (an answer landing later is dropped, as after any
+   * claim). Returns what the checks' stored answers cost. The sum is a statement of its own, so it
+   * reads the answers that landed while the claims waited on them.
+   */
+  async claimLost(
+    claims: Array<{ request: CheckRequest; provisional: VerificationResult }>,
+    runner: Runner,
+  ): Promise<number> {
+    if (claims.length === 0) return 0;
+    for (const { request, provisional } of claims) await this.insert(request, provisional, runner);
+    const [{ cost }]: Array<{ cost: number }> = await runner.query(
+      'SELECT coalesce(sum(credits), 0)::int AS cost FROM verifications WHERE id = ANY($1::text[])',
+      [claims.map(({ request }) => request.requestId)],
+    );
+    return cost;
   }
 }

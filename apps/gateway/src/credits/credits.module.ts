@@ -1,7 +1,8 @@
 import { Module } from '@nestjs/common';
-import { StoresModule } from '@mailguard/core';
+import { EngineModule, StoresModule } from '@mailguard/core';
+import { chargeSweep } from './charge-sweep';
 import { CreditsController } from './credits.controller';
 
-/** Balance, usage and ledger of an account. */
-@Module({ imports: [StoresModule], controllers: [CreditsController] })
+/** Balance, usage and ledger of an account, and the sweep that settles the charges a stopped gateway left open. */
+@Module({ imports: [StoresModule, EngineModule], controllers: [CreditsController], providers: [chargeSweep] })
 export class CreditsModule {}

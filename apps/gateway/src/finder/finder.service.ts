@@ -17,7 +17,7 @@ import {
 } from '@mailguard/finder';
 import { newId } from '@mailguard/keys';
 import { ResultStore } from '@mailguard/pipeline';
-import { CHECK_PIPELINE, type CheckPipeline } from '@mailguard/queue';
+import { CHECK_PIPELINE, type CheckPipeline, type CheckRequest } from '@mailguard/queue';
 
 /** The finder (#9) and domain insight (#10), for REST and the MCP tools alike. */
 @Injectable()
@@ -49,11 +49,17 @@ export class FinderService {
   /**
    * #9: FINDER_PRICE when an address is returned, nothing otherwise (taken up front so that the
    * balance cannot be overdrawn, and refunded when nothing is found). `balance` is the one after.
+   * The charge stays open until it is settled here; one this process never settles (it stopped on
+   * the way, the answer lost with it) is refunded by the charge sweep.
    */
   async find(accountId: string, query: FinderQuery): Promise<{ answer: FinderAnswer; balance: number }> {
     const { name, domain } = parseFinderQuery(query);
     const ref = newId('fnd');
-    const charged = await this.ledger.charge(accountId, FINDER_PRICE, 'finder', ref);
+    const charged = await this.ledger.charge(accountId, FINDER_PRICE, 'finder', ref, {
+      kind: 'finder',
+      checks: [],
+      dueInMs: this.config.checks.deadlineMs + this.config.checks.chargeSweepMarginMs,
+    });
     if (charged === null) {
       const { balance } = await this.ledger.balance(accountId);
       throw new AppError(
@@ -65,24 +71,27 @@ export class FinderService {
     try {
       answer = await findAddress(this.finder(ref), name, domain, await this.knowledge.model(domain));
     } catch (error) {
-      await this.ledger.refund(accountId, FINDER_PRICE, 'refund: the finder failed', ref);
+      await this.ledger.settle(accountId, ref, FINDER_PRICE, 'refund: the finder failed');
       throw error;
     }
-    if (!finderKeepsCharge(answer))
-      return { answer, balance: await this.ledger.refund(accountId, FINDER_PRICE, 'refund: nobody found', ref) };
+    if (!finderKeepsCharge(answer)) {
+      const { balance } = await this.ledger.settle(accountId, ref, FINDER_PRICE, 'refund: nobody found');
+      return { answer, balance };
+    }
     // A hit a server confirmed teaches the domain its pattern (the name is known, so the pattern is too).
     if (answer.pattern && answer.result.reason === 'accepted_email')
       await this.knowledge.found(domain, answer.result.checks.syntax.localPart, answer.pattern);
-    await this.store.record(
-      {
-        requestId: newId('ver'),
-        email: answer.email,
-        deadlineAt: Date.now() + this.config.checks.deadlineMs,
-        accountId,
-        kind: 'finder',
-      },
-      answer.result,
+    const request: CheckRequest = {
+      requestId: newId('ver'),
+      email: answer.email,
+      deadlineAt: Date.now() + this.config.checks.deadlineMs,
+      accountId,
+      kind: 'finder',
+    };
+    const { result } = answer;
+    const { balance } = await this.ledger.settle(accountId, ref, 0, 'finder', (runner) =>
+      this.store.record(request, result, runner),
     );
-    return { answer, balance: charged };
+    return { answer, balance };
   }
 }

@@ -3,7 +3,7 @@ import { resultKey, type ResultCache } from '@mailguard/cache';
 import { APP_CONFIG, type AppConfig } from '@mailguard/config';
 import { ENGINE, RESULT_CACHE } from '@mailguard/core';
 import { checksCost, checksRefund, CreditLedger } from '@mailguard/credits';
-import type { UsageKind } from '@mailguard/db';
+import type { ChargeKind, UsageKind } from '@mailguard/db';
 import type { VerificationEngine, VerificationResult } from '@mailguard/engine';
 import { AppError } from '@mailguard/errors';
 import { newId } from '@mailguard/keys';
@@ -90,7 +90,7 @@ export class VerificationService {
   private async run(request: CheckRequest): Promise<VerificationResult> {
     const result = Date.now() < request.deadlineAt ? await this.pipeline.verify(request) : null;
     if (result) return result;
-    return this.store.claim(request, this.engine.conclude(this.engine.inspectLocally(request.email), null));
+    return this.store.claim(request, this.engine.concludeLocally(request.email));
   }
 
   /** A check without an account (sign-up's own check of the address): not charged, not stored. */
@@ -111,16 +111,9 @@ export class VerificationService {
   }
 
   /** `knownMiss`: the cache was just asked for this address (a single check) and had nothing. */
-  private async checkOne(
-    email: string,
-    accountId: string,
-    kind: UsageKind,
-    deadlineAt: number,
-    knownMiss: boolean,
-  ): Promise<VerificationResult> {
-    const request = this.request(email, accountId, kind, deadlineAt);
+  private async checkOne(request: CheckRequest, knownMiss: boolean): Promise<VerificationResult> {
     if (knownMiss) return this.run(request);
-    const result = await this.fromCache(email);
+    const result = await this.fromCache(request.email);
     if (!result) return this.run(request);
     await this.store.record(request, result);
     return result;
@@ -186,7 +179,7 @@ export class VerificationService {
     return { result: results[0], balance };
   }
 
-  async check(accountId: string, emails: string[], kind: UsageKind): Promise<CheckOutcome> {
+  async check(accountId: string, emails: string[], kind: ChargeKind): Promise<CheckOutcome> {
     const deadlineAt = this.deadline();
     // Each address is parsed once: its key serves deduplication, the cache and the answer's order.
     const keys = emails.map(resultKey);
@@ -202,21 +195,29 @@ export class VerificationService {
     return this.checkAll(accountId, emails, keys, kind, { ref, label, deadlineAt });
   }
 
-  /** Charges the addresses up front and checks each (one cached already known to miss when alone). */
+  /**
+   * Charges the addresses up front and checks each (one cached already known to miss when alone).
+   * The charge stays open until it is settled here, refunds and all; a charge this process never
+   * settles (it stopped on the way) is the charge sweep's once the deadline and its margin have passed.
+   */
   private async checkAll(
     accountId: string,
     emails: string[],
     keys: string[],
-    kind: UsageKind,
+    kind: ChargeKind,
     { ref, label, deadlineAt }: { ref: string; label: string; deadlineAt: number },
   ): Promise<CheckOutcome> {
-    const first = new Map<string, string>();
+    const requests = new Map<string, CheckRequest>();
     emails.forEach((email, index) => {
-      if (!first.has(keys[index])) first.set(keys[index], email);
+      if (!requests.has(keys[index])) requests.set(keys[index], this.request(email, accountId, kind, deadlineAt));
     });
-    const unique = [...first.keys()];
+    const unique = [...requests.entries()];
     const cost = checksCost(unique.length);
-    const charged = await this.ledger.charge(accountId, cost, label, ref);
+    const charged = await this.ledger.charge(accountId, cost, label, ref, {
+      kind,
+      checks: unique.map(([, { requestId, email }]) => ({ id: requestId, email })),
+      dueInMs: deadlineAt - Date.now() + this.config.checks.chargeSweepMarginMs,
+    });
     if (charged === null) throw await this.insufficient(accountId, cost);
 
     this.metrics.credits.inc({ direction: 'charged' }, cost);
@@ -226,25 +227,26 @@ export class VerificationService {
       await Promise.all(
         Array.from({ length: Math.min(BATCH_CONCURRENCY, unique.length) }, async () => {
           while (next < unique.length) {
-            const key = unique[next++];
-            byKey.set(
-              key,
-              await this.checkOne(first.get(key) as string, accountId, kind, deadlineAt, unique.length === 1),
-            );
+            const [key, request] = unique[next++];
+            byKey.set(key, await this.checkOne(request, unique.length === 1));
           }
         }),
       );
     } catch (error) {
       // Nothing answered: nothing is paid for.
-      await this.ledger.refund(accountId, cost, 'refund: the check failed', ref);
-      this.metrics.credits.inc({ direction: 'refunded' }, cost);
+      await this.settle(accountId, ref, cost, 'refund: the check failed');
       throw error;
     }
 
     const refund = checksRefund([...byKey.values()]);
-    if (refund > 0) this.metrics.credits.inc({ direction: 'refunded' }, refund);
-    const balance =
-      refund > 0 ? await this.ledger.refund(accountId, refund, 'refund: results with reachable unknown', ref) : charged;
+    const balance = await this.settle(accountId, ref, refund, 'refund: results with reachable unknown');
     return { results: keys.map((key) => byKey.get(key) as VerificationResult), balance };
+  }
+
+  /** Closes the charge with its refund, counted unless the charge sweep took it first. The balance after. */
+  private async settle(accountId: string, ref: string, refund: number, reason: string): Promise<number> {
+    const { closed, balance } = await this.ledger.settle(accountId, ref, refund, reason);
+    if (closed && refund > 0) this.metrics.credits.inc({ direction: 'refunded' }, refund);
+    return balance;
   }
 }

@@ -5,6 +5,7 @@ import { DomainEvidenceEntity } from './domain-evidence.entity';
 import { FeedbackEntity } from './feedback.entity';
 import { ListRowEntity } from './list-row.entity';
 import { ListEntity } from './list.entity';
+import { OpenChargeEntity } from './open-charge.entity';
 import { VerificationEntity } from './verification.entity';
 import { WebhookDeliveryEntity } from './webhook-delivery.entity';
 import { WidgetSettingsEntity } from './widget-settings.entity';
@@ -17,6 +18,7 @@ export {
   FeedbackEntity,
   ListEntity,
   ListRowEntity,
+  OpenChargeEntity,
   VerificationEntity,
   WebhookDeliveryEntity,
   WidgetSettingsEntity,
@@ -26,6 +28,7 @@ export type { TransactionKind } from './credit-transaction.entity';
 export type { EvidenceSource } from './domain-evidence.entity';
 export type { FeedbackOutcome } from './feedback.entity';
 export type { ListStatus } from './list.entity';
+export type { ChargedCheck, ChargeKind } from './open-charge.entity';
 export type { UsageKind } from './verification.entity';
 export type { WebhookStatus } from './webhook-delivery.entity';
 
@@ -41,4 +44,5 @@ export const ENTITIES = [
   WidgetSettingsEntity,
   DomainEvidenceEntity,
   WebhookDeliveryEntity,
+  OpenChargeEntity,
 ];

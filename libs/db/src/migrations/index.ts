@@ -5,6 +5,7 @@ import { WidgetSettings1764374400000 } from './1764374400000-widget-settings';
 import { DomainEvidence1764460800000 } from './1764460800000-domain-evidence';
 import { WebhookOutbox1764547200000 } from './1764547200000-webhook-outbox';
 import { Retention1764633600000 } from './1764633600000-retention';
+import { OpenCharges1764720000000 } from './1764720000000-open-charges';
 
 /**
  * Every schema change, in order. The service never uses `synchronize`: each change is a migration
@@ -18,4 +19,5 @@ export const MIGRATIONS: Function[] = [
   DomainEvidence1764460800000,
   WebhookOutbox1764547200000,
   Retention1764633600000,
+  OpenCharges1764720000000,
 ];

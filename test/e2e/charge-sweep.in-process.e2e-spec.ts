@@ -1,0 +1,3 @@
+import { chargeSweepSuite } from './charge-sweep-suite';
+
+chargeSweepSuite('in-process');
