@@ -108,12 +108,12 @@ describe.each([
     const { CHECK_PIPELINE, InProcessPipeline, BullMqPipeline } =
       await load<typeof import('@mailguard/queue')>('libs/queue/src/index.js');
     const env = distributed ? { DATABASE_URL: database?.url, REDIS_URL: TEST_REDIS_URL, REDIS_PREFIX: prefix } : {};
-    const loaded = loadConfig({ PORT: '0', ...env });
+    const loaded = loadConfig({ PORT: '0', LOG_LEVEL: 'silent', ...env });
     const config = { ...loaded, database: { ...loaded.database, embeddedDataDir: dataDir } };
     const before = handles();
 
     const app = await NestFactory.create<NestExpressApplication>(
-      GatewayModule.forRoot({ config, logger: createLogger({ level: 'silent' }, 'test') }),
+      GatewayModule.forRoot({ config, logger: createLogger(config.log, 'test') }),
       {
         logger: false,
         abortOnError: false,

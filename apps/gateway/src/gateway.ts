@@ -6,7 +6,7 @@ import type { Request, Response } from 'express';
 import { absolutePath as swaggerUiPath } from 'swagger-ui-dist';
 import type { AppConfig } from '@mailguard/config';
 import { AppError } from '@mailguard/errors';
-import { PinoNestLogger, type Logger } from '@mailguard/logger';
+import { LogPrivacy, PinoNestLogger, type Logger } from '@mailguard/logger';
 import { Metrics } from '@mailguard/metrics';
 import { publishApiDocument } from './docs/document';
 import { answerNoRoute, ErrorFilter } from './http/error.filter';
@@ -61,7 +61,7 @@ export async function startGateway(config: AppConfig, logger: Logger): Promise<G
   // API answers are never the same twice (request ids, balances): hashing each body for an ETag is waste.
   app.set('etag', false);
   const beforeRoutes = [
-    requestLogging(logger),
+    requestLogging(logger, new LogPrivacy(config.log)),
     requestMetrics(metrics),
     // The docs page loads Swagger UI's own script and styles from this origin only.
     securityHeaders({

@@ -1,4 +1,5 @@
 export * from './config';
+export * from './log';
 export * from './prober';
 export { loadClientConfig, type ClientConfig } from './client';
 export { ConfigError, isHostname } from './env-reader';
