@@ -21,6 +21,7 @@ import {
 } from './http/limits';
 import { KeyMeter } from './auth/key-meter';
 import { GatewayModule } from './gateway.module';
+import { metricsBehindToken, MetricsScrape, MetricsServer } from './health/metrics';
 import { requestLogging } from './http/request-logging';
 import { requestMetrics } from './http/request-metrics';
 import { securityHeaders } from './http/security-headers';
@@ -34,12 +35,14 @@ import { VerificationService } from './validation/verification.service';
 export interface Gateway {
   app: NestExpressApplication;
   url: string;
+  /** The Prometheus page, on METRICS_PORT. */
+  metricsUrl: string;
   close(): Promise<void>;
 }
 
 /**
  * Builds the Nest app (every connection and store is a provider of GatewayModule, opened as the
- * modules start) and starts listening on `config.http.port`. SIGTERM and SIGINT close it: Nest
+ * modules start, the metrics port among them) and starts listening on `config.http.port`. SIGTERM and SIGINT close it: Nest
  * ends the modules in order, and the process exits 0 (1 when closing failed).
  */
 export async function startGateway(config: AppConfig, logger: Logger): Promise<Gateway> {
@@ -69,6 +72,7 @@ export async function startGateway(config: AppConfig, logger: Logger): Promise<G
     }),
   ];
   for (const middleware of beforeRoutes) app.use(middleware);
+  if (config.metrics.token) app.use(metricsBehindToken(app.get(MetricsScrape), config.metrics.token));
   const pipes = [
     new InputPolicyPipe(),
     new ValidationPipe({
@@ -100,16 +104,7 @@ export async function startGateway(config: AppConfig, logger: Logger): Promise<G
   app.useGlobalFilters(new ErrorFilter(logger, meter));
   app.useGlobalPipes(...pipes);
   app.setGlobalPrefix('v1', {
-    exclude: [
-      'health/live',
-      'health/ready',
-      'metrics',
-      'docs',
-      'docs-json',
-      'docs/assets/docs-init.js',
-      'mcp',
-      BULL_BOARD_ROUTE,
-    ],
+    exclude: ['health/live', 'health/ready', 'docs', 'docs-json', 'docs/assets/docs-init.js', 'mcp', BULL_BOARD_ROUTE],
   });
   publishApiDocument(app);
 
@@ -141,5 +136,10 @@ export async function startGateway(config: AppConfig, logger: Logger): Promise<G
   const address = app.getHttpServer().address();
   const port = typeof address === 'object' && address ? address.port : config.http.port;
 
-  return { app, url: `http://127.0.0.1:${port}`, close: () => app.close() };
+  return {
+    app,
+    url: `http://127.0.0.1:${port}`,
+    metricsUrl: app.get(MetricsServer).url,
+    close: () => app.close(),
+  };
 }

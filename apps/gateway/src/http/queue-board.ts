@@ -9,7 +9,8 @@ import { QUEUE_NAMES } from '@mailguard/queue';
 /** Where the board is served, outside the /v1 prefix. */
 export const BULL_BOARD_ROUTE = 'admin/queues';
 
-function matches(given: string, token: string): boolean {
+/** Whether a credential given equals the configured one, in constant time. */
+export function sameSecret(given: string, token: string): boolean {
   const a = Buffer.from(given);
   const b = Buffer.from(token);
   return a.length === b.length && timingSafeEqual(a, b);
@@ -41,8 +42,8 @@ function adminOnly(token: string): RequestHandler {
     const bearer = /^Bearer (.+)$/i.exec(header)?.[1];
     const basic = /^Basic (.+)$/i.exec(header)?.[1];
     const password = basic ? Buffer.from(basic, 'base64').toString('utf8').split(':').slice(1).join(':') : undefined;
-    if (bearer && matches(bearer, token)) return next();
-    if (password && matches(password, token)) {
+    if (bearer && sameSecret(bearer, token)) return next();
+    if (password && sameSecret(password, token)) {
       if (req.method === 'GET' || req.method === 'HEAD' || sameOrigin(req)) return next();
       res.status(403).json({ error: 'The queue board takes changes only from its own page', code: 'csrf' });
       return;
