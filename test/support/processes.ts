@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join, resolve, sep } from 'node:path';
 import { WORKER_PORT_VARIABLES } from '@mailguard/config';
+import { leaksIn } from './log-leaks';
 
 /** The build, whether this file runs from the sources (Jest) or from dist/ itself (benchmarks). */
 export const DIST = __dirname.includes(`${sep}dist${sep}`)
@@ -26,6 +27,11 @@ export interface RunningProcess {
   child: ChildProcess;
   /** Everything the process wrote to stdout and stderr so far. */
   output(): string;
+  /**
+   * Ends the process and resolves with its exit code once it has exited; rejects when its output
+   * showed an address, a key or a credential (tests/support/log-leaks.ts), so that every suite
+   * checks the logs of every process it ran.
+   */
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
@@ -63,7 +69,10 @@ function startProcess(env: Record<string, string>, cwd: string, main: string, re
         output: () => output,
         async stop(signal = 'SIGTERM') {
           if (child.exitCode === null && child.signalCode === null) child.kill(signal);
-          return exited;
+          const code = await exited;
+          const leaks = leaksIn(output);
+          if (leaks.length > 0) throw new Error(`${main} printed what its logs must never show:\n${leaks.join('\n')}`);
+          return code;
         },
       });
     };
