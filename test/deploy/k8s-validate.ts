@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { loadConfig, WORKER_PORT_VARIABLES, type WorkerName } from '@mailguard/config';
+import { loadConfig, WORKER_PORT_VARIABLES, type AppConfig, type WorkerName } from '@mailguard/config';
 import { QUEUE_NAMES } from '@mailguard/queue';
 import { render, type K8sObject } from './kustomize';
 
@@ -53,6 +53,12 @@ export const containersOf = (object: K8sObject): Container[] =>
 
 /** The app a container runs: dist/apps/<app>/src/main.js. */
 export const appOf = (container: Container) => /^dist\/apps\/([a-z-]+)\//.exec(container.command[1] ?? '')?.[1] ?? '';
+
+/** The ports a process listens on, in the order its container lists them: the gateway its API's, then its metrics'. */
+export function listeningPorts(app: string, config: AppConfig): number[] {
+  if (app === 'gateway') return [config.http.port, config.metrics.port];
+  return app in WORKER_PORT_VARIABLES ? [config.workers.ports[app as WorkerName]] : [];
+}
 
 /** Variables that a cluster must set: without them a process falls back to what only suits one machine. */
 const REQUIRED: Record<string, string[]> = {
@@ -114,16 +120,11 @@ export function consistencyProblems(objects: K8sObject[], secretExample: Record<
         problems.push(`${where}: ${(error as Error).message}`);
         continue;
       }
-      const port =
-        app === 'gateway'
-          ? config.http.port
-          : app in WORKER_PORT_VARIABLES
-            ? config.workers.ports[app as WorkerName]
-            : null;
+      const listens = listeningPorts(app, config);
       const ports = container.ports ?? [];
-      if (port === null ? ports.length > 0 : ports.length !== 1 || ports[0].containerPort !== port) {
+      if (JSON.stringify(ports.map((entry) => entry.containerPort)) !== JSON.stringify(listens)) {
         problems.push(
-          `${where}: container ports ${JSON.stringify(ports.map((entry) => entry.containerPort))}, the process listens on ${port}`,
+          `${where}: container ports ${JSON.stringify(ports.map((entry) => entry.containerPort))}, the process listens on ${listens.join(', ') || 'none'}`,
         );
       }
       for (const [probe, path] of [
@@ -137,7 +138,7 @@ export function consistencyProblems(objects: K8sObject[], secretExample: Record<
         if (!ports.some((entry) => entry.name === get.port || entry.containerPort === get.port))
           problems.push(`${where}: ${probe} port ${get.port} is not a container port`);
       }
-      if (port !== null && !container.livenessProbe) problems.push(`${where}: no liveness probe`);
+      if (listens.length > 0 && !container.livenessProbe) problems.push(`${where}: no liveness probe`);
       if (app === 'gateway' && !container.readinessProbe) problems.push(`${where}: no readiness probe`);
     }
   }

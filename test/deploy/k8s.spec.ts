@@ -58,6 +58,59 @@ describe.each(overlays(root))('overlay %s', (overlay) => {
     }
   });
 
+  it("scrapes every process's metrics port, never the gateway's API port, and lets only Prometheus reach it", () => {
+    type Labels = Record<string, string>;
+    const labelsOf = (object: K8sObject) =>
+      (object.spec as { template: { metadata: { labels: Labels } } }).template.metadata.labels;
+    const selects = (selector: Labels, labels: Labels) =>
+      Object.entries(selector).every(([key, value]) => labels[key] === value);
+    const services = objects.filter((object) => object.kind === 'Service');
+    const monitors = objects.filter((object) => object.kind === 'ServiceMonitor');
+    const policies = objects.filter((object) => object.kind === 'NetworkPolicy');
+    for (const deployment of objects.filter((object) => object.kind === 'Deployment')) {
+      const labels = labelsOf(deployment);
+      const app = labels['app.kubernetes.io/name'];
+      const named = containersOf(deployment).flatMap((container) => (container.ports ?? []).map((port) => port.name));
+      expect([app, named.includes('metrics')]).toEqual([app, true]);
+      // Scraped: a ServiceMonitor endpoint on a Service of these pods, by the port's name, at /metrics.
+      const scraped = monitors.flatMap((monitor) => {
+        const spec = monitor.spec as {
+          selector: { matchLabels: Labels };
+          endpoints: Array<{ port: string; path: string }>;
+        };
+        const ports = services
+          .filter((service) => selects(spec.selector.matchLabels, service.metadata.labels as Labels))
+          .filter((service) => selects((service.spec as { selector: Labels }).selector, labels))
+          .flatMap((service) => (service.spec as { ports: Array<{ name: string; targetPort: string }> }).ports);
+        return spec.endpoints
+          .filter((endpoint) => ports.some((port) => port.name === endpoint.port))
+          .map((endpoint) => `${ports.find((port) => port.name === endpoint.port)?.targetPort} ${endpoint.path}`);
+      });
+      expect([app, scraped]).toEqual([app, ['metrics /metrics']]);
+      // Reached: from the monitoring namespace on that port, and from nowhere else.
+      const rules = policies
+        .filter((policy) =>
+          selects((policy.spec as { podSelector: { matchLabels?: Labels } }).podSelector.matchLabels ?? {}, labels),
+        )
+        .flatMap(
+          (policy) =>
+            (
+              policy.spec as {
+                ingress?: Array<{
+                  from: Array<{ namespaceSelector?: { matchLabels: Labels } }>;
+                  ports: Array<{ port: string }>;
+                }>;
+              }
+            ).ingress ?? [],
+        );
+      const toMetrics = rules.filter((rule) => rule.ports.some((port) => port.port === 'metrics'));
+      expect([app, toMetrics.flatMap((rule) => rule.from.map((peer) => peer.namespaceSelector?.matchLabels))]).toEqual([
+        app,
+        [{ 'kubernetes.io/metadata.name': 'monitoring' }],
+      ]);
+    }
+  });
+
   it('lets only the smtp-workers open TCP/25', () => {
     const policies = objects.filter((object) => object.kind === 'NetworkPolicy');
     for (const deployment of objects.filter((object) => object.kind === 'Deployment')) {

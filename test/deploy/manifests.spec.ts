@@ -3,7 +3,7 @@ import { join, resolve } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import Ajv2019 from 'ajv/dist/2019';
 import { loadConfig, type WorkerName } from '@mailguard/config';
-import { containersOf, overlays, renderOverlay } from './k8s-validate';
+import { containersOf, listeningPorts, overlays, renderOverlay } from './k8s-validate';
 
 /** No Docker engine or cluster here: check what can be checked without one. */
 const root = resolve(__dirname, '../..');
@@ -51,7 +51,7 @@ describe.each(overlays(root))('Kubernetes manifests, overlay %s', (overlay) => {
     }
   });
 
-  it('expose the port each process listens on with the ConfigMap: the gateway PORT, each worker kind its own', () => {
+  it('expose the ports each process listens on with the ConfigMap: the gateway PORT and METRICS_PORT, each worker kind its own', () => {
     const configMap = objects.find(
       (object) => object.kind === 'ConfigMap' && object.metadata.name === 'mailguard-config',
     ) as unknown as { data: Record<string, string> };
@@ -60,8 +60,7 @@ describe.each(overlays(root))('Kubernetes manifests, overlay %s', (overlay) => {
     expect(containers.length).toBe(5);
     for (const container of containers) {
       const app = /^dist\/apps\/([a-z-]+)\//.exec(container.command[1])?.[1] as 'gateway' | WorkerName;
-      const port = app === 'gateway' ? config.http.port : config.workers.ports[app];
-      expect(container.ports?.map((entry) => entry.containerPort)).toEqual([port]);
+      expect(container.ports?.map((entry) => entry.containerPort)).toEqual(listeningPorts(app, config));
     }
   });
 });

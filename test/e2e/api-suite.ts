@@ -1231,7 +1231,7 @@ export function apiSuite(driver: Driver): void {
     it('exposes Prometheus text on the gateway (and on each worker) with requests by route, credits and cache', async () => {
       const { apiKey } = await signup();
       await api('GET', '/v1/email-validation/jane@acme.test', { key: apiKey });
-      const text = await (await fetch(`${gateway.url}/metrics`)).text();
+      const text = await (await fetch(gateway.metrics)).text();
       expect(text).toMatch(
         /mailguard_http_requests_total\{[^}]*route="\/v1\/email-validation\/:email"[^}]*status="200"/,
       );
@@ -1241,7 +1241,7 @@ export function apiSuite(driver: Driver): void {
       expect(text).toMatch(/mailguard_queue_depth\{[^}]*queue="smtp"/);
       for (const [index, worker] of workers.entries()) {
         expect((await fetch(`${worker.url}/health/live`)).status).toBe(200);
-        const metrics = await (await fetch(`${worker.url}/metrics`)).text();
+        const metrics = await (await fetch(worker.metrics)).text();
         // The check stages have run jobs by now; the list worker has had no list to feed.
         if (WORKER_KINDS[index] === 'list-worker') expect(metrics).toMatch(/mailguard_jobs_total/);
         else expect(metrics).toMatch(/mailguard_jobs_total\{[^}]*outcome="completed"/);

@@ -119,9 +119,7 @@ export function egressSuite(driver: Driver): void {
   }
 
   async function metrics(): Promise<string> {
-    return (await Promise.all(probers.map(async (process) => (await fetch(`${process.url}/metrics`)).text()))).join(
-      '\n',
-    );
+    return (await Promise.all(probers.map(async (process) => (await fetch(process.metrics)).text()))).join('\n');
   }
 
   /** Every charge has its refund, on the same reference: nothing was paid for. */

@@ -305,7 +305,7 @@ describe('GET /v1/email-validation/:email with and without the fast path', () =>
     expect(lines('fast')).toEqual(lines('nest'));
 
     const metrics = async (side: Side) =>
-      (await (await fetch(`${gateways[side].url}/metrics`)).text())
+      (await (await fetch(gateways[side].metrics)).text())
         .split('\n')
         .filter(
           (line) =>

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { get } from 'node:http';
+import { Agent, get } from 'node:http';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -54,11 +54,11 @@ async function leftOpen(before: string[]): Promise<string[]> {
   return left;
 }
 
-/** One request on a connection of its own, closed after the answer (no keep-alive socket stays open here). */
-function status(url: string): Promise<number> {
+/** One request on a connection of its own, closed after the answer (or kept alive by `agent`). */
+function status(url: string, agent: Agent | false = false): Promise<number> {
   return new Promise((done, fail) => {
     let code = 0;
-    const request = get(url, { agent: false }, (res) => {
+    const request = get(url, { agent }, (res) => {
       code = res.statusCode ?? 0;
       res.resume();
     });
@@ -105,15 +105,18 @@ describe.each([
       'apps/gateway/src/gateway.module.js',
     );
     const { REDIS } = await load<typeof import('@mailguard/core')>('libs/core/src/index.js');
+    const { MetricsServer } = await load<typeof import('../../apps/gateway/src/health/metrics')>(
+      'apps/gateway/src/health/metrics.js',
+    );
     const { CHECK_PIPELINE, InProcessPipeline, BullMqPipeline } =
       await load<typeof import('@mailguard/queue')>('libs/queue/src/index.js');
     const env = distributed ? { DATABASE_URL: database?.url, REDIS_URL: TEST_REDIS_URL, REDIS_PREFIX: prefix } : {};
-    const loaded = loadConfig({ PORT: '0', ...env });
+    const loaded = loadConfig({ PORT: '0', METRICS_PORT: '0', LOG_LEVEL: 'silent', ...env });
     const config = { ...loaded, database: { ...loaded.database, embeddedDataDir: dataDir } };
     const before = handles();
 
     const app = await NestFactory.create<NestExpressApplication>(
-      GatewayModule.forRoot({ config, logger: createLogger({ level: 'silent' }, 'test') }),
+      GatewayModule.forRoot({ config, logger: createLogger(config.log, 'test') }),
       {
         logger: false,
         abortOnError: false,
@@ -128,6 +131,11 @@ describe.each([
     const databasePort = Number(new URL(source.options.type === 'postgres' ? (source.options.url as string) : '').port);
     const redis = app.get<Redis | null>(REDIS);
     expect(redis === null).toBe(!distributed);
+    // The metrics on a port of their own, not the API's; a scraper keeps its connection open between scrapes.
+    const metricsUrl = app.get(MetricsServer).url;
+    const metricsPort = Number(new URL(metricsUrl).port);
+    expect(await status(metricsUrl, new Agent({ keepAlive: true }))).toBe(200);
+    expect(await status(`http://127.0.0.1:${port}/metrics`)).toBe(404);
 
     await app.close();
     expect(source.isInitialized).toBe(false);
@@ -135,6 +143,7 @@ describe.each([
     // The embedded server's socket is closed with the app.
     else expect(await refused(databasePort)).toBe(true);
     expect(await refused(port)).toBe(true);
+    expect(await refused(metricsPort)).toBe(true);
     // Sockets of an earlier test in this worker (fetch's keep-alive) may close meanwhile: only new ones count.
     expect(await leftOpen(before)).toEqual([]);
   });

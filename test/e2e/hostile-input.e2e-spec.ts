@@ -413,7 +413,7 @@ describe('the last resort of every process', () => {
     const logger = resolve(__dirname, '../../dist/libs/logger/src/index.js');
     const script = `
       const { createLogger, requestContext, surviveUnhandled } = require(${JSON.stringify(logger)});
-      surviveUnhandled(createLogger({ level: 'info' }, 'guard-test'));
+      surviveUnhandled(createLogger({ level: 'info', hashKey: 'guard-test', secrets: [] }, 'guard-test'));
       requestContext.run({ requestId: 'req-forgotten' }, () => { Promise.reject(new Error('nobody awaited me')); });
       setTimeout(() => { process.stdout.write('still here\\n'); }, 50);
     `;

@@ -135,7 +135,7 @@ export function hostileMxSuite(driver: Driver): void {
 
   /** The sum over the probers' /metrics of a series' samples for one MX host. */
   async function metricFor(name: string, host: string): Promise<number> {
-    const pages = await Promise.all(probers.map(async (process) => (await fetch(`${process.url}/metrics`)).text()));
+    const pages = await Promise.all(probers.map(async (process) => (await fetch(process.metrics)).text()));
     // A series that is not there at all reads as 0: the page must at least declare it.
     for (const page of pages) expect(page).toContain(`# TYPE ${name} `);
     const sample = new RegExp(`^${name}\\{[^}]*host="${host.replace(/\./g, '\\.')}"[^}]*\\} (\\S+)$`, 'gm');

@@ -115,7 +115,7 @@ describe.each(['in-process', 'bullmq'] as const)('a long-lived service (%s)', (d
     driver === 'bullmq' ? workers.filter((_, index) => WORKER_KINDS[index] === 'smtp-worker') : [gateway];
 
   async function slotsHeld(): Promise<number> {
-    const pages = await Promise.all(probers().map(async (process) => (await fetch(`${process.url}/metrics`)).text()));
+    const pages = await Promise.all(probers().map(async (process) => (await fetch(process.metrics)).text()));
     return pages.reduce((sum, page) => sum + gaugeSum(page, 'mailguard_mx_slots_held'), 0);
   }
 
@@ -152,7 +152,7 @@ describe.each(['in-process', 'bullmq'] as const)('a long-lived service (%s)', (d
     let held = await slotsHeld();
     while (held > 0 && Date.now() < patience) held = await slotsHeld();
     expect(held).toBe(0);
-    const page = await (await fetch(`${probers()[0].url}/metrics`)).text();
+    const page = await (await fetch(probers()[0].metrics)).text();
     expect(page).toContain('mailguard_mx_slot_wait_seconds_count');
     expect(page).not.toMatch(/^mailguard_mx_lease_expired_total\{/m);
     // Checks one after another at a host began on the session the one before kept; none is kept now.

@@ -174,8 +174,8 @@ export function mcpSuite(driver: Driver): void {
   }
 
   /** A gauge or counter of the process (its only series, whatever its labels). */
-  async function metric(url: string, name: string): Promise<number> {
-    const text = await (await fetch(`${url}/metrics`)).text();
+  async function metric(page: string, name: string): Promise<number> {
+    const text = await (await fetch(page)).text();
     const line = text.split('\n').find((entry) => entry.startsWith(`${name} `) || entry.startsWith(`${name}{`));
     if (!line) throw new Error(`no metric ${name}`);
     return Number(line.split(' ').pop());
@@ -670,8 +670,10 @@ export function mcpSuite(driver: Driver): void {
           }),
         );
         // Every request's server and transport closed (the gauge falls when a transport's onclose runs).
-        expect(await metric(soak.url, 'mailguard_mcp_transports_open')).toBe(0);
-        expect(await metric(soak.url, 'mailguard_mcp_transports_opened_total')).toBeGreaterThanOrEqual(200 + 20 * 13);
+        expect(await metric(soak.metrics, 'mailguard_mcp_transports_open')).toBe(0);
+        expect(await metric(soak.metrics, 'mailguard_mcp_transports_opened_total')).toBeGreaterThanOrEqual(
+          200 + 20 * 13,
+        );
         // From the database: with Redis, the main gateway's 60-a-minute limit sees this key's window too.
         expect(await database.query('SELECT balance FROM accounts WHERE id = $1', [account.id])).toEqual([
           { balance: 2500 - 10 - 20 },

@@ -26,14 +26,14 @@ jest.setTimeout(60_000);
  */
 const root = resolve(__dirname, '../..');
 
-async function scrape(url: string): Promise<string> {
-  const response = await fetch(`${url}/metrics`);
+async function scrape(page: string): Promise<string> {
+  const response = await fetch(page);
   expect(response.status).toBe(200);
   return response.text();
 }
 
 /** A check of an address the lab's server rejects, seen in the /metrics of the process that concluded it. */
-async function countsACheck(gatewayUrl: string, metricsUrl: string, service: string): Promise<void> {
+async function countsACheck(gatewayUrl: string, metricsPage: string, service: string): Promise<void> {
   const api = apiClient(gatewayUrl);
   const signup = await api<{ apiKey: string }>('POST', '/v1/accounts', { body: { email: 'owner@catchall.test' } });
   expect(signup.status).toBe(201);
@@ -41,12 +41,12 @@ async function countsACheck(gatewayUrl: string, metricsUrl: string, service: str
     `^mailguard_checks_total\\{status="invalid",sub_status="no_such_user",service="${service}"\\} (\\d+)$`,
     'm',
   );
-  const before = Number(series.exec(await scrape(metricsUrl))?.[1] ?? 0);
+  const before = Number(series.exec(await scrape(metricsPage))?.[1] ?? 0);
   const check = await api<{ status: string; subStatus: string }>('GET', '/v1/email-validation/nobody@acme.test', {
     key: signup.body.apiKey,
   });
   expect([check.status, check.body.status, check.body.subStatus]).toEqual([200, 'invalid', 'no_such_user']);
-  expect(Number(series.exec(await scrape(metricsUrl))?.[1])).toBe(before + 1);
+  expect(Number(series.exec(await scrape(metricsPage))?.[1])).toBe(before + 1);
 }
 
 describe('monitoring queries against a running gateway', () => {
@@ -71,7 +71,7 @@ describe('monitoring queries against a running gateway', () => {
   });
 
   it('names in every dashboard panel and every alert only metrics the processes export', async () => {
-    const exported = exportedNames(await scrape(gateway.url));
+    const exported = exportedNames(await scrape(gateway.metrics));
     const queries = [
       ...dashboardQueries(readDashboard(root)),
       ...alertsOf(renderOverlay(root, 'prod')).map(({ alert, expr }) => ({ where: `alert ${alert}`, expr })),
@@ -86,7 +86,50 @@ describe('monitoring queries against a running gateway', () => {
   });
 
   it('counts a concluded check in mailguard_checks_total by status and sub_status', () =>
-    countsACheck(gateway.url, gateway.url, 'gateway'));
+    countsACheck(gateway.url, gateway.metrics, 'gateway'));
+
+  it('serves the metrics on METRICS_PORT only: the public API port answers 404 there', async () => {
+    expect(new URL(gateway.metrics).port).not.toBe(new URL(gateway.url).port);
+    const onApi = await fetch(`${gateway.url}/metrics`);
+    expect([onApi.status, await onApi.json()]).toEqual([
+      404,
+      { error: 'No route for GET /metrics', code: 'not_found' },
+    ]);
+    const elsewhere = await fetch(new URL('/health/ready', gateway.metrics));
+    expect([elsewhere.status, await elsewhere.json()]).toEqual([
+      404,
+      { error: 'No route for GET /health/ready', code: 'not_found' },
+    ]);
+  });
+
+  it('serves them on the API port too, to METRICS_TOKEN as a bearer token only, when it is set', async () => {
+    const token = 'metrics-token-for-e2e-0123';
+    const guarded = await startGatewayProcess(
+      { ...lab.env, DATABASE_URL: database.url, SMTP_HELO_NAME: E2E_CLUSTER_ENV.SMTP_HELO_NAME, METRICS_TOKEN: token },
+      cwd,
+    );
+    try {
+      const refused: Array<Record<string, string>> = [
+        {},
+        { authorization: 'Bearer metrics-token-for-e2e-0124' },
+        { authorization: `Basic ${Buffer.from(`prometheus:${token}`).toString('base64')}` },
+      ];
+      for (const headers of refused) {
+        const response = await fetch(`${guarded.url}/metrics`, { headers });
+        expect([response.status, ((await response.json()) as { code: string }).code]).toEqual([401, 'unauthorized']);
+      }
+      // A token in the URL would be a credential in every proxy's log: not taken.
+      expect((await fetch(`${guarded.url}/metrics?token=${token}`)).status).toBe(401);
+      const text = await (
+        await fetch(`${guarded.url}/metrics`, { headers: { authorization: `Bearer ${token}` } })
+      ).text();
+      expect(exportedNames(text)).toContain('mailguard_http_requests_total');
+      // The metrics port needs no token: it is not public.
+      expect((await fetch(guarded.metrics)).status).toBe(200);
+    } finally {
+      await guarded.stop();
+    }
+  });
 });
 
 describe('mailguard_checks_total with the checks on workers', () => {
@@ -121,6 +164,6 @@ describe('mailguard_checks_total with the checks on workers', () => {
       ])),
     );
     const [gateway, , , scoring] = processes;
-    await countsACheck(gateway.url, scoring.url, 'scoring-worker');
+    await countsACheck(gateway.url, scoring.metrics, 'scoring-worker');
   });
 });

@@ -40,7 +40,6 @@ const UNDOCUMENTED = [
   'GET /favicon.ico',
   'GET /health/live',
   'GET /health/ready',
-  'GET /metrics',
   'GET /docs-json',
   'GET /docs',
   'GET /docs/assets/docs-init.js',
@@ -59,7 +58,7 @@ let ACCESS: symbol;
 
 beforeAll(async () => {
   database = await createTestDatabase();
-  const config = loadConfig({ DATABASE_URL: database.url, PORT: '0', LOG_LEVEL: 'warn' });
+  const config = loadConfig({ DATABASE_URL: database.url, PORT: '0', METRICS_PORT: '0', LOG_LEVEL: 'warn' });
   // The build, as every e2e test runs it (the widget bundle it serves exists only there).
   const built = (await import(join(DIST, 'apps/gateway/src/gateway.js'))) as {
     startGateway(config: unknown, logger: unknown): Promise<Gateway>;

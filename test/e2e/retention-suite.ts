@@ -215,7 +215,7 @@ export function retentionSuite(driver: Driver): void {
       ? null
       : await Database.open(
           { url: null, embeddedDataDir: join(cwd, 'data') },
-          createLogger({ level: 'silent' }, 'test'),
+          createLogger({ level: 'silent', hashKey: 'test', secrets: [] }, 'test'),
         );
     try {
       const query: Query = database ? database.query : (sql, params) => embedded!.dataSource.query(sql, params);

@@ -101,14 +101,15 @@ function startAll(env: Record<string, string>): StartAll {
 
 describe('npm run start:all', () => {
   it('runs the gateway and each worker kind on the port its own variable names', async () => {
-    const [gatewayPort, ...workerPorts] = await freePorts(1 + WORKER_KINDS.length);
-    const env: Record<string, string> = { PORT: String(gatewayPort) };
+    const [gatewayPort, metricsPort, ...workerPorts] = await freePorts(2 + WORKER_KINDS.length);
+    const env: Record<string, string> = { PORT: String(gatewayPort), METRICS_PORT: String(metricsPort) };
     WORKER_KINDS.forEach((kind, index) => (env[PORT_VARIABLES[kind]] = String(workerPorts[index])));
     const running = startAll(env);
     try {
       await running.waitFor(/\[gateway\] .*listening on/);
       for (const kind of WORKER_KINDS) await running.waitFor(new RegExp(`\\[${kind}\\] .*working on queue`));
       expect((await fetch(`http://127.0.0.1:${gatewayPort}/health/live`)).status).toBe(200);
+      expect((await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).status).toBe(200);
       for (const [index, kind] of WORKER_KINDS.entries()) {
         expect(running.output()).toContain(`[${kind}] MailGuard ${kind} working on queue`);
         const live = await fetch(`http://127.0.0.1:${workerPorts[index]}/health/live`);
@@ -132,13 +133,18 @@ describe('npm run start:all', () => {
       /DNS_WORKER_PORT and SMTP_WORKER_PORT are both \d+: processes on one machine need a port each/,
     ],
     [
+      'a worker on the metrics port',
+      (port: number): Record<string, string> => ({ METRICS_PORT: String(port), SCORING_WORKER_PORT: String(port) }),
+      /METRICS_PORT and SCORING_WORKER_PORT are both \d+/,
+    ],
+    [
       'a worker on the gateway port',
       (port: number): Record<string, string> => ({ PORT: String(port), LIST_WORKER_PORT: String(port) }),
       /PORT and LIST_WORKER_PORT are both \d+/,
     ],
   ])('refuses %s: one line on stderr, exit code 1, no process started', async (_name, variables, message) => {
-    const [gatewayPort, port] = await freePorts(2);
-    const running = startAll({ PORT: String(gatewayPort), ...variables(port) });
+    const [gatewayPort, metricsPort, port] = await freePorts(3);
+    const running = startAll({ PORT: String(gatewayPort), METRICS_PORT: String(metricsPort), ...variables(port) });
     try {
       expect(await running.exited).toBe(1);
       const lines = running.output().trim().split('\n');

@@ -16,8 +16,6 @@ export const DRIVERS: Driver[] = ['in-process', 'bullmq'];
 export interface ServiceProcess {
   name: string;
   process: RunningProcess;
-  /** The process's `/metrics` base URL. */
-  url: string;
   /** Output already scanned for errors. */
   scanned: number;
 }
@@ -60,12 +58,10 @@ export class SoakService {
     const service = new SoakService(driver, database, processes, redisPrefix);
     try {
       const gateway = await startGatewayProcess(env, cwd());
-      processes.push({ name: 'gateway', process: gateway, url: gateway.url, scanned: 0 });
+      processes.push({ name: 'gateway', process: gateway, scanned: 0 });
       if (redisPrefix) {
         const workers = await Promise.all(WORKER_KINDS.map((kind) => startWorkerProcess(kind, env, cwd())));
-        workers.forEach((worker, index) =>
-          processes.push({ name: WORKER_KINDS[index], process: worker, url: worker.url, scanned: 0 }),
-        );
+        workers.forEach((worker, index) => processes.push({ name: WORKER_KINDS[index], process: worker, scanned: 0 }));
       }
     } catch (error) {
       await service.stop();
@@ -75,11 +71,11 @@ export class SoakService {
   }
 
   get url(): string {
-    return this.processes[0].url;
+    return this.processes[0].process.url;
   }
 
   async metrics(entry: ServiceProcess): Promise<string> {
-    const response = await fetch(`${entry.url}/metrics`);
+    const response = await fetch(entry.process.metrics);
     if (response.status !== 200) throw new Error(`${entry.name} /metrics answered ${response.status}`);
     return response.text();
   }

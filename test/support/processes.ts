@@ -3,6 +3,7 @@ import { readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve, sep } from 'node:path';
 import { WORKER_PORT_VARIABLES } from '@mailguard/config';
+import { leaksIn } from './log-leaks';
 
 /** The build, whether this file runs from the sources (Jest) or from dist/ itself (benchmarks). */
 export const DIST = __dirname.includes(`${sep}dist${sep}`)
@@ -17,14 +18,22 @@ export const WORKER_KINDS: WorkerKindName[] = ['dns-worker', 'smtp-worker', 'sco
 /** Every port a process opens left to the system (0), so that tests and benchmarks run side by side. */
 export const ANY_FREE_PORTS: Record<string, string> = {
   PORT: '0',
+  METRICS_PORT: '0',
   ...Object.fromEntries(Object.values(WORKER_PORT_VARIABLES).map((variable) => [variable, '0'])),
 };
 
 export interface RunningProcess {
   url: string;
+  /** Its Prometheus page: the gateway's on METRICS_PORT, a worker's on its own port. */
+  metrics: string;
   child: ChildProcess;
   /** Everything the process wrote to stdout and stderr so far. */
   output(): string;
+  /**
+   * Ends the process and resolves with its exit code once it has exited; rejects when its output
+   * showed an address, a key or a credential (tests/support/log-leaks.ts), so that every suite
+   * checks the logs of every process it ran.
+   */
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
@@ -40,7 +49,10 @@ function launch(env: Record<string, string>, cwd: string, main = MAIN): ChildPro
   return spawn(process.execPath, [main], { cwd, env: { ...base, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
 }
 
-/** Runs a built process and resolves once its output matches `ready` (the first group is its url, if any). */
+/**
+ * Runs a built process and resolves once its output matches `ready`: its first group is the process's
+ * url, its second the url of its Prometheus page (else the first one's /metrics).
+ */
 function startProcess(env: Record<string, string>, cwd: string, main: string, ready: RegExp): Promise<RunningProcess> {
   const child = launch(env, cwd, main);
   let output = '';
@@ -54,11 +66,15 @@ function startProcess(env: Record<string, string>, cwd: string, main: string, re
       child.stdout?.on('data', (more: Buffer) => (output += more.toString()));
       resolvePromise({
         url: match[1] ?? '',
+        metrics: match[2] ?? `${match[1]}/metrics`,
         child,
         output: () => output,
         async stop(signal = 'SIGTERM') {
           if (child.exitCode === null && child.signalCode === null) child.kill(signal);
-          return exited;
+          const code = await exited;
+          const leaks = leaksIn(output);
+          if (leaks.length > 0) throw new Error(`${main} printed what its logs must never show:\n${leaks.join('\n')}`);
+          return code;
         },
       });
     };
@@ -70,7 +86,7 @@ function startProcess(env: Record<string, string>, cwd: string, main: string, re
 
 /** Runs the built gateway (`npm run build` first) and resolves once it says where it listens. */
 export function startGatewayProcess(env: Record<string, string>, cwd: string): Promise<RunningProcess> {
-  return startProcess(env, cwd, MAIN, /listening on (http:\/\/[^\s]+)/);
+  return startProcess(env, cwd, MAIN, /listening on (http:\/\/[^\s]+) .*metrics on (http:\/\/[^\s]+)\n/);
 }
 
 /** Runs one built worker process and resolves once it takes jobs. */

@@ -2,6 +2,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { isJSONRPCRequest, isJSONRPCResultResponse, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { AppConfig } from '@mailguard/config';
+import { LogPrivacy } from '@mailguard/logger';
 import { createToolServer, describeAppError } from '@mailguard/mcp';
 import { localBackend } from './backend';
 import { runConcurrently } from './concurrency';
@@ -26,11 +27,15 @@ function exitWithStdin(close: () => Promise<void>): void {
  * need none (lists, feedback and credits live in a service).
  */
 export async function serveLocal(config: AppConfig): Promise<void> {
-  const local = localBackend(config, (message) => log(`warning: ${message}`));
+  // The addresses the tools check, and what failed with them, reach stderr masked as a service's logs.
+  const privacy = new LogPrivacy(config.log);
+  const local = localBackend(config, (message) => log(privacy.line(`warning: ${message}`)));
   const server = createToolServer({
     describeError: (error) =>
       describeAppError(error) ??
-      (log(`tool call failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`),
+      (log(
+        privacy.line(`tool call failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`),
+      ),
       { error: 'Internal error; retry after a short delay', code: 'internal' }),
     handlers: {
       verify_email: async ({ email }) => ({ value: await local.verify(email) }),

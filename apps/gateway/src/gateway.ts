@@ -7,7 +7,7 @@ import type { Request, Response } from 'express';
 import { absolutePath as swaggerUiPath } from 'swagger-ui-dist';
 import type { AppConfig } from '@mailguard/config';
 import { AppError } from '@mailguard/errors';
-import { PinoNestLogger, type Logger } from '@mailguard/logger';
+import { LogPrivacy, PinoNestLogger, type Logger } from '@mailguard/logger';
 import { Metrics } from '@mailguard/metrics';
 import { publishApiDocument } from './docs/document';
 import { answerNoRoute, ErrorFilter } from './http/error.filter';
@@ -22,6 +22,7 @@ import {
 } from './http/limits';
 import { KeyMeter } from './auth/key-meter';
 import { GatewayModule } from './gateway.module';
+import { metricsBehindToken, MetricsScrape, MetricsServer } from './health/metrics';
 import { requestLogging } from './http/request-logging';
 import { requestMetrics } from './http/request-metrics';
 import { securityHeaders } from './http/security-headers';
@@ -39,12 +40,14 @@ const STATIC_PATHS = ['/dashboard', '/v1/widget/widget.js', '/widget/demo', '/do
 export interface Gateway {
   app: NestExpressApplication;
   url: string;
+  /** The Prometheus page, on METRICS_PORT. */
+  metricsUrl: string;
   close(): Promise<void>;
 }
 
 /**
  * Builds the Nest app (every connection and store is a provider of GatewayModule, opened as the
- * modules start) and starts listening on `config.http.port`. SIGTERM and SIGINT close it: Nest
+ * modules start, the metrics port among them) and starts listening on `config.http.port`. SIGTERM and SIGINT close it: Nest
  * ends the modules in order, and the process exits 0 (1 when closing failed).
  */
 export async function startGateway(config: AppConfig, logger: Logger): Promise<Gateway> {
@@ -66,7 +69,7 @@ export async function startGateway(config: AppConfig, logger: Logger): Promise<G
   // API answers are never the same twice (request ids, balances): hashing each body for an ETag is waste.
   app.set('etag', false);
   const beforeRoutes = [
-    requestLogging(logger),
+    requestLogging(logger, new LogPrivacy(config.log)),
     requestMetrics(metrics),
     // The docs page loads Swagger UI's own script and styles from this origin only.
     securityHeaders({
@@ -74,6 +77,7 @@ export async function startGateway(config: AppConfig, logger: Logger): Promise<G
     }),
   ];
   for (const middleware of beforeRoutes) app.use(middleware);
+  if (config.metrics.token) app.use(metricsBehindToken(app.get(MetricsScrape), config.metrics.token));
   const pipes = [
     new InputPolicyPipe(),
     new ValidationPipe({
@@ -102,7 +106,6 @@ export async function startGateway(config: AppConfig, logger: Logger): Promise<G
     exclude: [
       'health/live',
       'health/ready',
-      'metrics',
       '/',
       'favicon.ico',
       'docs',
@@ -142,5 +145,10 @@ export async function startGateway(config: AppConfig, logger: Logger): Promise<G
   const address = app.getHttpServer().address();
   const port = typeof address === 'object' && address ? address.port : config.http.port;
 
-  return { app, url: `http://127.0.0.1:${port}`, close: () => app.close() };
+  return {
+    app,
+    url: `http://127.0.0.1:${port}`,
+    metricsUrl: app.get(MetricsServer).url,
+    close: () => app.close(),
+  };
 }

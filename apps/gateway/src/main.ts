@@ -20,13 +20,15 @@ async function main(): Promise<void> {
   logger.info(
     {
       url: gateway.url,
+      metrics: gateway.metricsUrl,
       database: config.database.url ? 'postgres' : 'embedded',
       redis: config.redis.url ? 'redis' : 'in-process',
     },
     'gateway listening',
   );
   process.stdout.write(
-    `MailGuard gateway listening on ${gateway.url} (health: ${gateway.url}/health/ready, API: ${gateway.url}/v1)\n`,
+    `MailGuard gateway listening on ${gateway.url} (health: ${gateway.url}/health/ready, API: ${gateway.url}/v1); ` +
+      `metrics on ${gateway.metricsUrl}\n`,
   );
 }
 

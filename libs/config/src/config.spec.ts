@@ -28,6 +28,8 @@ describe('loadConfig', () => {
       ports: { 'dns-worker': 3101, 'smtp-worker': 3102, 'scoring-worker': 3103, 'list-worker': 3104 },
       concurrency: null,
     });
+    expect(config.metrics).toEqual({ port: 3105, token: null });
+    expect(config.log).toEqual({ level: 'info', hashKey: expect.stringMatching(/^[0-9a-f]{64}$/), secrets: [] });
   });
 
   it('reads every variable of API.md §8', () => {
@@ -122,6 +124,9 @@ describe('loadConfig', () => {
     ['RETENTION_DAYS', '-1'],
     ['RETENTION_DAYS', '1.5'],
     ['RETENTION_SWEEP_SECONDS', '0'],
+    ['METRICS_PORT', '65536'],
+    ['METRICS_TOKEN', 'short'],
+    ['LOG_HASH_KEY', 'short'],
   ])('rejects %s=%j with a message naming the variable', (name, value) => {
     expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
     expect(() => loadConfig({ [name]: value })).toThrow(new RegExp(`\\b${name}\\b`));
@@ -151,6 +156,38 @@ describe('loadConfig', () => {
   it('never echoes a password from a malformed connection string', () => {
     expect(() => loadConfig({ DATABASE_URL: 'mysql://user:hunter2@db/x' })).toThrow(/<redacted>/);
     expect(() => loadConfig({ DATABASE_URL: 'mysql://user:hunter2@db/x' })).not.toThrow(/hunter2/);
+  });
+
+  it('never serves the metrics on the API port', () => {
+    expect(() => loadConfig({ PORT: '8080', METRICS_PORT: '8080' })).toThrow(
+      'METRICS_PORT and PORT are both 8080: the metrics are never served on the API port',
+    );
+    expect(loadConfig({ PORT: '0', METRICS_PORT: '0' }).metrics.port).toBe(0);
+    expect(loadConfig({ METRICS_TOKEN: 'a-long-metrics-token' }).metrics.token).toBe('a-long-metrics-token');
+  });
+
+  it('keys the log hash with LOG_HASH_KEY, else alike in every process of one deployment, and never echoes it', () => {
+    expect(loadConfig({ LOG_HASH_KEY: 'sixteen-chars-ok' }).log.hashKey).toBe('sixteen-chars-ok');
+    expect(() => loadConfig({ LOG_HASH_KEY: 'too-short' })).toThrow(/^(?!.*too-short).*LOG_HASH_KEY/s);
+    // The gateway reads both URLs, a worker only Redis: both derive the same key from what they share.
+    const gateway = loadConfig({ DATABASE_URL: 'postgres://u:p@db/x', REDIS_URL: 'redis://:pw@cache:6379' });
+    const worker = loadConfig({ REDIS_URL: 'redis://:pw@cache:6379' });
+    expect(worker.log.hashKey).toBe(gateway.log.hashKey);
+    expect(loadConfig({ REDIS_URL: 'redis://:pw@cache:6379', REDIS_PREFIX: 'other:' }).log.hashKey).not.toBe(
+      gateway.log.hashKey,
+    );
+    expect(loadConfig({ DATABASE_URL: 'postgres://u:p@db/x' }).log.hashKey).not.toBe(loadConfig({}).log.hashKey);
+  });
+
+  it('gives the logger the secrets no line may show: ADMIN_TOKEN, METRICS_TOKEN and LOG_HASH_KEY', () => {
+    const config = loadConfig({
+      ADMIN_TOKEN: 'admin-token-1',
+      METRICS_TOKEN: 'metrics-token-0123',
+      LOG_HASH_KEY: 'log-hash-key-0123',
+    });
+    expect(config.log.secrets.sort()).toEqual(['admin-token-1', 'log-hash-key-0123', 'metrics-token-0123']);
+    // Shorter ones would blank ordinary words of every line.
+    expect(loadConfig({ ADMIN_TOKEN: 'abc' }).log.secrets).toEqual([]);
   });
 
   it('refuses WORKER_PORT, which gave every worker kind one port, and names the variable of each kind', () => {
@@ -285,6 +322,12 @@ describe('assertPortsApart (the processes of start:all on one machine)', () => {
       new ConfigError([
         'DNS_WORKER_PORT and LIST_WORKER_PORT are both 4000: processes on one machine need a port each (0 picks a free one)',
       ]),
+    );
+  });
+
+  it('refuses a worker on the metrics port, naming both variables', () => {
+    expect(() => assertPortsApart(loadConfig({ METRICS_PORT: '3101' }))).toThrow(
+      /^Invalid configuration: METRICS_PORT and DNS_WORKER_PORT are both 3101/,
     );
   });
 

@@ -1,6 +1,7 @@
 import { hostname } from 'node:os';
 import { PROVIDER_IDS } from '@mailguard/smtp';
 import { ConfigError, EnvReader, isHostname } from './env-reader';
+import { readLogConfig, type LogConfig } from './log';
 import { readProberConfig, type ProberConfig } from './prober';
 import { readUploadConfig, type UploadConfig } from './uploads';
 
@@ -100,8 +101,11 @@ export interface RetentionConfig {
   sweepSeconds: number;
 }
 
-export interface LogConfig {
-  level: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+export interface MetricsConfig {
+  /** The gateway's Prometheus metrics port (never the API's); 0 picks a free one. */
+  port: number;
+  /** Set: the API port serves `/metrics` too, to `Authorization: Bearer <token>`; null: it answers 404 there. */
+  token: string | null;
 }
 
 export interface AppConfig {
@@ -118,10 +122,12 @@ export interface AppConfig {
   uploads: UploadConfig;
   workers: WorkerConfig;
   retention: RetentionConfig;
+  metrics: MetricsConfig;
   log: LogConfig;
 }
 
-const LOG_LEVELS: LogConfig['level'][] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+/** A token on the public port: long enough not to be guessed. */
+const MIN_METRICS_TOKEN_LENGTH = 16;
 const MAIL_FROM = /^[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]+@[A-Za-z0-9.-]+$/;
 
 function trimUrl(url: URL | null): string | null {
@@ -157,10 +163,17 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     ]),
   ) as Record<WorkerName, number>;
 
-  const level = read.string('LOG_LEVEL', 'info').toLowerCase() as LogConfig['level'];
-  if (!LOG_LEVELS.includes(level)) {
-    read.problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')} (got ${JSON.stringify(level)})`);
+  const port = read.int('PORT', 3000, 0, 65535);
+  const metricsPort = read.int('METRICS_PORT', 3105, 0, 65535);
+  if (metricsPort !== 0 && metricsPort === port) {
+    read.problems.push(`METRICS_PORT and PORT are both ${port}: the metrics are never served on the API port`);
   }
+  const metricsToken = read.string('METRICS_TOKEN', null);
+  if (metricsToken !== null && metricsToken.length < MIN_METRICS_TOKEN_LENGTH) {
+    read.problems.push(`METRICS_TOKEN must be at least ${MIN_METRICS_TOKEN_LENGTH} characters`);
+  }
+  const adminToken = read.string('ADMIN_TOKEN', null);
+  const keyPrefix = read.string('REDIS_PREFIX', 'mailguard:');
 
   const retention: RetentionConfig = {
     days: read.int('RETENTION_DAYS', 30, 0, 36_500),
@@ -169,13 +182,13 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
 
   const config: AppConfig = {
     http: {
-      port: read.int('PORT', 3000, 0, 65535),
+      port,
       rateLimitPerMinute: read.int('RATE_LIMIT_PER_MINUTE', 60, 1, 10_000_000),
       trustProxy: read.int('TRUST_PROXY', 0, 0, 10),
       fastPath: read.bool('HTTP_FAST_PATH', true),
     },
     database: { url: databaseUrl ? databaseUrl.toString() : null, embeddedDataDir: 'data' },
-    redis: { url: redisUrl ? redisUrl.toString() : null, keyPrefix: read.string('REDIS_PREFIX', 'mailguard:') },
+    redis: { url: redisUrl ? redisUrl.toString() : null, keyPrefix },
     dns: { servers: read.dnsServers('DNS_SERVERS') },
     smtp: {
       port: read.int('SMTP_PORT', 25, 1, 65535),
@@ -200,13 +213,18 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       gravatarBaseUrl:
         trimUrl(read.url('GRAVATAR_BASE_URL', ['http:', 'https:'], 'https://gravatar.com')) ?? 'https://gravatar.com',
     },
-    admin: { token: read.string('ADMIN_TOKEN', null) },
+    admin: { token: adminToken },
     signup: { limitPerIpHour: read.int('SIGNUP_LIMIT_PER_IP_HOUR', 20, 0, 1_000_000) },
     uploads: readUploadConfig(read),
     // 0 stands for unset: the range starts at 1.
     workers: { ports: workerPorts, concurrency: read.int('WORKER_CONCURRENCY', 0, 1, 10_000) || null },
     retention,
-    log: { level },
+    metrics: { port: metricsPort, token: metricsToken },
+    log: readLogConfig(
+      read,
+      { redisUrl: redisUrl?.toString() ?? null, databaseUrl: databaseUrl?.toString() ?? null, keyPrefix },
+      [adminToken, metricsToken],
+    ),
   };
 
   if (read.problems.length > 0) throw new ConfigError(read.problems);
@@ -220,6 +238,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
 export function assertPortsApart(config: AppConfig): void {
   const claims: Array<[string, number]> = [
     ['PORT', config.http.port],
+    ['METRICS_PORT', config.metrics.port],
     ...(Object.entries(config.workers.ports) as Array<[WorkerName, number]>).map(([name, port]): [string, number] => [
       WORKER_PORT_VARIABLES[name],
       port,

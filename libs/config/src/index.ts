@@ -1,4 +1,5 @@
 export * from './config';
+export * from './log';
 export * from './prober';
 export type { UploadConfig } from './uploads';
 export { loadClientConfig, type ClientConfig } from './client';

@@ -30,7 +30,7 @@ describe.each(['embedded', 'postgres'] as const)(
       else dataDir = mkdtempSync(join(tmpdir(), 'mailguard-pglite-'));
       database = await Database.open(
         { url: server?.url ?? null, embeddedDataDir: dataDir ?? '' },
-        createLogger({ level: 'silent' }, 'test'),
+        createLogger({ level: 'silent', hashKey: 'test', secrets: [] }, 'test'),
       );
     });
 

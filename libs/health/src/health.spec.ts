@@ -18,7 +18,7 @@ import type { QueueProbe } from './indicators';
 /** Readiness through terminus against real Postgres, Redis and BullMQ; down servers are closed ports. */
 jest.setTimeout(30_000);
 
-const logger = createLogger({ level: 'silent' }, 'test');
+const logger = createLogger({ level: 'silent', hashKey: 'test', secrets: [] }, 'test');
 const prefix = `mghealthlib:${randomBytes(6).toString('hex')}:`;
 let server: TestDatabase;
 let database: Database;

@@ -1,10 +1,15 @@
 import type { LoggerService } from '@nestjs/common';
-import pino, { type Logger } from 'pino';
+import pino, { type DestinationStream, type Logger } from 'pino';
 import type { LogConfig } from '@mailguard/config';
+import { LogPrivacy } from './privacy';
 
-/** One structured JSON logger per process; `service` names the deployable in every line. */
-export function createLogger(config: LogConfig, service: string): Logger {
-  return pino({
+/**
+ * One structured JSON logger per process; `service` names the deployable in every line. Every line
+ * passes LogPrivacy on its way out (addresses hashed, credentials redacted), whoever wrote it.
+ */
+export function createLogger(config: LogConfig, service: string, destination?: DestinationStream): Logger {
+  const privacy = new LogPrivacy(config);
+  const options: pino.LoggerOptions = {
     level: config.level,
     base: { service },
     timestamp: pino.stdTimeFunctions.isoTime,
@@ -12,7 +17,9 @@ export function createLogger(config: LogConfig, service: string): Logger {
       paths: ['req.headers["x-api-key"]', 'req.headers.authorization', 'req.headers.cookie'],
       censor: '[redacted]',
     },
-  });
+    hooks: { streamWrite: (line) => privacy.line(line) },
+  };
+  return destination ? pino(options, destination) : pino(options);
 }
 
 /** Routes Nest's own log calls (bootstrap, route mapping) into the same JSON stream. */

@@ -25,7 +25,7 @@ describe.each(['postgres', 'embedded'] as const)('eraseExpired (%s)', (mode) => 
     else dataDir = mkdtempSync(join(tmpdir(), 'mailguard-retention-'));
     database = await Database.open(
       { url: server?.url ?? null, embeddedDataDir: dataDir ?? '' },
-      createLogger({ level: 'silent' }, 'test'),
+      createLogger({ level: 'silent', hashKey: 'test', secrets: [] }, 'test'),
     );
     source = database.dataSource;
     await source.query(

@@ -3,7 +3,8 @@ import { AppError } from '@mailguard/errors';
 import type { RateDecision, RateLimiter } from '@mailguard/ratelimit';
 import { AUTH_FAILURES, retryAfter } from './key-meter';
 
-function matches(given: string, token: string): boolean {
+/** Whether a credential given equals the configured one, in constant time. */
+export function sameSecret(given: string, token: string): boolean {
   const a = Buffer.from(given);
   const b = Buffer.from(token);
   return a.length === b.length && timingSafeEqual(a, b);
@@ -35,7 +36,7 @@ export class AdminToken {
     const key = `adminfail:${clientIp}`;
     const state = await this.limiter.peek(key, AUTH_FAILURES.limit, AUTH_FAILURES.windowMs);
     if (!state.allowed) throw throttled(state);
-    if (matches(given, this.token)) return true;
+    if (sameSecret(given, this.token)) return true;
     const failures = await this.limiter.hit(key, AUTH_FAILURES.limit, AUTH_FAILURES.windowMs);
     // Another wrong token from the same address may have filled the window since the peek.
     if (!failures.allowed) throw throttled(failures);

@@ -6,9 +6,12 @@ import { HealthModule as HealthChecksModule } from '@mailguard/health';
 import type { ProberMonitor } from '@mailguard/prober';
 import { CHECK_PIPELINE, type CheckPipeline } from '@mailguard/queue';
 import { HealthController } from './health.controller';
-import { MetricsController } from './metrics.controller';
+import { MetricsScrape, MetricsServer } from './metrics';
 
-/** Liveness, readiness (Postgres, Redis and the queues, through terminus; the prober's standing) and `/metrics`, outside `/v1`. */
+/**
+ * Liveness and readiness (Postgres, Redis and the queues, through terminus; the prober's standing), outside `/v1`,
+ * and the Prometheus metrics on METRICS_PORT.
+ */
 @Module({
   imports: [
     HealthChecksModule.forRootAsync({
@@ -22,6 +25,8 @@ import { MetricsController } from './metrics.controller';
       }),
     }),
   ],
-  controllers: [HealthController, MetricsController],
+  controllers: [HealthController],
+  providers: [MetricsScrape, MetricsServer],
+  exports: [MetricsScrape, MetricsServer],
 })
 export class HealthModule {}

@@ -1,8 +1,9 @@
+import { createHmac } from 'node:crypto';
 import { once } from 'node:events';
 import { createServer, request, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import pino from 'pino';
-import { requestContext } from '@mailguard/logger';
+import { LogPrivacy, requestContext } from '@mailguard/logger';
 import { requestLogging } from './request-logging';
 
 /** The request log on a real HTTP server, into a real pino logger whose lines the test reads. */
@@ -15,6 +16,7 @@ interface Line {
   err?: unknown;
 }
 
+const HASH_KEY = 'request-log-test-key';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const written: string[] = [];
 const waiting = new Map<string, (line: Line) => void>();
@@ -52,7 +54,7 @@ async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> 
 
 beforeAll(async () => {
   const logger = pino({ level: 'info', base: { service: 'test' } }, { write: record });
-  const middleware = requestLogging(logger);
+  const middleware = requestLogging(logger, new LogPrivacy({ hashKey: HASH_KEY, secrets: [] }));
   server = createServer((req, res) => middleware(req, res, () => void handle(req, res)));
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
@@ -120,6 +122,27 @@ it('never logs a credential put in the query string, and keeps the rest of the U
     '/200?page=2&token=[redacted]&api_key=[redacted]&admin_token=[redacted]&Password=[redacted]&secret=[redacted]&key=[redacted]&sort=asc',
   );
   expect(written.join('\n')).not.toMatch(/SECRET/);
+});
+
+it('never logs an address: in the path or the query, written or percent-encoded, it reads h:<keyed hash>@domain', async () => {
+  // The documented form: the first 8 hex digits of HMAC-SHA256(LOG_HASH_KEY, the address in lower case).
+  const masked = `h:${createHmac('sha256', HASH_KEY).update('jane.doe+tag@example.com').digest('hex').slice(0, 8)}@example.com`;
+  const urls = [
+    '/200/v1/email-validation/Jane.Doe+tag@Example.com',
+    '/200/v1/email-validation/jane.doe%2Btag%40example.com',
+    '/200/v1/email-validation/x?email=jane.doe%2Btag%40example.com&page=2',
+  ];
+  const logged: string[] = [];
+  for (const url of urls) {
+    const response = await fetch(`${base}${url}`);
+    logged.push((await lineOf(response.headers.get('x-request-id') ?? '')).req.url);
+  }
+  expect(logged).toEqual([
+    `/200/v1/email-validation/${masked}`,
+    `/200/v1/email-validation/${masked}`,
+    `/200/v1/email-validation/x?email=${masked}&page=2`,
+  ]);
+  expect(written.join('\n')).not.toMatch(/jane/i);
 });
 
 it('runs what comes next in the request context', async () => {

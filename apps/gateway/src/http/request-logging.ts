@@ -1,30 +1,51 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { requestContext, type Logger } from '@mailguard/logger';
+import { requestContext, SECRET_PARAMETER, type LogPrivacy, type Logger } from '@mailguard/logger';
 
 const CLIENT_ID = /^[A-Za-z0-9._:-]{1,128}$/;
-/** Query parameters whose values are credentials: a token pasted into a URL must not reach the log. */
-const SECRET_PARAMETER = /^(token|key|api[_-]?key|password|secret|[a-z0-9]*[_-]token)$/i;
 
-/** The URL as logged: the values of credential parameters replaced, the rest as the client sent it. */
-export function loggedUrl(url: string): string {
+function decoded(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    // Malformed escapes: judged as written.
+    return text;
+  }
+}
+
+const AT = /@|%40/i;
+
+/** A path segment or query value as logged: an address in it (written or percent-encoded) masked. */
+function privatePart(text: string, privacy: LogPrivacy): string {
+  if (!AT.test(text)) return text;
+  const value = decoded(text);
+  return value.includes('@') ? privacy.address(value) : text;
+}
+
+/**
+ * The URL as logged: an address in a path segment or query value (`GET /v1/email-validation/:email`)
+ * masked to `h:<hash>@<domain>`, the values of credential parameters replaced, the rest as the client sent it.
+ */
+export function loggedUrl(url: string, privacy: LogPrivacy): string {
   const query = url.indexOf('?');
-  if (query < 0) return url;
+  // Most URLs hold neither: nothing to do.
+  if (query < 0 && !AT.test(url)) return url;
+  const path = (query < 0 ? url : url.slice(0, query))
+    .split('/')
+    .map((segment) => privatePart(segment, privacy))
+    .join('/');
+  if (query < 0) return path;
   const parameters = url
     .slice(query + 1)
     .split('&')
     .map((pair) => {
       const equals = pair.indexOf('=');
-      const name = equals < 0 ? pair : pair.slice(0, equals);
-      let decoded = name;
-      try {
-        decoded = decodeURIComponent(name);
-      } catch {
-        // Malformed escapes: judged as written.
-      }
-      return equals >= 0 && SECRET_PARAMETER.test(decoded) ? `${name}=[redacted]` : pair;
+      if (equals < 0) return privatePart(pair, privacy);
+      const name = pair.slice(0, equals);
+      if (SECRET_PARAMETER.test(decoded(name))) return `${name}=[redacted]`;
+      return `${name}=${privatePart(pair.slice(equals + 1), privacy)}`;
     });
-  return `${url.slice(0, query)}?${parameters.join('&')}`;
+  return `${path}?${parameters.join('&')}`;
 }
 
 /** A client's own X-Request-Id is kept when it is sane, so its logs and ours line up. */
@@ -37,11 +58,11 @@ export function requestIdFor(req: IncomingMessage): string {
  * First middleware of the app: gives every request an id, echoes it as X-Request-Id on every
  * response (errors and 404s included) and writes one JSON log line per request — at `info` for
  * 2xx/3xx, `warn` for 4xx and aborted requests, `error` for 5xx; never a header (API keys), a
- * body or a credential in the query string. Nothing is built for a line the level filters out: this runs on every request of the hot
+ * body, an address or a credential in the query string. Nothing is built for a line the level filters out: this runs on every request of the hot
  * path. (pino-http, tried in its place, builds a child logger per request whatever the level: the
  * cached-check benchmark lost 8–10% of its throughput to it, so the line is written here.)
  */
-export function requestLogging(logger: Logger) {
+export function requestLogging(logger: Logger, privacy: LogPrivacy) {
   return (req: IncomingMessage & { id?: string }, res: ServerResponse, next: () => void): void => {
     const id = requestIdFor(req);
     req.id = id;
@@ -49,13 +70,13 @@ export function requestLogging(logger: Logger) {
     const started = performance.now();
     // Routers rewrite req.url while they work; the log names what the client asked for.
     const { method } = req;
-    const url = loggedUrl(req.url ?? '');
+    const asked = req.url ?? '';
     res.once('close', () => {
       const level = res.statusCode >= 500 ? 'error' : res.statusCode >= 400 || !res.writableFinished ? 'warn' : 'info';
       if (!logger.isLevelEnabled(level)) return;
       logger[level](
         {
-          req: { id, method, url },
+          req: { id, method, url: loggedUrl(asked, privacy) },
           res: { statusCode: res.statusCode },
           responseTime: Math.round(performance.now() - started),
         },

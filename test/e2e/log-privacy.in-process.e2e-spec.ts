@@ -1,0 +1,3 @@
+import { logPrivacySuite } from './log-privacy-suite';
+
+logPrivacySuite('in-process');
