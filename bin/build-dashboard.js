@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Bundles the customer dashboard (apps/dashboard, API.md §10) into dist/dashboard/: one script, one style
+// Bundles the customer dashboard (apps/dashboard, docs/dashboard.md) into dist/dashboard/: one script, one style
 // sheet and index.html, all served from the gateway's own origin (script-src 'self'). Prints the size as
 // served and fails above the budget, so a heavy dependency cannot slip in unnoticed.
 const { buildSync } = require('esbuild');

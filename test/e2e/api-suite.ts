@@ -13,7 +13,7 @@ import { verifyGuardToken } from '@mailguard/widget';
 export type Driver = 'in-process' | 'bullmq';
 
 /**
- * API.md §2, §3, §4 (#1, 2, 15–22) and §7 over HTTP: the built gateway on real Postgres, checking
+ * docs/api.md#authentication, §3, §4 (#1, 2, 15–22) and §7 over HTTP: the built gateway on real Postgres, checking
  * addresses in the mail lab; run once with the in-process pipeline (no REDIS_URL) and once with
  * BullMQ on real Redis and the three workers as separate processes. Both must agree.
  */
@@ -247,7 +247,7 @@ export function apiSuite(driver: Driver): void {
     });
   });
 
-  describe('scopes (API.md §2 and §4)', () => {
+  describe('scopes (docs/api.md#authentication and §4)', () => {
     const ROUTES: Array<[string, string, string[], unknown?]> = [
       ['GET', '/v1/email-validation/jane@acme.test', ['full', 'verify']],
       ['POST', '/v1/email-validation/batch', ['full', 'verify'], { emails: ['jane@acme.test'] }],
@@ -394,7 +394,7 @@ export function apiSuite(driver: Driver): void {
         expect(response.body.results.map((result) => result.email)).toEqual(emails);
         expect(response.body.results[0]).toMatchObject({ status: 'valid', reachable: 'safe' });
         expect(response.body.results.slice(1).every((result) => result.reachable === 'unknown')).toBe(true);
-        // The deadline cut them short, and the answers say so (API.md §1.3).
+        // The deadline cut them short, and the answers say so (docs/api.md#substatus).
         expect(new Set(response.body.results.slice(1).map((result) => result.subStatus))).toEqual(new Set(['timeout']));
         // Generous: one deadline each for rounds of 20 addresses took five.
         expect(waited).toBeLessThan(2 * deadlineMs);

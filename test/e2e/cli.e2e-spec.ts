@@ -200,7 +200,7 @@ describe('npx mailguard: usage', () => {
 });
 
 describe('npx mailguard verify', () => {
-  it('prints one JSON array of results in input order, honouring the API.md §8 variables', async () => {
+  it('prints one JSON array of results in input order, honouring the docs/configuration.md variables', async () => {
     const emails = ['nobody@acme.test', 'john.doe@acme.test', 'not-an-address', 'x@nullmx.test'];
     const { stdout } = await cli(['verify', ...emails, '--json'], {
       env: env({ SMTP_HELO_NAME: 'cli.mailguard.test' }),

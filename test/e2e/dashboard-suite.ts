@@ -20,7 +20,7 @@ interface Signup {
 }
 
 /**
- * The customer dashboard (API.md §10) in headless Chromium, served by the built gateway and driving the
+ * The customer dashboard (docs/dashboard.md) in headless Chromium, served by the built gateway and driving the
  * real API: the walk a new customer takes, the refusals in words, axe-core on every page, screenshots.
  */
 export function dashboardSuite(driver: Driver): void {

@@ -95,3 +95,12 @@ it.each([
   });
   expect([response.status, await response.json()]).toEqual([400, { error: 'emails is required', code: 'bad_request' }]);
 });
+
+it('names the API, the docs, the dashboard and the metrics in its start-up line', () => {
+  const line = gateway
+    .output()
+    .split('\n')
+    .find((text) => text.startsWith('MailGuard gateway listening on'));
+  for (const where of ['/v1', '/docs', '/dashboard/', '/health/ready', 'metrics on http://'])
+    expect([where, line?.includes(where)]).toEqual([where, true]);
+});

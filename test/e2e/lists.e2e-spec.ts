@@ -18,7 +18,7 @@ import {
 import { createTestDatabase, flushRedisPrefix, TEST_REDIS_URL, type TestDatabase } from '../support/services';
 
 /**
- * Bulk lists (API.md #4–8, §4.1) over HTTP: the built gateway and the four workers as separate
+ * Bulk lists (docs/api.md endpoint #4–8, §4.1) over HTTP: the built gateway and the four workers as separate
  * processes on real Postgres and Redis, addresses checked in the mail lab.
  */
 jest.setTimeout(180_000);

@@ -41,7 +41,7 @@ interface ToolErrorBody {
 }
 
 /**
- * API.md §9 against the built gateway and the lab, with the SDK's own Client: the tools over
+ * docs/mcp.md against the built gateway and the lab, with the SDK's own Client: the tools over
  * streamable HTTP at /mcp and over stdio (`mailguard mcp`), metered like REST by the same code,
  * on the in-process pipeline and on BullMQ with the workers as processes.
  */

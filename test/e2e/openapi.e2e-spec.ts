@@ -34,7 +34,7 @@ interface ExpressLayer {
   route?: { path: string; methods: Record<string, boolean> };
 }
 
-/** The surfaces outside the 22 endpoints (API.md §6) and the widget's CORS preflight: not in the document. */
+/** The surfaces outside the 22 endpoints (docs/api.md#other-http-surfaces) and the widget's CORS preflight: not in the document. */
 const UNDOCUMENTED = [
   'GET /',
   'GET /favicon.ico',
@@ -153,7 +153,7 @@ describe('the OpenAPI document', () => {
     }
   });
 
-  it('describes the result object with every check and the subStatus vocabulary (API.md §1)', () => {
+  it('describes the result object with every check and the subStatus vocabulary (docs/api.md#the-result-object)', () => {
     const schemas = document.components?.schemas ?? {};
     const result = schemas.VerificationResultDto as { properties: Record<string, { enum?: unknown[] }> };
     expect(result.properties.subStatus.enum).toEqual([...SUB_STATUSES]);

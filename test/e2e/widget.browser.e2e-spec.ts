@@ -12,7 +12,7 @@ import { startGatewayProcess, type RunningProcess } from '../support/processes';
 import { createTestDatabase, type TestDatabase } from '../support/services';
 
 /**
- * The Guard widget (SPEC.md §6, API.md §5) in headless Chromium: the real script from the running
+ * The Guard widget (docs/widget.md, docs/widget.md) in headless Chromium: the real script from the running
  * gateway, on a page of a second origin, checking addresses in the mail lab.
  */
 jest.setTimeout(60_000);

@@ -63,7 +63,7 @@ interface Lane {
 
 const DIST = __dirname.includes(`${sep}dist${sep}`) ? resolve(__dirname, '../..') : resolve(__dirname, '../../dist');
 const CLI = resolve(DIST, '../bin/mailguard.js');
-/** Every key of a lane is limited to 60 requests a minute (API.md §2): a lane spreads its requests over this many. */
+/** Every key of a lane is limited to 60 requests a minute (docs/api.md#authentication): a lane spreads its requests over this many. */
 const KEYS_PER_LANE = 60;
 const BALANCE = 10_000_000;
 /** The share of inputs that are addresses given to the CLI. */

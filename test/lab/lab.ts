@@ -28,7 +28,7 @@ export interface Lab {
   socks: LabSocksServer;
   /** `DNS_SERVERS` value for the service. */
   dnsServer: string;
-  /** The API.md §8 variables that point MailGuard at this lab. */
+  /** The docs/configuration.md variables that point MailGuard at this lab. */
   env: Record<string, string>;
   smtpPort: number;
   ipOf(host: string): string;

@@ -14,7 +14,7 @@ export const SOAK_SETTINGS = {
   SMTP_TIMEOUT_MS: '1500',
   GREYLIST_RETRY_SECONDS: '1',
   WEBHOOK_RETRY_SECONDS: '1',
-  // One account sends hundreds of requests a cycle: the per-key minute (API.md §2: 60) would turn them into 429s.
+  // One account sends hundreds of requests a cycle: the per-key minute (docs/api.md#authentication: 60) would turn them into 429s.
   RATE_LIMIT_PER_MINUTE: '1000000',
   SIGNUP_LIMIT_PER_IP_HOUR: '1000000',
   // The widget's public tier counts per client address: each cycle comes from its own (X-Forwarded-For).

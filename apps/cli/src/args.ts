@@ -38,7 +38,7 @@ mcp      serves the MailGuard tools to an MCP client on stdio: with MAILGUARD_AP
                        of the engine in this process
 A progress bar with an ETA is drawn on stderr when it is a terminal; stdout carries results only.
 Exit status: 0 done; 1 a --fail-on verdict was seen, or the run failed; 2 bad usage or configuration.
-The engine honours the variables of API.md §8 (DNS_SERVERS, SMTP_PORT, SMTP_HELO_NAME, ALLOW_PRIVATE_MX, …).
+The engine honours the variables of docs/configuration.md (DNS_SERVERS, SMTP_PORT, SMTP_HELO_NAME, ALLOW_PRIVATE_MX, …).
 `;
 
 /** Bad usage: exit status 2, with the message and a pointer to --help. */

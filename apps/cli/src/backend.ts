@@ -53,7 +53,7 @@ interface Waiting {
 }
 
 /**
- * A running service over its REST API (API.md §4: #2 batch, #9 finder, #10 domain) with the key in
+ * A running service over its REST API (docs/api.md#endpoints: #2 batch, #9 finder, #10 domain) with the key in
  * `X-API-Key`: metered like any client. Addresses are gathered into batch calls of up to 100; a 429 or
  * 503 is retried after its `Retry-After`; any other refusal is an AppError with the service's message.
  */

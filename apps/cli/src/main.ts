@@ -145,7 +145,7 @@ function version(): string {
   }
 }
 
-/** API.md §13: the prober's self-check, as text or JSON; 1 when a check fails. */
+/** docs/production.md: the prober's self-check, as text or JSON; 1 when a check fails. */
 async function doctor(command: CommandWith<'doctor'>): Promise<number> {
   let config;
   try {

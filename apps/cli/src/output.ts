@@ -29,8 +29,8 @@ function arrayElement(result: VerificationResult, index: number): string {
 }
 
 /**
- * json: one array of API.md §1 results (as `GET /email-validation/:email` returns each); jsonl: one per
- * line; csv: the input's columns, then ours as the list results download writes them (API.md §4, #7).
+ * json: one array of docs/api.md#the-result-object results (as `GET /email-validation/:email` returns each); jsonl: one per
+ * line; csv: the input's columns, then ours as the list results download writes them (docs/api.md#endpoints, #7).
  */
 export function resultWriter(format: Format, columns: readonly string[], delimiter: ',' | ';'): ResultWriter {
   switch (format) {

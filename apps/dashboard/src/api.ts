@@ -1,5 +1,5 @@
 /**
- * The dashboard's only way to the service: the public API (API.md §4), same origin, the signed-in
+ * The dashboard's only way to the service: the public API (docs/api.md#endpoints), same origin, the signed-in
  * key in `X-API-Key`. Every refusal becomes an ApiError whose `kind` the pages turn into words.
  */
 export type Scope = 'full' | 'verify' | 'lists' | 'read-only';

@@ -1,4 +1,4 @@
-/** The header row of a CSV file, read in the browser (API.md §4.1: UTF-8, BOM tolerated, comma or semicolon, quotes). */
+/** The header row of a CSV file, read in the browser (docs/api.md#the-list-object: UTF-8, BOM tolerated, comma or semicolon, quotes). */
 export function headerOf(text: string): string[] {
   const body = text.replace(/^\uFEFF/, '');
   const fields: string[] = [];

@@ -1,6 +1,6 @@
 import type { Check, VerificationResult } from './api';
 
-/** The verdict and reasons of API.md §1 in words a non-engineer can act on. */
+/** The verdict and reasons of docs/api.md#the-result-object in words a non-engineer can act on. */
 export const VERDICT: Record<VerificationResult['status'], string> = {
   valid: 'Valid: safe to send',
   risky: 'Risky: may bounce or not be read',

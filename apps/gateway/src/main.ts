@@ -17,18 +17,28 @@ async function main(): Promise<void> {
   const logger = createLogger(config.log, 'gateway');
   surviveUnhandled(logger);
   const gateway = await startGateway(config, logger);
+  const urls = {
+    url: gateway.url,
+    api: `${gateway.url}/v1`,
+    docs: `${gateway.url}/docs`,
+    dashboard: `${gateway.url}/dashboard/`,
+    metrics: gateway.metricsUrl,
+    // Bull Board is mounted only with queues to show (REDIS_URL) and a credential for it (ADMIN_TOKEN).
+    queues: config.redis.url && config.admin.token ? `${gateway.url}/admin/queues` : null,
+  };
   logger.info(
     {
-      url: gateway.url,
-      metrics: gateway.metricsUrl,
+      ...urls,
       database: config.database.url ? 'postgres' : 'embedded',
       redis: config.redis.url ? 'redis' : 'in-process',
     },
     'gateway listening',
   );
   process.stdout.write(
-    `MailGuard gateway listening on ${gateway.url} (health: ${gateway.url}/health/ready, API: ${gateway.url}/v1); ` +
-      `metrics on ${gateway.metricsUrl}\n`,
+    `MailGuard gateway listening on ${urls.url} (API: ${urls.api}, docs: ${urls.docs}, dashboard: ${urls.dashboard}, ` +
+      `health: ${urls.url}/health/ready)` +
+      (urls.queues ? `; queue board: ${urls.queues}` : '') +
+      `; metrics on ${urls.metrics}\n`,
   );
 }
 

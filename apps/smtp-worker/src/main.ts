@@ -10,7 +10,7 @@ void runWorker('smtp-worker', {
   concurrency: 100,
   // Its jobs (a list's 500-row groups, held through SMTP dialogues) die old: collect them at 1.5× the live heap, not 4×.
   heapGrowingPercent: 50,
-  // ProberModule: the self-check at start-up and every PROBER_CHECK_MINUTES (API.md §13).
+  // ProberModule: the self-check at start-up and every PROBER_CHECK_MINUTES (docs/production.md).
   imports: [EngineModule, ProberModule],
   handlers: {
     inject: [ENGINE, Metrics],

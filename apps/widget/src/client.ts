@@ -1,7 +1,7 @@
 import type { Lang } from './messages';
 import type { WidgetResult } from './status';
 
-/** Defaults of the account's widget settings (API.md #13), sent back with keyed answers. */
+/** Defaults of the account's widget settings (docs/api.md endpoint #13), sent back with keyed answers. */
 export interface AccountDefaults {
   blockDisposable?: boolean;
   blockFree?: boolean;
@@ -11,7 +11,7 @@ export interface AccountDefaults {
 
 export type Answer =
   | { ok: true; result: WidgetResult; token: string | null; defaults: AccountDefaults | null }
-  /** Limited, refused, down or slow: the page is never blocked for it (API.md §5). */
+  /** Limited, refused, down or slow: the page is never blocked for it (docs/widget.md). */
   | { ok: false; error: string };
 
 const TIMEOUT_MS = 10_000;

@@ -3,7 +3,7 @@ import { BUILT_IN, LANGS, type BlockReason, type Lang, type MessageKind } from '
 import { addressKey, decide, localResult, type GuardStatus, type WidgetResult } from './status';
 import { Decorations } from './ui';
 
-/** `Guard.init` options: SPEC.md §6.2, every one optional. */
+/** `Guard.init` options: docs/widget.md#options, every one optional. */
 export interface GuardOptions {
   apiKey?: string;
   apiUrl?: string;
@@ -21,7 +21,7 @@ export interface GuardOptions {
   onWarning?: (event: { email: string; result: WidgetResult }) => void;
 }
 
-/** What `Guard.validate` resolves to (API.md §5). */
+/** What `Guard.validate` resolves to (docs/widget.md). */
 export interface GuardOutcome {
   email: string;
   status: GuardStatus;
@@ -53,7 +53,7 @@ const SUBMIT_WAIT_MS = 3_000;
 const TOKEN_FIELD = 'guard_token';
 const BLOCKED: GuardStatus[] = ['invalid', 'disposable', 'free'];
 
-/** `{apiUrl}` defaults to where this script was loaded from (API.md §5), so it is read while it runs. */
+/** `{apiUrl}` defaults to where this script was loaded from (docs/widget.md), so it is read while it runs. */
 const SCRIPT_SRC =
   typeof document === 'undefined'
     ? ''

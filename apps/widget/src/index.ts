@@ -1,6 +1,6 @@
 import { Guard, type GuardOptions } from './guard';
 
-/** The global of SPEC.md §6.1: `Guard.init`, `reattach`, `validate`, `destroy`. */
+/** The global of docs/widget.md#methods: `Guard.init`, `reattach`, `validate`, `destroy`. */
 const guard = new Guard();
 const api = {
   init: (options?: GuardOptions) => guard.init(options),

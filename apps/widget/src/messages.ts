@@ -2,7 +2,7 @@ import type { BlockReason, Lang } from '../../../libs/widget/src/languages';
 
 export { LANGS, type BlockReason, type Lang, type MessageKind } from '../../../libs/widget/src/languages';
 
-/** The built-in texts of SPEC.md §6.2, per `lang`; `messages.*` options replace them. */
+/** The built-in texts of docs/widget.md#options, per `lang`; `messages.*` options replace them. */
 export const BUILT_IN: Record<Lang, Record<BlockReason, string>> = {
   en: {
     invalid: 'Please enter a valid email address',

@@ -10,7 +10,7 @@ const result = (fields: Partial<WidgetResult>): WidgetResult => ({
   ...fields,
 });
 
-describe('decide (SPEC.md §6.2 rules)', () => {
+describe('decide (docs/widget.md#options rules)', () => {
   it('always blocks invalid addresses, whatever the options', () => {
     for (const [blockDisposable, blockFree] of [
       [false, false],

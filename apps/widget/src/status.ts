@@ -1,9 +1,9 @@
 import type { BlockReason } from './messages';
 
-/** `data-guard-status` values (API.md §5). */
+/** `data-guard-status` values (docs/widget.md). */
 export type GuardStatus = 'checking' | 'valid' | 'risky' | 'invalid' | 'disposable' | 'free' | 'unverified';
 
-/** The fields of the verification result (API.md §1) that the widget's rules read. */
+/** The fields of the verification result (docs/api.md#the-result-object) that the widget's rules read. */
 export interface WidgetResult {
   email: string;
   status: 'valid' | 'risky' | 'invalid';
@@ -21,7 +21,7 @@ export interface Decision {
 }
 
 /**
- * SPEC.md §6.2's rules: invalid is always blocked, disposable only with blockDisposable, free only
+ * docs/widget.md#options's rules: invalid is always blocked, disposable only with blockDisposable, free only
  * with blockFree; whatever passes but the service calls risky (catch-all, role, full inbox, no
  * answer) is a warning.
  */

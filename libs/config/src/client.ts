@@ -8,7 +8,7 @@ export interface ClientConfig {
   apiKey: string | null;
 }
 
-/** Reads the CLI's own variables (not the service's, API.md §8); throws ConfigError naming each bad one. */
+/** Reads the CLI's own variables (not the service's, docs/configuration.md); throws ConfigError naming each bad one. */
 export function loadClientConfig(env: Record<string, string | undefined> = process.env): ClientConfig {
   const read = new EnvReader(env);
   const url = read.url('MAILGUARD_API_URL', ['http:', 'https:'], null);

@@ -32,7 +32,7 @@ describe('loadConfig', () => {
     expect(config.log).toEqual({ level: 'info', hashKey: expect.stringMatching(/^[0-9a-f]{64}$/), secrets: [] });
   });
 
-  it('reads every variable of API.md §8', () => {
+  it('reads every variable of docs/configuration.md', () => {
     const config = loadConfig({
       PORT: '8080',
       DATABASE_URL: 'postgres://u:p@db:5432/mailguard',
@@ -198,7 +198,7 @@ describe('loadConfig', () => {
   });
 });
 
-describe('the prober (API.md §8 and §13)', () => {
+describe('the prober (docs/configuration.md and docs/production.md)', () => {
   it('has one default egress and the documented self-check defaults', () => {
     expect(loadConfig({}).prober).toEqual({
       egress: [{ id: 'default', localAddress: null, proxy: null, providers: null }],

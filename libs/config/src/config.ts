@@ -7,7 +7,7 @@ import { readUploadConfig, type UploadConfig } from './uploads';
 
 export interface HttpConfig {
   port: number;
-  /** Requests per rolling minute per key (API.md §2: 60); raised only for benchmarks. */
+  /** Requests per rolling minute per key (docs/api.md#authentication: 60); raised only for benchmarks. */
   rateLimitPerMinute: number;
   /** Proxy hops in front of the gateway whose X-Forwarded-For is believed (client IPs for sign-up and widget limits). */
   trustProxy: number;
@@ -134,7 +134,7 @@ function trimUrl(url: URL | null): string | null {
   return url ? url.toString().replace(/\/+$/, '') : null;
 }
 
-/** Reads and validates API.md §8 once; throws ConfigError listing every bad variable. */
+/** Reads and validates docs/configuration.md once; throws ConfigError listing every bad variable. */
 export function loadConfig(env: Record<string, string | undefined> = process.env): AppConfig {
   const read = new EnvReader(env);
 

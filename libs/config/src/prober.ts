@@ -8,7 +8,7 @@ export interface SocksProxyConfig {
   password: string | null;
 }
 
-/** One way out to port 25 (API.md §8 `SMTP_EGRESS`). */
+/** One way out to port 25 (docs/configuration.md `SMTP_EGRESS`). */
 export interface EgressConfig {
   /** How operators, metrics and readiness name it: `default`, `local:<ip>`, `socks5://host:port` (never credentials). */
   id: string;
@@ -189,7 +189,7 @@ function parseCanaries(read: EnvReader, raw: string): Canary[] {
   return canaries;
 }
 
-/** API.md §8 and §13: the prober's egresses and its self-check. */
+/** docs/configuration.md and docs/production.md: the prober's egresses and its self-check. */
 export function readProberConfig(read: EnvReader, knownProviders: readonly string[]): ProberConfig {
   const proxyUrl = read.url('SMTP_PROXY', ['socks5:'], null);
   const egressRaw = read.string('SMTP_EGRESS', null);

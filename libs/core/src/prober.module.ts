@@ -42,7 +42,7 @@ function logReport(logger: Logger, report: DoctorReport): void {
 }
 
 /**
- * The prober's standing (API.md §13): in a process that probes, a self-check at start-up and every
+ * The prober's standing (docs/production.md): in a process that probes, a self-check at start-up and every
  * PROBER_CHECK_MINUTES, logged and kept (in Redis for the gateway to show); everywhere, readiness's
  * `prober` section and its metrics.
  */

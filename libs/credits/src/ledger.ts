@@ -312,7 +312,7 @@ export class CreditLedger {
   }
 
   /**
-   * Holds `amount` for a list (API.md §3): it leaves the balance for `held` when the balance allows
+   * Holds `amount` for a list (docs/api.md#credits): it leaves the balance for `held` when the balance allows
    * it; false (and nothing held) when it does not. Runs in the caller's transaction.
    */
   async hold(accountId: string, amount: number, reason: string, ref: string, runner: Runner): Promise<boolean> {

@@ -17,7 +17,7 @@ import {
 
 const answer = (reachable: VerificationResult['reachable']) => ({ reachable });
 
-describe('pricing policy (API.md §3)', () => {
+describe('pricing policy (docs/api.md#credits)', () => {
   it('prices a check at 1 credit and a batch per distinct address', () => {
     expect(CHECK_PRICE).toBe(1);
     expect(checksCost(1)).toBe(1);

@@ -1,7 +1,7 @@
 import type { VerificationResult } from '@mailguard/engine';
 
 /**
- * The pricing policy (API.md §3): what every surface costs and when a charge comes back. This is
+ * The pricing policy (docs/api.md#credits): what every surface costs and when a charge comes back. This is
  * the only place a price or a refund rule is written; the services ask it and `CreditLedger`
  * moves the credits it names.
  *
@@ -28,7 +28,7 @@ export const FINDER_PRICE = 1;
 /** Every account starts with this. */
 export const SIGNUP_GRANT = 1_000;
 
-/** Added when the sign-up address is a work address (2,500 in all, API.md §3). */
+/** Added when the sign-up address is a work address (2,500 in all, docs/api.md#credits). */
 export const WORK_EMAIL_BONUS = 1_500;
 
 /** The widget's free tier (no key): checks per device (with the client IP) and per IP, per UTC day. */

@@ -32,7 +32,7 @@ async function addressesOf(
   return { addresses, failure: failures.every((f) => f === 'nxdomain') ? 'nxdomain' : 'nodata' };
 }
 
-/** Domain existence and its mail hosts: checks 2 and 3 of SPEC.md §1. `domain` in A-label form. */
+/** Domain existence and its mail hosts: checks 2 and 3 of docs/api.md. `domain` in A-label form. */
 export async function lookupMailDomain(resolver: DnsResolver, domain: string): Promise<MailDomain> {
   const empty = { records: [], nullMx: false, implicit: false, hosts: [] };
   let records: Array<{ exchange: string; priority: number }>;

@@ -2,7 +2,7 @@ import { DISPOSABLE_DOMAIN_COUNT, isDisposableDomain, isFreeDomain, suggestCorre
 import { isRoleLocalPart, ROLE_COUNT } from './role';
 
 describe('role addresses', () => {
-  it('knows at least 100 role local parts, including those API.md names', () => {
+  it('knows at least 100 role local parts, including those docs/api.md names', () => {
     expect(ROLE_COUNT).toBeGreaterThanOrEqual(100);
     const named =
       'admin info support sales noreply no-reply postmaster contact billing hello help hr jobs careers marketing office webmaster abuse team accounts press privacy security enquiries service';

@@ -2,7 +2,7 @@ import { isIP } from 'node:net';
 import { domainToASCII, domainToUnicode } from 'node:url';
 
 /**
- * RFC 5321 mailbox syntax as a receiving server checks it on RCPT TO (API.md §1.1): a dot-atom or
+ * RFC 5321 mailbox syntax as a receiving server checks it on RCPT TO (docs/api.md#verdict-rules): a dot-atom or
  * quoted local part of at most 64 octets (non-ASCII allowed, RFC 6531), a domain of LDH labels
  * (IDN given as U-labels, converted to A-labels) or an address literal, 254 octets overall.
  * Anything with a control character is refused here, so it can never reach an SMTP socket.
@@ -25,7 +25,7 @@ export interface ValidAddress {
   needsSmtpUtf8: boolean;
 }
 
-/** What kind of syntax failure it is (API.md §1.3 `subStatus` of `invalid_syntax`). */
+/** What kind of syntax failure it is (docs/api.md#substatus `subStatus` of `invalid_syntax`). */
 export type SyntaxProblem = 'control_characters' | 'too_long' | 'bad_local_part' | 'bad_domain';
 
 export interface InvalidAddress {

@@ -32,7 +32,7 @@ beforeAll(async () => {
 
 afterAll(() => lab.stop());
 
-describe('API.md §1.1, row by row', () => {
+describe('docs/api.md#verdict-rules, row by row', () => {
   it.each([
     ['john.doe..x@acme.test', 'invalid', 'invalid', 'invalid_syntax'],
     ['someone@no-such-domain.test', 'invalid', 'invalid', 'invalid_domain'],
@@ -65,7 +65,7 @@ describe('API.md §1.1, row by row', () => {
   });
 });
 
-describe('API.md §1.3: subStatus from what the checks saw', () => {
+describe('docs/api.md#substatus: subStatus from what the checks saw', () => {
   it.each([
     ['john.doe..x@acme.test', 'invalid_syntax', 'bad_local_part'],
     [`${'a'.repeat(65)}@acme.test`, 'invalid_syntax', 'too_long'],
@@ -89,7 +89,7 @@ describe('API.md §1.3: subStatus from what the checks saw', () => {
 });
 
 describe('the result object', () => {
-  it('carries every field of API.md §1 for an accepted address', async () => {
+  it('carries every field of docs/api.md#the-result-object for an accepted address', async () => {
     const result = await engine.verify('  John.Doe@ACME.test ');
     expect(result).toMatchObject({
       email: 'John.Doe@acme.test',

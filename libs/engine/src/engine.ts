@@ -227,7 +227,7 @@ function mailboxAnswer(probe: ProbeResult | null): MailboxAnswer {
   }
 }
 
-/** Why no answer about the mailbox could be had (API.md §1.3): what the checks actually saw. */
+/** Why no answer about the mailbox could be had (docs/api.md#substatus): what the checks actually saw. */
 function unknownCause(inspection: Inspection, probe: ProbeResult | null): UnknownCause {
   if (inspection.domain.startsWith('[')) return 'address_literal';
   const facts = inspection.facts;
@@ -303,7 +303,7 @@ function deadlineSignal(deadlineAt: number, now: number): { signal: AbortSignal;
 }
 
 /**
- * The nine checks of SPEC.md §1 for one address, and the verdict, in three stages that the
+ * The nine checks of docs/api.md for one address, and the verdict, in three stages that the
  * distributed pipeline runs in three workers: `inspect` (syntax, DNS, lists, age, authentication,
  * Gravatar), `probe` (SMTP) and `conclude` (catch-all confidence and verdict). `verify` runs them in
  * a row. Framework-free: DNS, sockets, HTTP, clock and randomness come in through `deps`.

@@ -1,7 +1,7 @@
 import type { Signal } from '@mailguard/scoring';
 import type { Reachable, Reason, Status, SubStatus } from '@mailguard/verdict';
 
-/** The verification result of API.md §1, shared by every surface (REST, batch, lists, widget, finder, CLI). */
+/** The verification result of docs/api.md#the-result-object, shared by every surface (REST, batch, lists, widget, finder, CLI). */
 export interface VerificationResult {
   email: string;
   domain: string;
@@ -9,7 +9,7 @@ export interface VerificationResult {
   confidence: number | null;
   score: number;
   reason: Reason;
-  /** A finer cause inside `reason` (API.md §1.3); null when there is none. */
+  /** A finer cause inside `reason` (docs/api.md#substatus); null when there is none. */
   subStatus: SubStatus | null;
   isValid: boolean;
   reachable: Reachable;

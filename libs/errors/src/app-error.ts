@@ -1,5 +1,5 @@
 /**
- * Every failure a client can be told about, with the HTTP status it maps to (API.md §7).
+ * Every failure a client can be told about, with the HTTP status it maps to (docs/api.md#errors).
  * Libraries throw AppError with a code; only the gateway's error filter knows about HTTP.
  */
 export const ERROR_STATUS = {

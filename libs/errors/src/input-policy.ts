@@ -11,9 +11,9 @@ const UNSAFE_TEXT = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]|[\uD800-\uDFFF]/u;
 /** The same for text that may span lines (a CSV field): tabs and line breaks are allowed there. */
 const UNSAFE_MULTILINE = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]|[\uD800-\uDFFF]/u;
 
-/** The longest address a check takes (API.md §1.1): longer ones are refused (400), not judged. */
+/** The longest address a check takes (docs/api.md#verdict-rules): longer ones are refused (400), not judged. */
 export const MAX_ADDRESS_INPUT = 1024;
-/** Addresses in one batch check (API.md §4, #2). */
+/** Addresses in one batch check (docs/api.md#endpoints, #2). */
 export const MAX_BATCH = 100;
 
 /** Deepest JSON body accepted: our bodies are two levels deep; deeper ones are attacks on the parsers. */

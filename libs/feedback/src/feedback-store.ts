@@ -14,7 +14,7 @@ export interface FeedbackEntry {
   outcome: Outcome;
 }
 
-/** Customers' reports of what became of mail to addresses they checked (API.md #3). */
+/** Customers' reports of what became of mail to addresses they checked (docs/api.md endpoint #3). */
 export class FeedbackStore {
   constructor(private readonly dataSource: () => DataSource) {}
 

@@ -1,7 +1,7 @@
 import type { DomainModel } from '@mailguard/scoring';
 import type { FinderDeps } from './finder';
 
-/** `GET /v1/email-finder/domain/:domain` (API.md #10), with the number of addresses the pattern rests on. */
+/** `GET /v1/email-finder/domain/:domain` (docs/api.md endpoint #10), with the number of addresses the pattern rests on. */
 export interface DomainInsight {
   domain: string;
   /** null when the server could not be asked (no mail, down, greylisting). */

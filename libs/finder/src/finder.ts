@@ -28,7 +28,7 @@ export interface FinderDeps {
 }
 
 /**
- * A person's professional address (API.md #9). The candidates are asked in one SMTP probe
+ * A person's professional address (docs/api.md endpoint #9). The candidates are asked in one SMTP probe
  * (one session where the server allows: three RCPT per transaction, the domain's learned pattern first, the made-up
  * address once, no more transactions after a yes): at a strict domain the first accepted
  * candidate wins with high confidence; at a catch-all domain no server can tell, so the likeliest

@@ -3,7 +3,7 @@ import { parseName, registrableDomain, type PersonName } from './names';
 
 const MAX_PARAM = 200;
 
-/** What a finder call names (API.md #9): firstName and lastName, or fullName, and a domain or URL. */
+/** What a finder call names (docs/api.md endpoint #9): firstName and lastName, or fullName, and a domain or URL. */
 export interface FinderQuery {
   firstName?: string;
   lastName?: string;
@@ -25,7 +25,7 @@ export function parseFinderQuery(query: FinderQuery): { name: PersonName; domain
   return { name, domain };
 }
 
-/** The domain of a domain-insight call (API.md #10), or 400. */
+/** The domain of a domain-insight call (docs/api.md endpoint #10), or 400. */
 export function parseDomainParam(param: string): string {
   const domain = param.length <= MAX_PARAM ? registrableDomain(param) : null;
   if (!domain) throw new AppError('bad_request', 'Give a domain such as acme.com (or a URL)');

@@ -19,13 +19,13 @@ export interface HealthTargets {
   /** null: no REDIS_URL, cache and limits in memory. */
   redis: Redis | null;
   queues: QueueProbe;
-  /** The prober's standing (API.md §13), for a process that answers for it (the gateway); it never makes readiness fail. */
+  /** The prober's standing (docs/production.md), for a process that answers for it (the gateway); it never makes readiness fail. */
   prober?: { readiness(): Promise<ProberReadiness> };
 }
 
 export const HEALTH_TARGETS = Symbol('HEALTH_TARGETS');
 
-/** The readiness body of API.md: which Postgres and which Redis the process serves with. */
+/** The readiness body of docs/api.md: which Postgres and which Redis the process serves with. */
 export interface Readiness {
   status: 'ok';
   database?: Database['mode'];

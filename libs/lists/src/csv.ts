@@ -25,7 +25,7 @@ export interface CsvHead {
   rows: number;
 }
 
-/** Our columns after the customer's, in this order (API.md §4, #7). */
+/** Our columns after the customer's, in this order (docs/api.md#endpoints, #7). */
 const RESULT_COLUMNS = [
   'status',
   'reason',

@@ -6,7 +6,7 @@ import { addDelivery, webhookState, type WebhookState } from './webhook-outbox';
 
 export type { ListStatus };
 
-/** The list object of API.md §4.1. */
+/** The list object of docs/api.md#the-list-object. */
 export interface ListView {
   id: string;
   name: string;
@@ -331,7 +331,7 @@ export class ListStore {
       )) as [Array<{ row: number; status: string; reachable: VerificationResult['reachable'] }>, number];
       if (fresh.length === 0) return nothing;
       const rows = fresh.map((row) => row.row);
-      // A duplicate carries the result of its first occurrence and counts like it (API.md §4.1).
+      // A duplicate carries the result of its first occurrence and counts like it (docs/api.md#the-list-object).
       const [copies] = (await manager.query(
         `UPDATE list_rows d SET settled = true, status = f.status
          FROM list_rows f WHERE d.list_id = $1 AND f.list_id = $1 AND d.duplicate_of = f.row AND f.row = ANY($2::int[])

@@ -2,7 +2,7 @@ import { createHmac } from 'node:crypto';
 import { AppError } from '@mailguard/errors';
 import { RefusedAddressError, type Outbound } from '@mailguard/net';
 
-/** `X-MailGuard-Signature`: HMAC-SHA256 of the raw body, keyed with the account's webhook secret (API.md §4.1). */
+/** `X-MailGuard-Signature`: HMAC-SHA256 of the raw body, keyed with the account's webhook secret (docs/api.md#the-list-object). */
 export function signWebhook(body: string, secret: string): string {
   return `sha256=${createHmac('sha256', Buffer.from(secret, 'utf8')).update(body, 'utf8').digest('hex')}`;
 }

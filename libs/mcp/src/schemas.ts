@@ -2,14 +2,14 @@ import { z } from 'zod';
 import { REASONS } from '@mailguard/verdict';
 
 /*
- * The answers of API.md as zod schemas: the tools' published output schemas. Every documented field
+ * The answers of docs/api.md as zod schemas: the tools' published output schemas. Every documented field
  * is required; the published schemas allow more (tool-server.ts), so that a field the service adds
  * later does not break a client that validates.
  */
 
 const mxRecord = z.object({ exchange: z.string(), priority: z.number().int() });
 
-/** API.md §1: one verification result. */
+/** docs/api.md#the-result-object: one verification result. */
 export const verificationResult = z.object({
   email: z.string().describe('The address as normalised: trimmed, domain lower-cased'),
   domain: z.string(),
@@ -119,7 +119,7 @@ export const domainInsight = z.object({
 /** #3. */
 export const feedbackAccepted = z.object({ accepted: z.literal(true) });
 
-/** API.md §4.1. */
+/** docs/api.md#the-list-object. */
 export const listView = z.object({
   id: z.string(),
   name: z.string(),
@@ -163,7 +163,7 @@ export const creditBalance = z.object({
   currency: z.literal('credits'),
 });
 
-/** What a refused tool call says (API.md §7), the REST error body plus the seconds to wait on rate limits. */
+/** What a refused tool call says (docs/api.md#errors), the REST error body plus the seconds to wait on rate limits. */
 export interface ToolError {
   error: string;
   code: string;

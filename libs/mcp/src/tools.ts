@@ -59,7 +59,7 @@ function verdictLine(result: z.output<typeof verificationResult>): string {
   return [`${result.email}: ${result.status} (${reason}), score ${result.score}`, ...extra].join(', ');
 }
 
-/** The tools of API.md §9, each the mirror of one REST call (its number in API.md §4 in the title). */
+/** The tools of docs/mcp.md, each the mirror of one REST call (its number in docs/api.md#endpoints in the title). */
 export const TOOLS = {
   verify_email: tool({
     title: 'Verify one email address (GET /v1/email-validation/:email)',

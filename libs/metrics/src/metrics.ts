@@ -202,7 +202,7 @@ export class Metrics {
   }
 
   /**
-   * The prober's standing, read when scraped (API.md §13): each egress's usability per provider
+   * The prober's standing, read when scraped (docs/production.md): each egress's usability per provider
    * (1 usable, 0 refused; MX domains that are no known provider's together as "other"), how many
    * egresses each provider has left, the last self-check's checks and the overall status.
    */

@@ -317,7 +317,7 @@ async function checkEgress(options: DoctorOptions, egress: Egress): Promise<Egre
 }
 
 /**
- * API.md §13: whether the internet's mail servers will talk to this prober, egress by egress —
+ * docs/production.md: whether the internet's mail servers will talk to this prober, egress by egress —
  * port 25, public address, PTR and its confirmation, HELO, SPF and blocklists — each failing or
  * warning line with what to do.
  */

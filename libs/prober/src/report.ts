@@ -1,7 +1,7 @@
 import type { EgressBlock, EgressPool } from '@mailguard/smtp';
 import { PROVIDER_IDS } from '@mailguard/smtp';
 
-/** API.md §13. */
+/** docs/production.md. */
 export type CheckStatus = 'pass' | 'warn' | 'fail' | 'skipped';
 
 export interface DoctorCheck {

@@ -4,7 +4,7 @@ import { luaScript, runScript } from '@mailguard/redis';
 /**
  * Counters per UTC day, several taken together: a request passes only when every one of its
  * counters is under its limit, and then all of them count it (the widget's public tier: per device
- * and per IP, API.md §5).
+ * and per IP, docs/widget.md).
  */
 export interface DailyQuota {
   /**

@@ -6,7 +6,7 @@ import { calibrate, CEILING, fitCalibration, FLOOR, REGIMES, regimeOf } from './
 import { CALIBRATION_MAPS } from './calibration-map';
 
 /**
- * API.md §3: among catch-all addresses scored N, about N% are real. Judged on the seeded lab
+ * docs/api.md#credits: among catch-all addresses scored N, about N% are real. Judged on the seeded lab
  * populations, replayed in process exactly as the scoring bench checks them (test/bench/scoring-replay.ts);
  * the maps are fitted on the `fitting` population only. Bands: 0–19 … 80–100, label = midpoint,
  * within ±10 points, bands under 25 addresses not judged (test/bench/scoring-report.ts). The one target

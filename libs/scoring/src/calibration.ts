@@ -1,7 +1,7 @@
 import { CALIBRATION_MAPS } from './calibration-map';
 
 /**
- * From the model's log-odds to a confidence that means what it says (API.md §3: among addresses
+ * From the model's log-odds to a confidence that means what it says (docs/api.md#credits: among addresses
  * scored N, about N% are real mailboxes). The signals' weights rank addresses; how often an address
  * with a given sum really exists is an empirical question, answered by isotonic regression (pool
  * adjacent violators) on a labelled population: the lab's `fitting` population

@@ -14,7 +14,7 @@ const accepted: VerdictInput = {
   role: false,
 };
 
-/** API.md §1.1, one row per case, plus the cases where row order decides. */
+/** docs/api.md#verdict-rules, one row per case, plus the cases where row order decides. */
 const TABLE: Array<[string, Partial<VerdictInput>, string, string, string]> = [
   [
     'syntax failure',
@@ -55,7 +55,7 @@ const TABLE: Array<[string, Partial<VerdictInput>, string, string, string]> = [
   ],
 ];
 
-/** API.md §1.3: the finer cause inside each reason, from what the checks saw. */
+/** docs/api.md#substatus: the finer cause inside each reason, from what the checks saw. */
 const SUB_STATUS: Array<[string, Partial<VerdictInput>, string, string | null]> = [
   [
     'a control character',
@@ -105,7 +105,7 @@ describe('decideVerdict', () => {
     expect(high.confidence).toBe(90);
   });
 
-  it('scores a catch-all address its confidence: both are calibrated to the share of real mailboxes (API.md §3)', () => {
+  it('scores a catch-all address its confidence: both are calibrated to the share of real mailboxes (docs/api.md#credits)', () => {
     for (const confidence of [3, 45, 88])
       expect(decideVerdict({ ...accepted, catchAll: true, catchAllConfidence: confidence }).score).toBe(confidence);
   });

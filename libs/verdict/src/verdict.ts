@@ -1,7 +1,7 @@
 import type { SyntaxProblem } from '@mailguard/email';
 
 /**
- * The verdict rules of API.md §1.1, in their order (the first row that applies decides), and the
+ * The verdict rules of docs/api.md#verdict-rules, in their order (the first row that applies decides), and the
  * `score` of every address. This file is the only place a verdict is made.
  */
 
@@ -9,7 +9,7 @@ export const STATUSES = ['valid', 'risky', 'invalid'] as const;
 export type Status = (typeof STATUSES)[number];
 export const REACHABLES = ['safe', 'risky', 'invalid', 'unknown'] as const;
 export type Reachable = (typeof REACHABLES)[number];
-/** API.md §1.2, declared once: the OpenAPI document and the agent tools' schemas list these. */
+/** docs/api.md#reasons, declared once: the OpenAPI document and the agent tools' schemas list these. */
 export const REASONS = [
   'accepted_email',
   'rejected_email',
@@ -28,7 +28,7 @@ export type Reason = (typeof REASONS)[number];
 /** What the SMTP probe established about the mailbox; `unknown` covers every case without an answer. */
 export type MailboxAnswer = 'accepted' | 'busy' | 'no_such_user' | 'disabled' | 'full' | 'unknown';
 
-/** Why no answer about the mailbox could be had (API.md §1.3, `subStatus` of `unknown`); it moves the score. */
+/** Why no answer about the mailbox could be had (docs/api.md#substatus, `subStatus` of `unknown`); it moves the score. */
 export const UNKNOWN_CAUSES = [
   'timeout',
   'greylisted',
@@ -43,7 +43,7 @@ export const UNKNOWN_CAUSES = [
 ] as const;
 export type UnknownCause = (typeof UNKNOWN_CAUSES)[number];
 
-/** API.md §1.3: a finer cause inside `reason`, from a closed vocabulary; null where nothing finer applies. */
+/** docs/api.md#substatus: a finer cause inside `reason`, from a closed vocabulary; null where nothing finer applies. */
 export const SUB_STATUSES = [
   ...UNKNOWN_CAUSES,
   'control_characters',
@@ -90,7 +90,7 @@ export interface Verdict {
  * `score`: how likely a message is delivered, 0–100.
  * - invalid rows: 0–3 (nothing will be delivered; syntax failures are certain, the rest nearly so);
  * - catch-all: the catch-all confidence itself: it is calibrated (libs/scoring/src/calibration.ts) to
- *   the share of such addresses that are real mailboxes, which is what `score` promises (API.md §3);
+ *   the share of such addresses that are real mailboxes, which is what `score` promises (docs/api.md#credits);
  *   any discount on top would make it say less than it knows;
  * - disposable: 30 when accepted (delivered, but to a throwaway inbox), 15 when unknown;
  * - full inbox: 15 (bounces until the owner makes room);

@@ -8,7 +8,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 export interface GuardTokenClaims {
   /** The address as the service normalised it. */
   email: string;
-  /** The verdict (API.md §1): valid | risky | invalid, and its reason. */
+  /** The verdict (docs/api.md#the-result-object): valid | risky | invalid, and its reason. */
   status: string;
   reason: string;
   disposable: boolean;

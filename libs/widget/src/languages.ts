@@ -1,5 +1,5 @@
 /**
- * The widget's languages and message kinds (SPEC.md §6.2), shared by the browser SDK and the
+ * The widget's languages and message kinds (docs/widget.md#options), shared by the browser SDK and the
  * settings the gateway validates. Free of Node and DOM imports, so both sides can bundle it.
  */
 export const LANGS = ['en', 'it', 'es', 'fr', 'de'] as const;

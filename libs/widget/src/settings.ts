@@ -3,7 +3,7 @@ import { WidgetSettingsEntity } from '@mailguard/db';
 import { AppError } from '@mailguard/errors';
 import { LANGS, MESSAGE_KINDS, type Lang, type MessageKind } from './languages';
 
-/** The account-wide defaults the widget applies unless `Guard.init` sets them (API.md #13). */
+/** The account-wide defaults the widget applies unless `Guard.init` sets them (docs/api.md endpoint #13). */
 export interface WidgetDefaults {
   blockDisposable: boolean;
   blockFree: boolean;
@@ -12,7 +12,7 @@ export interface WidgetDefaults {
 }
 
 export interface WidgetSettings {
-  /** Origins widget keys work from; empty = any origin (API.md §5). */
+  /** Origins widget keys work from; empty = any origin (docs/widget.md). */
   allowedOrigins: string[];
   defaults: WidgetDefaults;
 }

@@ -7,11 +7,11 @@ import { API_KEY_SCHEME, ApiErrors, SCOPES_EXTENSION } from '../docs/api-docs';
 
 export const ACCESS = Symbol('ACCESS');
 
-/** Who may call a route: the scopes allowed (API.md §4), or `public` for routes without a key. */
+/** Who may call a route: the scopes allowed (docs/api.md#endpoints), or `public` for routes without a key. */
 export type AccessRule = { public: true } | { public: false; scopes: KeyScope[] };
 
 /**
- * The scopes a secret key needs for this route (API.md §2, §4): the rule the guard reads and, from
+ * The scopes a secret key needs for this route (docs/api.md#authentication, docs/api.md#endpoints): the rule the guard reads and, from
  * the same call, the route's OpenAPI security, scopes and key errors, so the two cannot drift.
  */
 export const Scopes = (...scopes: KeyScope[]) =>
@@ -28,7 +28,7 @@ export const Public = () =>
 
 export type AuthedRequest = Request & { auth: Authenticated };
 
-/** Every response to a request with a valid secret key says the balance after the call (API.md §3). */
+/** Every response to a request with a valid secret key says the balance after the call (docs/api.md#credits). */
 export function setCreditsRemaining(res: Response, balance: number): void {
   res.setHeader('X-Credits-Remaining', String(balance));
 }

@@ -9,7 +9,7 @@ import { ACCESS, type AccessRule, type AuthedRequest } from './access';
 import { KeyMeter, retryAfter } from './key-meter';
 
 /**
- * What a metered key may do, in the order API.md asks once the key is known: the rate limit (429,
+ * What a metered key may do, in the order docs/api.md asks once the key is known: the rate limit (429,
  * decided before anything is charged), then the scope (403). Shared by REST routes and MCP tools.
  */
 export function admit(auth: Authenticated, decision: RateDecision, scopes: KeyScope[]): void {
@@ -30,7 +30,7 @@ export function admit(auth: Authenticated, decision: RateDecision, scopes: KeySc
 }
 
 /**
- * A metered route's checks, in the order API.md asks: the key (401), the rate limit (429), then the
+ * A metered route's checks, in the order docs/api.md asks: the key (401), the rate limit (429), then the
  * scope (403). Headers for a valid key are set first, so every response carries them whatever its
  * status. The guard of every route, and the single check's fast path (validation/fast-path.ts).
  */

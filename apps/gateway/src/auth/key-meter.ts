@@ -26,7 +26,7 @@ export interface Metered {
 
 /**
  * Recognises the secret key of a request and counts it against its rolling window, setting
- * `X-Credits-Remaining` and `RateLimit-*` (API.md §2, §3). Shared by the guard and by the 404
+ * `X-Credits-Remaining` and `RateLimit-*` (docs/api.md#authentication, docs/api.md#credits). Shared by the guard and by the 404
  * answers, so every response to a valid secret key carries the headers, whatever its status.
  */
 @Injectable()

@@ -21,7 +21,7 @@ function parseDate(name: string, value: string | undefined, fallback: Date): str
   return value;
 }
 
-/** Every scope may read its own credits (API.md §2). */
+/** Every scope may read its own credits (docs/api.md#authentication). */
 @ApiTags('credits')
 @Controller('credits')
 @Scopes('full', 'verify', 'lists', 'read-only')

@@ -2,7 +2,7 @@ import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiQuery, ApiResponse, DECORATORS, getSchemaPath, type ApiQueryOptions } from '@nestjs/swagger';
 import { ERROR_STATUS, type ErrorCode } from '@mailguard/errors';
 
-/** The security scheme of the OpenAPI document: the key in `X-API-Key` (API.md §2). */
+/** The security scheme of the OpenAPI document: the key in `X-API-Key` (docs/api.md#authentication). */
 export const API_KEY_SCHEME = 'apiKey';
 
 /** The operation extension that lists the scopes allowed to call it, written by `@Scopes`/`@Public`. */
@@ -18,7 +18,7 @@ export function unionMembers<T extends string>() {
 
 const ERROR_CODES = Object.keys(ERROR_STATUS) as ErrorCode[];
 
-/** Every error body (API.md §7). */
+/** Every error body (docs/api.md#errors). */
 export class ErrorBodyDto {
   @ApiProperty({ description: 'A human readable sentence', example: 'Invalid or revoked API key' })
   error!: string;

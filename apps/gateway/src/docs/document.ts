@@ -3,7 +3,7 @@ import { DocumentBuilder, SwaggerModule, type OpenAPIObject } from '@nestjs/swag
 import { API_KEY_SCHEME, ErrorBodyDto } from './api-docs';
 import { DocsController } from './docs.controller';
 
-/** Where the 22 endpoints live (API.md §4); the document's paths are relative to it. */
+/** Where the 22 endpoints live (docs/api.md#endpoints); the document's paths are relative to it. */
 export const API_BASE_PATH = '/v1';
 
 /**

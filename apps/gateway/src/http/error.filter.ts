@@ -18,7 +18,7 @@ function noRouteMessage(req: Request): string {
 
 /**
  * 404 for a path no route serves, inside `/v1` or not. A valid secret key still gets its
- * rate-limit and credit headers (API.md §2: every response, whatever its status).
+ * rate-limit and credit headers (docs/api.md#authentication: every response, whatever its status).
  */
 export async function answerNoRoute(req: Request, res: Response, meter: KeyMeter): Promise<void> {
   try {
@@ -41,13 +41,13 @@ function httpExceptionMessage(exception: HttpException): string {
   return exception.message;
 }
 
-/** Every error body has a code (API.md §7): the one of its status, for errors Express or Nest raised. */
+/** Every error body has a code (docs/api.md#errors): the one of its status, for errors Express or Nest raised. */
 function codeOf(status: number): ErrorCode {
   const known = (Object.entries(ERROR_STATUS) as Array<[ErrorCode, number]>).find(([, code]) => code === status);
   return known?.[0] ?? (status >= 500 ? 'internal' : 'bad_request');
 }
 
-/** A failure as its status and REST error body (API.md §7); the MCP tools answer the same body. */
+/** A failure as its status and REST error body (docs/api.md#errors); the MCP tools answer the same body. */
 export function describeError(exception: unknown): { status: number; body: ErrorBody } {
   if (isDatabaseConnectionError(exception)) return describeError(new DatabaseUnavailableError(exception));
   if (isRedisConnectionError(exception)) return describeError(new RedisUnavailableError(exception));

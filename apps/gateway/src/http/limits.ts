@@ -7,7 +7,7 @@ import { MAX_UPLOAD_REQUEST_BYTES } from '../lists/upload';
 
 /** JSON bodies: the largest the API takes is a batch of 100 addresses, far below this. */
 export const JSON_BODY_LIMIT = 1024 * 1024;
-/** The agent tool server's path (API.md §9), outside `/v1`. */
+/** The agent tool server's path (docs/mcp.md), outside `/v1`. */
 export const MCP_PATH = '/mcp';
 /**
  * MCP messages: create_list carries a CSV of up to 5 MB as a JSON string, which escaping can double.

@@ -15,7 +15,7 @@ export class PageQuery {
   limit?: string;
 }
 
-/** What every page says about itself (API.md §3). */
+/** What every page says about itself (docs/api.md#credits). */
 export abstract class PageDto {
   @ApiProperty({ type: 'integer', minimum: 1 }) page!: number;
   @ApiProperty({ type: 'integer', minimum: 1, maximum: MAX_PAGE_SIZE }) limit!: number;

@@ -2,7 +2,7 @@ import { AppError } from '@mailguard/errors';
 
 export const MAX_PAGE_SIZE = 100;
 
-/** `?page` from 1, `?limit` from 1; a limit above 100 is served as 100 (API.md §3). */
+/** `?page` from 1, `?limit` from 1; a limit above 100 is served as 100 (docs/api.md#credits). */
 export function parsePage(
   page: string | undefined,
   limit: string | undefined,

@@ -15,7 +15,7 @@ export class CreateKeyDto {
   @Length(1, 100, { message: 'name must be 1 to 100 characters' })
   name!: string;
 
-  @ApiProperty({ enum: SCOPES, description: 'What the key may call (API.md §2)' })
+  @ApiProperty({ enum: SCOPES, description: 'What the key may call (docs/api.md#authentication)' })
   @IsIn(SCOPES, { message: SCOPE_MESSAGE })
   scope!: KeyScope;
 

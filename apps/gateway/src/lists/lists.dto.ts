@@ -62,7 +62,7 @@ export class ListWebhookDto implements WebhookState {
   @ApiProperty({ type: 'string', format: 'date-time', nullable: true }) deliveredAt!: string | null;
 }
 
-/** API.md §4.1 */
+/** docs/api.md#the-list-object */
 export class ListDto implements ListView {
   @ApiProperty({ example: 'lst_3kXhN0a1' }) id!: string;
   @ApiProperty({ example: 'leads.csv' }) name!: string;

@@ -16,7 +16,7 @@ function presentedKey(req: Request): string | undefined {
 }
 
 /**
- * The agent tool server over MCP streamable HTTP (API.md §9), stateless: every POST carries one
+ * The agent tool server over MCP streamable HTTP (docs/mcp.md), stateless: every POST carries one
  * message and is answered with JSON; no session lives between requests, so any gateway replica
  * answers any request and nothing is left to expire. Each POST authenticates its key (401/403
  * before any MCP exchange, key guessing throttled like REST) and gets its own server and

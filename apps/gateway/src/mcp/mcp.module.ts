@@ -7,7 +7,7 @@ import { ValidationModule } from '../validation/validation.module';
 import { McpController } from './mcp.controller';
 import { McpTools } from './mcp.tools';
 
-/** The agent tool server (API.md §9): the REST services behind MCP tools, metered alike. */
+/** The agent tool server (docs/mcp.md): the REST services behind MCP tools, metered alike. */
 @Module({
   imports: [StoresModule, AuthModule, ValidationModule, FinderModule, ListsModule],
   controllers: [McpController],

@@ -21,7 +21,7 @@ import { UploadStaging } from '../lists/upload';
 import { ValidationController } from '../validation/validation.controller';
 import { VerificationService } from '../validation/verification.service';
 
-/** Each tool's scopes are those of the REST route it mirrors (API.md §9). */
+/** Each tool's scopes are those of the REST route it mirrors (docs/mcp.md). */
 const SCOPES: Record<ToolName, KeyScope[]> = {
   verify_email: routeScopes(ValidationController, 'single'),
   verify_emails: routeScopes(ValidationController, 'batch'),

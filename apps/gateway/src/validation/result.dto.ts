@@ -13,7 +13,7 @@ import {
 } from '@mailguard/verdict';
 
 /*
- * The verification result of API.md §1 as schema classes. Each class implements the type the
+ * The verification result of docs/api.md#the-result-object as schema classes. Each class implements the type the
  * service returns, so a field the result gains or changes fails the build until it is documented.
  */
 
@@ -128,7 +128,7 @@ export class ChecksDto implements Checks {
   @ApiProperty({ type: AuthenticationCheckDto }) authentication!: AuthenticationCheckDto;
 }
 
-/** API.md §1: what every check answers (single, batch, lists, widget, finder). */
+/** docs/api.md#the-result-object: what every check answers (single, batch, lists, widget, finder). */
 export class VerificationResultDto implements VerificationResult {
   @ApiProperty({
     example: 'john.doe@example.com',
@@ -139,7 +139,7 @@ export class VerificationResultDto implements VerificationResult {
   @ApiProperty({ example: 'example.com' })
   domain!: string;
 
-  @ApiProperty({ enum: STATUSES, description: 'The verdict (API.md §1.1)' })
+  @ApiProperty({ enum: STATUSES, description: 'The verdict (docs/api.md#verdict-rules)' })
   status!: Status;
 
   @ApiProperty({ ...SCORE, nullable: true, description: 'When smtp.catchAll is true, else null' })
@@ -148,13 +148,13 @@ export class VerificationResultDto implements VerificationResult {
   @ApiProperty({ ...SCORE, description: 'How likely a message is delivered' })
   score!: number;
 
-  @ApiProperty({ enum: REASONS, description: 'API.md §1.2' })
+  @ApiProperty({ enum: REASONS, description: 'Why the verdict is what it is (docs/api.md#reasons)' })
   reason!: Reason;
 
   @ApiProperty({
     enum: SUB_STATUSES,
     nullable: true,
-    description: 'A finer cause inside reason (API.md §1.3); null when there is none',
+    description: 'A finer cause inside reason (docs/api.md#substatus); null when there is none',
   })
   subStatus!: SubStatus | null;
 

@@ -73,7 +73,7 @@ export class VerificationService {
     await this.cache.delete(key);
   }
 
-  /** When a request that arrives now must be answered (API.md §8): the same for every address of a batch. */
+  /** When a request that arrives now must be answered (docs/configuration.md): the same for every address of a batch. */
   private deadline(): number {
     return Date.now() + this.config.checks.deadlineMs;
   }

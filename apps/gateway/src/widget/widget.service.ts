@@ -22,7 +22,7 @@ export interface WidgetRequest {
 }
 
 /**
- * `POST /v1/widget/verify` (API.md #12): without a key the public tier, counted per device and
+ * `POST /v1/widget/verify` (docs/api.md endpoint #12): without a key the public tier, counted per device and
  * IP; with a widget key a paid check, only from the account's allowed origins, answered with a
  * signed token for the site's server and the account's widget defaults.
  */
@@ -58,7 +58,7 @@ export class WidgetService {
         `This widget key works only from the account's allowed origins; ${request.origin ? `${request.origin} is not one of them` : 'the request named no Origin'}`,
       );
     }
-    // Only now may the page read the answer (API.md §5: CORS only for allowed origins with a key).
+    // Only now may the page read the answer (docs/widget.md: CORS only for allowed origins with a key).
     res.setHeader('Access-Control-Allow-Origin', request.origin ?? '*');
     res.setHeader('Access-Control-Expose-Headers', 'X-Guard-Token, X-Guard-Settings');
     const decision = await this.limiter.hit(`widget:${auth.key.id}:${request.ip}`, KEYED_PER_IP_MINUTE, 60_000);

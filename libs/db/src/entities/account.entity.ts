@@ -21,7 +21,7 @@ export class AccountEntity {
   @Column('integer', { default: 0 })
   balance!: number;
 
-  /** Credits held by lists still running (API.md §3): out of the balance, not yet charged. */
+  /** Credits held by lists still running (docs/api.md#credits): out of the balance, not yet charged. */
   @Column('integer', { default: 0 })
   held!: number;
 

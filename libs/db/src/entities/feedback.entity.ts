@@ -3,7 +3,7 @@ import { AccountEntity } from './account.entity';
 
 export type FeedbackOutcome = 'delivered' | 'bounced';
 
-/** A customer's report of what became of mail to an address (API.md #3). */
+/** A customer's report of what became of mail to an address (docs/api.md endpoint #3). */
 @Entity('feedback')
 @Index('feedback_account_key', ['accountId', 'key'])
 @Index('feedback_domain', ['domain', 'createdAt'])

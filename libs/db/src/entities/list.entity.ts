@@ -14,7 +14,7 @@ import type { WebhookDeliveryEntity } from './webhook-delivery.entity';
 
 export type ListStatus = 'uploading' | 'queued' | 'processing' | 'completed' | 'failed' | 'cancelled';
 
-/** A bulk list (API.md §4.1): its counters are the progress customers poll. */
+/** A bulk list (docs/api.md#the-list-object): its counters are the progress customers poll. */
 @Entity('lists')
 // The migration orders it (account_id, created_at DESC): newest first, as the lists page reads.
 @Index('lists_account', ['accountId', 'createdAt'])

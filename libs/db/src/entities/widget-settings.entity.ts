@@ -1,7 +1,7 @@
 import { Column, Entity, JoinColumn, OneToOne, PrimaryColumn, UpdateDateColumn } from 'typeorm';
 import { AccountEntity } from './account.entity';
 
-/** An account's widget settings (API.md #13, #14); an account without a row has the built-ins. */
+/** An account's widget settings (docs/api.md endpoint #13, #14); an account without a row has the built-ins. */
 @Entity('widget_settings')
 export class WidgetSettingsEntity {
   @PrimaryColumn('text', { name: 'account_id' })

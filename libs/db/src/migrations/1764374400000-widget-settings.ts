@@ -1,6 +1,6 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
-/** Each account's widget settings (API.md #13, #14): the origins its widget keys work from and the widget's defaults. */
+/** Each account's widget settings (docs/api.md endpoint #13, #14): the origins its widget keys work from and the widget's defaults. */
 export class WidgetSettings1764374400000 implements MigrationInterface {
   name = 'WidgetSettings1764374400000';
 
