@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { startLab } from '../lab';
@@ -263,5 +264,21 @@ describe('bad configuration', () => {
     const lines = result.stderr.trim().split('\n');
     expect(lines).toHaveLength(1);
     expect(lines[0]).toContain(name);
+  });
+
+  it('exits non-zero with one line naming METRICS_PORT when another process holds it', async () => {
+    const holder = createServer();
+    holder.listen(0, '127.0.0.1');
+    await once(holder, 'listening');
+    try {
+      const port = String((holder.address() as AddressInfo).port);
+      const result = await runGatewayToExit({ METRICS_PORT: port }, workDir());
+      expect(result.code).toBe(1);
+      expect(result.stderr.trim().split('\n')).toEqual([
+        expect.stringMatching(new RegExp(`^mailguard gateway: failed to start: METRICS_PORT ${port}: .*EADDRINUSE`)),
+      ]);
+    } finally {
+      holder.close();
+    }
   });
 });

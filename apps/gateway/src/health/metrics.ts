@@ -68,12 +68,12 @@ export class MetricsServer implements OnApplicationBootstrap, BeforeApplicationS
       json(res, 404, { error: `No route for ${req.method} ${req.url?.split('?')[0]}`, code: 'not_found' });
     });
     server.listen(this.config.metrics.port, '0.0.0.0');
-    await Promise.race([
-      once(server, 'listening'),
-      once(server, 'error').then(([error]: Error[]) => {
-        throw new Error(`METRICS_PORT ${this.config.metrics.port}: ${error.message}`);
-      }),
-    ]);
+    try {
+      await once(server, 'listening');
+    } catch (error) {
+      // Nothing is held: a server that failed to listen has no socket.
+      throw new Error(`METRICS_PORT ${this.config.metrics.port}: ${(error as Error).message}`, { cause: error });
+    }
     this.server = server;
   }
 
