@@ -1,3 +1,10 @@
-export { parseAddress, type InvalidAddress, type SyntaxProblem, type SyntaxResult, type ValidAddress } from './syntax';
+export {
+  parseAddress,
+  printable,
+  type InvalidAddress,
+  type SyntaxProblem,
+  type SyntaxResult,
+  type ValidAddress,
+} from './syntax';
 export { isRoleLocalPart, ROLE_COUNT } from './role';
 export { DISPOSABLE_DOMAIN_COUNT, isDisposableDomain, isFreeDomain, suggestCorrection } from './providers';

@@ -134,7 +134,7 @@ function checkDomain(unicodeDomain: string): { ascii: string } | string {
  * An invalid address is answered and stored as given, but for what no text can hold: control
  * characters and lone surrogates become U+FFFD (Postgres refuses NUL; clients would echo the rest).
  */
-function printable(value: string): string {
+export function printable(value: string): string {
   return value.replace(new RegExp(`${CONTROL.source}|${LONE_SURROGATE.source}`, 'gu'), '\uFFFD');
 }
 

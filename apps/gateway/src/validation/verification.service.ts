@@ -5,6 +5,7 @@ import { ENGINE, RESULT_CACHE } from '@mailguard/core';
 import { checksCost, checksRefund, CreditLedger } from '@mailguard/credits';
 import type { ChargeKind, UsageKind } from '@mailguard/db';
 import type { VerificationEngine, VerificationResult } from '@mailguard/engine';
+import { printable } from '@mailguard/email';
 import { AppError } from '@mailguard/errors';
 import { newId } from '@mailguard/keys';
 import { FeedbackStore, type Outcome } from '@mailguard/feedback';
@@ -215,7 +216,8 @@ export class VerificationService {
     const cost = checksCost(unique.length);
     const charged = await this.ledger.charge(accountId, cost, label, ref, {
       kind,
-      checks: unique.map(([, { requestId, email }]) => ({ id: requestId, email })),
+      // As the answer would store it: jsonb holds no NUL nor lone surrogate, which a syntax failure may carry.
+      checks: unique.map(([, { requestId, email }]) => ({ id: requestId, email: printable(email) })),
       dueInMs: deadlineAt - Date.now() + this.config.checks.chargeSweepMarginMs,
     });
     if (charged === null) throw await this.insufficient(accountId, cost);
