@@ -1,11 +1,14 @@
+import { watchTimers } from '../../../test/support/timers';
 import { scheduleSweeps } from './schedule';
 
 /**
  * The sweep timer is released by `stop` whenever it comes: before the first sweep, during one,
- * between two, after a failed one. Timers are counted as the process sees them (the schedule's is
- * not unref'd, so it shows there while it waits).
+ * between two, after a failed one: each test counts the timers set since it began (from inside
+ * it: jest sets the test's own timeout timer before it runs).
  */
-const timers = () => process.getActiveResourcesInfo().filter((name) => name === 'Timeout').length;
+const watches: Array<ReturnType<typeof watchTimers>> = [];
+const watch = () => watches[watches.push(watchTimers()) - 1];
+afterEach(() => watches.splice(0).forEach((watched) => watched.close()));
 
 /** A sweep the test ends by hand, and the sweeps run so far. */
 function sweeps() {
@@ -55,18 +58,18 @@ it('sweeps at once, then again after each sweep, never two at a time', async () 
 });
 
 it('releases its timer when stopped before the first sweep', async () => {
-  const before = timers();
+  const timers = watch();
   const sweep = sweeps();
   const schedule = scheduleSweeps(sweep.sweep, 60_000, () => undefined);
-  expect(timers()).toBe(before + 1);
+  expect(await timers.open()).toBe(1);
   await schedule.stop();
-  expect(timers()).toBe(before);
+  expect(await timers.open()).toBe(0);
   await settle();
   expect(sweep.runs).toBe(0);
 });
 
 it('waits for the sweep under way when stopped during one, and sets no timer after it', async () => {
-  const before = timers();
+  const timers = watch();
   const sweep = sweeps();
   const schedule = scheduleSweeps(sweep.sweep, 60_000, () => undefined);
   await sweep.started(1);
@@ -76,24 +79,24 @@ it('waits for the sweep under way when stopped during one, and sets no timer aft
   expect(stopped).toBe(false);
   sweep.end();
   await stopping;
-  expect(timers()).toBe(before);
+  expect(await timers.open()).toBe(0);
   expect(sweep.runs).toBe(1);
 });
 
 it('releases the timer of the next sweep when stopped between two', async () => {
-  const before = timers();
+  const timers = watch();
   const sweep = sweeps();
   const schedule = scheduleSweeps(sweep.sweep, 60_000, () => undefined);
   await sweep.started(1);
   sweep.end();
   await settle();
-  expect(timers()).toBe(before + 1);
+  expect(await timers.open()).toBe(1);
   await schedule.stop();
-  expect(timers()).toBe(before);
+  expect(await timers.open()).toBe(0);
 });
 
 it('reports a failed sweep, tries again at the next turn, and releases that turn when stopped', async () => {
-  const before = timers();
+  const timers = watch();
   const sweep = sweeps();
   const errors: unknown[] = [];
   const schedule = scheduleSweeps(sweep.sweep, 60_000, (error) => errors.push(error));
@@ -101,9 +104,9 @@ it('reports a failed sweep, tries again at the next turn, and releases that turn
   sweep.end(new Error('database unavailable'));
   await settle();
   expect(errors).toEqual([new Error('database unavailable')]);
-  expect(timers()).toBe(before + 1);
+  expect(await timers.open()).toBe(1);
   await schedule.stop();
-  expect(timers()).toBe(before);
+  expect(await timers.open()).toBe(0);
   await schedule.stop();
-  expect(timers()).toBe(before);
+  expect(await timers.open()).toBe(0);
 });

@@ -4,16 +4,15 @@ import { pino } from 'pino';
 import { loadConfig } from '@mailguard/config';
 import { Database } from '@mailguard/db';
 import { createTestDatabase, type TestDatabase } from '../../../../test/support/services';
+import { watchTimers } from '../../../../test/support/timers';
 import { RetentionSweeps } from './retention.module';
 
 /**
  * The gateway's sweeps from bootstrap to shutdown, on a real Postgres: the first sweep runs at
- * start, and shutting down leaves no timer behind, whether the sweeps worked or failed. Timers are
- * counted as the process sees them; the database's own (its pool's idle timers) end with it.
+ * start, and shutting down leaves no timer behind, whether the sweeps worked or failed. Timers set
+ * during the test are counted; the database's own (its pool's idle timers) end with it.
  */
 jest.setTimeout(30_000);
-
-const timers = () => process.getActiveResourcesInfo().filter((name) => name === 'Timeout').length;
 
 let server: TestDatabase;
 
@@ -50,7 +49,7 @@ function listenedLogger() {
 const config = loadConfig({ RETENTION_DAYS: '0', RETENTION_SWEEP_SECONDS: '3600' });
 
 it('sweeps at bootstrap, and releases its timer at shutdown', async () => {
-  const before = timers();
+  const timers = watchTimers();
   const { logger, next } = listenedLogger();
   const database = await Database.open({ url: server.url, embeddedDataDir: '' }, logger);
   await database.dataSource.query(
@@ -70,11 +69,12 @@ it('sweeps at bootstrap, and releases its timer at shutdown', async () => {
 
   await sweeps.beforeApplicationShutdown();
   await database.stop();
-  expect(timers()).toBe(before);
+  expect(await timers.open()).toBe(0);
+  timers.close();
 });
 
 it('reports a sweep the database could not take, and releases its timer at shutdown all the same', async () => {
-  const before = timers();
+  const timers = watchTimers();
   const { logger, next } = listenedLogger();
   // Nothing listens on port 1: the database stays unavailable.
   const database = await Database.open({ url: 'postgres://postgres@127.0.0.1:1/none', embeddedDataDir: '' }, logger);
@@ -85,5 +85,6 @@ it('reports a sweep the database could not take, and releases its timer at shutd
 
   await sweeps.beforeApplicationShutdown();
   await database.stop();
-  expect(timers()).toBe(before);
+  expect(await timers.open()).toBe(0);
+  timers.close();
 });

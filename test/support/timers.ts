@@ -1,0 +1,22 @@
+import { createHook } from 'node:async_hooks';
+
+/**
+ * Counts the timers set since it was made and not yet cleared or fired. Counting every timer of the
+ * process instead would move with other suites' leftovers ending mid-test (jest runs in band in CI).
+ */
+export function watchTimers(): { open: () => Promise<number>; close: () => void } {
+  const alive = new Set<number>();
+  const hook = createHook({
+    init(id, type) {
+      if (type === 'Timeout') alive.add(id);
+    },
+    destroy(id) {
+      alive.delete(id);
+    },
+  }).enable();
+  return {
+    // Node reports a cleared timer's end on its next turn.
+    open: () => new Promise((resolve) => setImmediate(() => resolve(alive.size))),
+    close: () => hook.disable(),
+  };
+}
