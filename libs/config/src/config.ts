@@ -1,5 +1,4 @@
 import { hostname } from 'node:os';
-import { PROVIDER_IDS } from '@mailguard/smtp';
 import { ConfigError, EnvReader, isHostname } from './env-reader';
 import { readLogConfig, type LogConfig } from './log';
 import { readProberConfig, type ProberConfig } from './prober';
@@ -199,7 +198,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       mxConcurrency: read.int('SMTP_MX_CONCURRENCY', 5, 1, 1000),
       sessionIdleMs: read.int('SMTP_SESSION_IDLE_MS', 10_000, 0, 60_000),
     },
-    prober: readProberConfig(read, PROVIDER_IDS),
+    prober: readProberConfig(read),
     checks: {
       deadlineMs: read.int('CHECK_DEADLINE_MS', 12_000, 100, 600_000),
       greylistRetrySeconds: read.int('GREYLIST_RETRY_SECONDS', 300, 0, 86_400),

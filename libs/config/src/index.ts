@@ -5,3 +5,4 @@ export type { UploadConfig } from './uploads';
 export { loadClientConfig, type ClientConfig } from './client';
 export { ConfigError, isHostname } from './env-reader';
 export { APP_CONFIG, ConfigModule } from './config.module';
+export { isProviderId, PROVIDER_IDS, type ProviderId } from './providers';

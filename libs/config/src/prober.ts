@@ -1,5 +1,6 @@
 import { isIP } from 'node:net';
 import { isHostname, type EnvReader } from './env-reader';
+import { isProviderId, PROVIDER_IDS } from './providers';
 
 export interface SocksProxyConfig {
   host: string;
@@ -82,10 +83,7 @@ function parseUrl(text: string): URL | null {
  * what follows is a provider's name (`socks5://host:port@yahoo`); else it is the URL's own
  * credentials' `@` (`socks5://user:1234@proxy.example.com`).
  */
-function egressOf(
-  text: string,
-  knownProviders: readonly string[],
-): { egress: EgressConfig; providers: string | null } | null {
+function egressOf(text: string): { egress: EgressConfig; providers: string | null } | null {
   if (text.startsWith('local:')) {
     const [written, providers] = text.slice('local:'.length).split('@', 2);
     if (!isIP(written)) return null;
@@ -99,7 +97,7 @@ function egressOf(
   if (!text.startsWith('socks5://')) return null;
   const at = text.lastIndexOf('@');
   const head = text.slice(0, at);
-  const suffix = at > 0 && (head.includes('@') || knownProviders.includes(text.slice(at + 1).toLowerCase()));
+  const suffix = at > 0 && (head.includes('@') || isProviderId(text.slice(at + 1).toLowerCase()));
   const before = suffix ? parseUrl(head) : null;
   const url = before ?? parseUrl(text);
   if (!url) return null;
@@ -114,7 +112,7 @@ function egressOf(
  * SMTP_EGRESS: `local:<ip>` or `socks5://user:pass@host:port`, comma-separated, each optionally
  * followed by `@provider,provider` (the items after it that are not egresses belong to its list).
  */
-function parseEgress(read: EnvReader, raw: string, knownProviders: readonly string[]): EgressConfig[] | null {
+function parseEgress(read: EnvReader, raw: string): EgressConfig[] | null {
   const egresses: EgressConfig[] = [];
   const problem = (message: string) => {
     read.problems.push(`SMTP_EGRESS ${message}`);
@@ -123,7 +121,7 @@ function parseEgress(read: EnvReader, raw: string, knownProviders: readonly stri
   for (const item of raw.split(',').map((part) => part.trim())) {
     if (item === '') return problem('has an empty item');
     if (item.startsWith('local:') || item.startsWith('socks5://')) {
-      const parsed = egressOf(item, knownProviders);
+      const parsed = egressOf(item);
       if (!parsed)
         return problem(
           `item ${JSON.stringify(item.replace(/\/\/.*@/, '//<redacted>@'))} is neither local:<ip> nor socks5://host:port`,
@@ -139,9 +137,9 @@ function parseEgress(read: EnvReader, raw: string, knownProviders: readonly stri
   for (const egress of egresses) {
     for (const provider of egress.providers ?? []) {
       const name = provider.toLowerCase();
-      if (!knownProviders.includes(name) && !(name.includes('.') && isHostname(name)))
+      if (!isProviderId(name) && !(name.includes('.') && isHostname(name)))
         return problem(
-          `reserves ${egress.id} for ${JSON.stringify(provider)}: name a provider (${knownProviders.join(', ')}) or an MX domain`,
+          `reserves ${egress.id} for ${JSON.stringify(provider)}: name a provider (${PROVIDER_IDS.join(', ')}) or an MX domain`,
         );
     }
     if (egress.providers) egress.providers = egress.providers.map((provider) => provider.toLowerCase());
@@ -190,14 +188,14 @@ function parseCanaries(read: EnvReader, raw: string): Canary[] {
 }
 
 /** docs/configuration.md and docs/production.md: the prober's egresses and its self-check. */
-export function readProberConfig(read: EnvReader, knownProviders: readonly string[]): ProberConfig {
+export function readProberConfig(read: EnvReader): ProberConfig {
   const proxyUrl = read.url('SMTP_PROXY', ['socks5:'], null);
   const egressRaw = read.string('SMTP_EGRESS', null);
   let egress: EgressConfig[] | null = null;
   if (egressRaw !== null) {
     if (proxyUrl)
       read.problems.push('SMTP_PROXY and SMTP_EGRESS are both set: SMTP_PROXY is one socks5 egress, set one');
-    egress = parseEgress(read, egressRaw, knownProviders);
+    egress = parseEgress(read, egressRaw);
   }
   if (!egress?.length) {
     const proxy = proxyUrl ? socksProxy(proxyUrl) : null;

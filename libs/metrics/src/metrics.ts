@@ -3,7 +3,8 @@ import { getHeapStatistics } from 'node:v8';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { ProberMonitor } from '@mailguard/prober';
 import { providerLabel } from '@mailguard/prober';
-import { PROVIDER_IDS, type GateSnapshot, type SessionGate } from '@mailguard/smtp';
+import { PROVIDER_IDS } from '@mailguard/config';
+import type { GateSnapshot, SessionGate } from '@mailguard/smtp';
 
 /** Whether a `gc` performance entry is a full (mark-compact) collection. */
 export function isFullGc(entry: PerformanceEntry): boolean {

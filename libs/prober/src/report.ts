@@ -1,5 +1,5 @@
 import type { EgressBlock, EgressPool } from '@mailguard/smtp';
-import { PROVIDER_IDS } from '@mailguard/smtp';
+import { isProviderId } from '@mailguard/config';
 
 /** docs/production.md. */
 export type CheckStatus = 'pass' | 'warn' | 'fail' | 'skipped';
@@ -53,7 +53,7 @@ export interface ProberReadiness {
 
 /** Keys of blocks that a known provider's name stands for; the rest are MX domains, "other" in metrics. */
 export function providerLabel(key: string): string {
-  return PROVIDER_IDS.includes(key) ? key : 'other';
+  return isProviderId(key) ? key : 'other';
 }
 
 /**

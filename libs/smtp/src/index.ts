@@ -18,7 +18,7 @@ export {
   type ProbeOptions,
   type ProbeResult,
 } from './probe';
-export { detectProvider, PROVIDER_IDS, providerAcceptsAll, providerRunsFleet } from './provider';
+export { detectProvider, providerAcceptsAll, providerRunsFleet } from './provider';
 export { buildReply, ReplyParser, replyLine, type SmtpReply } from './reply';
 export {
   CoolingDownError,

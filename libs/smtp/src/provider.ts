@@ -1,3 +1,5 @@
+import type { ProviderId } from '@mailguard/config';
+
 /**
  * Mail providers recognised from MX host names. `acceptsAll`: the provider answers 250 to every
  * RCPT whatever the mailbox (it bounces later), so an accepted RCPT there proves nothing. `fleet`:
@@ -6,13 +8,13 @@
  * hosting whose host names belong to the customers' own servers).
  */
 interface Provider {
-  id: string;
+  id: ProviderId;
   mx: RegExp;
   acceptsAll?: boolean;
   fleet?: boolean;
 }
 
-const PROVIDERS: Provider[] = [
+const PROVIDERS = [
   { id: 'google', mx: /(^|\.)(google|googlemail)\.com$/, fleet: true },
   { id: 'outlook', mx: /\.olc\.protection\.outlook\.com$/, fleet: true },
   { id: 'microsoft', mx: /\.mail\.protection\.outlook\.com$|(^|\.)outlook\.com$/, fleet: true },
@@ -31,10 +33,10 @@ const PROVIDERS: Provider[] = [
   { id: 'amazon', mx: /(^|\.)amazonaws\.com$/ },
   { id: 'ovh', mx: /(^|\.)ovh\.net$/ },
   { id: 'ionos', mx: /(^|\.)(ionos\.[a-z.]+|kundenserver\.de|1and1\.[a-z.]+)$/ },
-];
+] satisfies Provider[];
 
-/** Every provider id the table knows (what SMTP_EGRESS may reserve an egress for). */
-export const PROVIDER_IDS: readonly string[] = PROVIDERS.map((provider) => provider.id);
+/** Fails to compile while a provider the configuration names has no MX rule here. */
+const _everyProvider: Exclude<ProviderId, (typeof PROVIDERS)[number]['id']> extends never ? true : never = true;
 
 /** The provider of the first MX host that is recognised, or null. */
 export function detectProvider(mxHosts: string[]): string | null {
