@@ -161,12 +161,23 @@ describe('oversized requests', () => {
     expect(exchange.closed).toBe(true);
   });
 
-  it('refuses a JSON body declared over 1 MiB with 413 { error, code } before it is sent, and closes the connection', async () => {
+  it('refuses a JSON body declared over 1 MiB with 413 { error, code } before it is sent, and closes a connection whose body does not come', async () => {
     const exchange = await rawRequest(
       `POST /v1/accounts HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${2 * 1024 * 1024}\r\n\r\n`,
     );
     expect(statusOf(exchange)).toBe(413);
     expect(jsonOf(exchange)).toEqual({ error: expect.any(String), code: 'payload_too_large' });
+    expect(exchange.closed).toBe(true);
+  });
+
+  it('reads and drops a body it refused by its declared length, so that a client still sending gets the answer and the connection serves the next request', async () => {
+    const body = JSON.stringify({ emails: ['a@catchall.test'], pad: 'x'.repeat(1_100_000) });
+    const exchange = await rawRequest(
+      `POST /v1/email-validation/batch HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n`,
+      `${body}GET /health/live HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n`,
+    );
+    const statuses = [...exchange.received.matchAll(/HTTP\/1\.1 (\d{3}) /g)].map((match) => Number(match[1]));
+    expect(statuses).toEqual([413, 200]);
     expect(exchange.closed).toBe(true);
   });
 
