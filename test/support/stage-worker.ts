@@ -4,8 +4,15 @@ import { NestFactory } from '@nestjs/core';
 import type { Job, Queue } from 'bullmq';
 import { ConfigModule, loadConfig } from '@mailguard/config';
 import { Metrics } from '@mailguard/metrics';
-import { JOB_CONTEXT, QueueModule, type JobHandlers, type QueueName, type StageContext } from '@mailguard/queue';
-import { QUEUE_HANDLERS, stageProcessor, WORKER_QUEUE, type StageProcessor } from '@mailguard/worker';
+import {
+  JOB_CONTEXT,
+  JOB_HANDLERS,
+  QueueModule,
+  type JobHandlers,
+  type QueueName,
+  type StageContext,
+} from '@mailguard/queue';
+import { stageProcessor, WORKER_QUEUE, type StageProcessor } from '@mailguard/worker';
 import { TEST_REDIS_URL } from './services';
 
 export interface StageWorker {
@@ -33,7 +40,7 @@ export async function startStageWorker(
     imports: [ConfigModule.forRoot(config), QueueModule.forWorkers()],
     providers: [
       { provide: WORKER_QUEUE, useValue: queue },
-      { provide: QUEUE_HANDLERS, useValue: handlers },
+      { provide: JOB_HANDLERS, useValue: handlers },
       { provide: Metrics, useValue: new Metrics('test') },
       processor,
     ],

@@ -1,15 +1,5 @@
-import { ENGINE, EngineModule } from '@mailguard/core';
-import type { VerificationEngine } from '@mailguard/engine';
-import { inspectHandler } from '@mailguard/pipeline';
+import { EngineModule } from '@mailguard/core';
 import { runWorker } from '@mailguard/worker';
 
 /** Stage 1 of every check: syntax, domain, MX, SPF/DKIM/DMARC, domain age, lists, Gravatar. */
-void runWorker('dns-worker', {
-  queue: 'dns',
-  concurrency: 50,
-  imports: [EngineModule],
-  handlers: {
-    inject: [ENGINE],
-    useFactory: (engine: VerificationEngine) => ({ 'dns.inspect': inspectHandler(engine) }),
-  },
-});
+void runWorker('dns-worker', { queue: 'dns', concurrency: 50, imports: [EngineModule] });

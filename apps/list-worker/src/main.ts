@@ -1,6 +1,5 @@
-import { ENGINE, EngineModule, StoresModule, WebhooksModule } from '@mailguard/core';
-import type { VerificationEngine } from '@mailguard/engine';
-import { feedHandler, ListStore, listSweeps, WebhookOutbox, webhookHandler } from '@mailguard/lists';
+import { EngineModule, StoresModule, WebhooksModule } from '@mailguard/core';
+import { listSweeps } from '@mailguard/lists';
 import { runWorker } from '@mailguard/worker';
 
 /**
@@ -12,13 +11,6 @@ void runWorker('list-worker', {
   queue: 'lists',
   concurrency: 10,
   imports: [EngineModule, StoresModule, WebhooksModule],
-  handlers: {
-    inject: [ENGINE, ListStore, WebhookOutbox],
-    useFactory: (engine: VerificationEngine, lists: ListStore, outbox: WebhookOutbox) => ({
-      'list.feed': feedHandler(engine, lists),
-      'webhook.deliver': webhookHandler(outbox),
-    }),
-  },
   // Running lists are fed at start (a gateway may have died between upload and queueing) and every minute.
   providers: listSweeps({ jobsLost: false }),
 });

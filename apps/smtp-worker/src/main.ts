@@ -1,7 +1,4 @@
-import { ENGINE, EngineModule, ProberModule } from '@mailguard/core';
-import type { VerificationEngine } from '@mailguard/engine';
-import { Metrics } from '@mailguard/metrics';
-import { probeHandler } from '@mailguard/pipeline';
+import { EngineModule, ProberModule } from '@mailguard/core';
 import { runWorker } from '@mailguard/worker';
 
 /** Stage 2: the prober fleet. The per-MX session cap and cool-downs are shared through Redis (EngineModule's gate). */
@@ -12,15 +9,4 @@ void runWorker('smtp-worker', {
   heapGrowingPercent: 50,
   // ProberModule: the self-check at start-up and every PROBER_CHECK_MINUTES (docs/production.md).
   imports: [EngineModule, ProberModule],
-  handlers: {
-    inject: [ENGINE, Metrics],
-    useFactory: (engine: VerificationEngine, metrics: Metrics) => ({
-      'smtp.probe': probeHandler(engine, ({ probe: outcome }, job) => {
-        metrics.smtpOutcomes.inc({
-          class: outcome.replyClass ?? outcome.failure ?? 'none',
-          provider: job.facts.provider ?? 'other',
-        });
-      }),
-    }),
-  },
 });

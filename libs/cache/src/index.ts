@@ -6,3 +6,5 @@ export {
   resultKey,
   type ResultCache,
 } from './result-cache';
+/** Injection token of the result cache (`ResultCache`): Redis when configured, else this process's memory (libs/core). */
+export const RESULT_CACHE = Symbol('RESULT_CACHE');

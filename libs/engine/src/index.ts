@@ -13,3 +13,5 @@ export {
 } from './engine';
 export { greylistRetry, MAX_GREYLIST_RETRIES, type GreylistRetry, type GreylistState } from './greylist';
 export type { VerificationResult } from './result';
+/** Injection token of the process's verification engine (`VerificationEngine`), provided by EngineModule of libs/core. */
+export const ENGINE = Symbol('ENGINE');

@@ -1,12 +1,23 @@
-import type { DomainKnowledge } from '@mailguard/feedback';
-import { resultKey, type ResultCache } from '@mailguard/cache';
-import type { Inspection, VerificationEngine, VerificationResult } from '@mailguard/engine';
-import { jobIdFor, probeJob, type GroupScoringPayload, type JobHandler, type StageContext } from '@mailguard/queue';
+import { Inject } from '@nestjs/common';
+import { RESULT_CACHE, resultKey, type ResultCache } from '@mailguard/cache';
+import { APP_CONFIG, type AppConfig } from '@mailguard/config';
+import { ENGINE, VerificationEngine, type Inspection, type VerificationResult } from '@mailguard/engine';
+import { DomainKnowledge } from '@mailguard/feedback';
+import { Metrics } from '@mailguard/metrics';
+import {
+  jobIdFor,
+  JobHandlerFor,
+  probeJob,
+  type GroupScoringPayload,
+  type JobHandler,
+  type StageContext,
+  type StageHandler,
+} from '@mailguard/queue';
 import { FeedPlan } from './feed-plan';
-import type { ListStore, PendingRow, StoredList } from './list-store';
-import type { WebhookOutbox } from './webhook-outbox';
+import { ListStore, type PendingRow, type StoredList } from './list-store';
+import { WebhookOutbox } from './webhook-outbox';
 
-export interface ListOptions {
+interface ListOptions {
   cacheTtlSeconds: number;
 }
 
@@ -82,7 +93,7 @@ export function startSweeps(
  * straight to scoring when there is no mail host to ask. FEED_CONCURRENCY groups are inspected at
  * once, the next round of rows read as soon as one of them wants a group and none is left.
  */
-export function feedHandler(engine: VerificationEngine, store: ListStore): JobHandler<'list.feed'> {
+function feedHandler(engine: VerificationEngine, store: ListStore): JobHandler<'list.feed'> {
   return async ({ listId }, queue) => {
     if (!(await store.start(listId))) return { dispatched: 0 };
     const round = Date.now().toString(36);
@@ -196,9 +207,9 @@ async function dispatch(
 
 /**
  * The scoring worker's part: verdicts, then the rows settle (and are paid for) once.
- * `observe`: each settled row's result, for the worker's metrics.
+ * `observe`: each settled row's result, for the metrics.
  */
-export function concludeGroupHandler(
+function concludeGroupHandler(
   engine: VerificationEngine,
   store: ListStore,
   cache: ResultCache,
@@ -231,6 +242,44 @@ export function concludeGroupHandler(
 }
 
 /** The first attempt of a finished list's webhook (see announce); a failure is the outbox's to retry. */
-export function webhookHandler(outbox: WebhookOutbox): JobHandler<'webhook.deliver'> {
+function webhookHandler(outbox: WebhookOutbox): JobHandler<'webhook.deliver'> {
   return ({ listId }) => outbox.sendDue(listId);
+}
+
+/** The list worker's job (feedHandler). */
+@JobHandlerFor('list.feed')
+export class FeedHandler implements StageHandler<'list.feed'> {
+  readonly handle: JobHandler<'list.feed'>;
+
+  constructor(@Inject(ENGINE) engine: VerificationEngine, store: ListStore) {
+    this.handle = feedHandler(engine, store);
+  }
+}
+
+/** The scoring worker's job for a list's group (concludeGroupHandler), counting each settled row's result. */
+@JobHandlerFor('scoring.concludeGroup')
+export class ConcludeGroupHandler implements StageHandler<'scoring.concludeGroup'> {
+  readonly handle: JobHandler<'scoring.concludeGroup'>;
+
+  constructor(
+    @Inject(ENGINE) engine: VerificationEngine,
+    store: ListStore,
+    @Inject(RESULT_CACHE) cache: ResultCache,
+    knowledge: DomainKnowledge,
+    @Inject(APP_CONFIG) config: AppConfig,
+    metrics: Metrics,
+  ) {
+    const options = { cacheTtlSeconds: config.checks.cacheTtlSeconds };
+    this.handle = concludeGroupHandler(engine, store, cache, knowledge, options, metrics.countCheck);
+  }
+}
+
+/** The list worker's webhook job (webhookHandler). */
+@JobHandlerFor('webhook.deliver')
+export class WebhookHandler implements StageHandler<'webhook.deliver'> {
+  readonly handle: JobHandler<'webhook.deliver'>;
+
+  constructor(outbox: WebhookOutbox) {
+    this.handle = webhookHandler(outbox);
+  }
 }

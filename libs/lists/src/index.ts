@@ -1,13 +1,5 @@
 export { csvLine, looksLikeCsv, readCsv, resultFields, resultHeader, type CsvHead } from './csv';
-export {
-  announce,
-  concludeGroupHandler,
-  feedHandler,
-  feedList,
-  startSweeps,
-  webhookHandler,
-  type ListOptions,
-} from './handlers';
+export { announce, ConcludeGroupHandler, FeedHandler, feedList, startSweeps, WebhookHandler } from './handlers';
 export { ListSweeps, listSweeps } from './list-sweeps';
 export { ListStore, type ListView, type ResultRow, type StoredList, type UploadRow } from './list-store';
 export { checkWebhookTarget, deliverWebhook, signWebhook } from './webhook';

@@ -1,4 +1,4 @@
 export { ChargeSweep, SWEPT_REASON, type SweptCharge } from './charge-sweep';
 export { ResultStore } from './result-store';
-export { listOptions } from './runtime';
-export { concludeHandler, inspectHandler, probeHandler, stageHandlers } from './stages';
+export { STAGE_HANDLERS } from './stage-handlers';
+export { ConcludeHandler, InspectHandler, ProbeHandler, probeHandler } from './stages';

@@ -1,8 +1,9 @@
 import { loadConfig } from '@mailguard/config';
 import { createEngine, type VerificationEngine } from '@mailguard/engine';
+import { Metrics } from '@mailguard/metrics';
 import { InProcessPipeline, probeJob, type CheckRequest, type JobName, type ScoringPayload } from '@mailguard/queue';
 import { startLab, type Lab } from '../../../test/lab';
-import { probeHandler } from './stages';
+import { ProbeHandler, probeHandler } from './stages';
 
 /**
  * The one smtp job through the in-process queue and the lab's real sockets: greylisting comes back
@@ -40,8 +41,10 @@ function engineWith(heloName: string, greylistRetrySeconds: string): Verificatio
 
 it('answers a caller once a greylisting server, asked again after GREYLIST_RETRY_SECONDS, says yes', async () => {
   const engine = engineWith('job1.mailguard.test', '1');
+  const metrics = new Metrics('test');
+  const handler = new ProbeHandler(engine, metrics);
   const pipeline = new InProcessPipeline(
-    { 'smtp.probe': probeHandler(engine) },
+    { 'smtp.probe': handler.handle },
     (error, job) => failures.push({ error, job }),
     ['smtp'],
   );
@@ -54,6 +57,12 @@ it('answers a caller once a greylisting server, asked again after GREYLIST_RETRY
   expect(outcomes?.map((outcome) => outcome.probe.replyClass)).toEqual(['accepted']);
   const mails = lab.stats('mx.grey.test').commands.filter((command) => command.startsWith('MAIL'));
   expect(mails).toHaveLength(2);
+  // The handler counts each attempt's outcome, in process as on a worker.
+  const counted = (await metrics.smtpOutcomes.get()).values;
+  expect(counted.map(({ labels, value }) => [labels.class, value]).sort()).toEqual([
+    ['accepted', 1],
+    ['greylisted', 1],
+  ]);
 });
 
 it('asks a server that keeps greylisting at most three times more, then settles the check as greylisted', async () => {

@@ -1,25 +1,19 @@
-import type { DomainKnowledge } from '@mailguard/feedback';
-import type { ResultCache } from '@mailguard/cache';
-import type { ProbeOutcome, VerificationEngine, VerificationResult } from '@mailguard/engine';
-import {
-  concludeGroupHandler,
-  feedHandler,
-  webhookHandler,
-  type ListOptions,
-  type ListStore,
-  type WebhookOutbox,
-} from '@mailguard/lists';
+import { Inject } from '@nestjs/common';
+import { ENGINE, VerificationEngine, type ProbeOutcome, type VerificationResult } from '@mailguard/engine';
+import { DomainKnowledge } from '@mailguard/feedback';
+import { Metrics } from '@mailguard/metrics';
 import {
   jobIdFor,
+  JobHandlerFor,
   probeJob,
   type CheckRequest,
   type ScoringPayload,
   type JobHandler,
-  type JobHandlers,
   type SmtpPayload,
   type StageContext,
+  type StageHandler,
 } from '@mailguard/queue';
-import type { ResultStore } from './result-store';
+import { ResultStore } from './result-store';
 
 /** A list row's probe has no answer deadline; each attempt's sessions get this long. */
 const LIST_PROBE_BUDGET_MS = 120_000;
@@ -41,7 +35,7 @@ function joinOptions(request: CheckRequest) {
  * as soon as the mail hosts are known; authentication, age and Gravatar go on meanwhile and join
  * the SMTP outcome at scoring.
  */
-export function inspectHandler(engine: VerificationEngine): JobHandler<'dns.inspect'> {
+function inspectHandler(engine: VerificationEngine): JobHandler<'dns.inspect'> {
   return async (request, queue) => {
     const { early, full } = engine.inspectInSteps(request.email, { deadlineAt: request.deadlineAt });
     const first = await early;
@@ -107,7 +101,7 @@ async function deliver(
  * insight. It asks the addresses no earlier attempt settled, in one session; those the greylisting
  * policy (`greylistRetry`) sends back wait in the queue as a delayed job, never in a sleeping worker;
  * the others go on where the job says (scoring, or the waiting caller once all are in).
- * `observe`: each fresh outcome, for the worker's metrics.
+ * `observe`: each fresh outcome, for the metrics.
  */
 export function probeHandler(
   engine: VerificationEngine,
@@ -147,9 +141,9 @@ export function probeHandler(
 
 /**
  * Stage 3 (scoring-worker): confidence and verdict, then the result is stored and cached.
- * `observe`: each stored result, for the worker's metrics.
+ * `observe`: each stored result, for the metrics.
  */
-export function concludeHandler(
+function concludeHandler(
   engine: VerificationEngine,
   store: ResultStore,
   knowledge: DomainKnowledge,
@@ -164,23 +158,42 @@ export function concludeHandler(
   };
 }
 
-/** Every job, for the in-process pipeline: the same handlers the workers run (`observe` as the scoring worker's). */
-export function stageHandlers(
-  engine: VerificationEngine,
-  store: ResultStore,
-  lists: ListStore,
-  cache: ResultCache,
-  knowledge: DomainKnowledge,
-  options: ListOptions,
-  outbox: WebhookOutbox,
-  observe?: (result: VerificationResult) => void,
-): JobHandlers {
-  return {
-    'dns.inspect': inspectHandler(engine),
-    'smtp.probe': probeHandler(engine),
-    'scoring.conclude': concludeHandler(engine, store, knowledge, observe),
-    'list.feed': feedHandler(engine, lists),
-    'scoring.concludeGroup': concludeGroupHandler(engine, lists, cache, knowledge, options, observe),
-    'webhook.deliver': webhookHandler(outbox),
-  };
+/** Stage 1's job (inspectHandler). */
+@JobHandlerFor('dns.inspect')
+export class InspectHandler implements StageHandler<'dns.inspect'> {
+  readonly handle: JobHandler<'dns.inspect'>;
+
+  constructor(@Inject(ENGINE) engine: VerificationEngine) {
+    this.handle = inspectHandler(engine);
+  }
+}
+
+/** Stage 2's job (probeHandler), counting each fresh outcome by reply class and provider. */
+@JobHandlerFor('smtp.probe')
+export class ProbeHandler implements StageHandler<'smtp.probe'> {
+  readonly handle: JobHandler<'smtp.probe'>;
+
+  constructor(@Inject(ENGINE) engine: VerificationEngine, metrics: Metrics) {
+    this.handle = probeHandler(engine, ({ probe: outcome }, job) => {
+      metrics.smtpOutcomes.inc({
+        class: outcome.replyClass ?? outcome.failure ?? 'none',
+        provider: job.facts.provider ?? 'other',
+      });
+    });
+  }
+}
+
+/** Stage 3's job for a single check (concludeHandler), counting each result. */
+@JobHandlerFor('scoring.conclude')
+export class ConcludeHandler implements StageHandler<'scoring.conclude'> {
+  readonly handle: JobHandler<'scoring.conclude'>;
+
+  constructor(
+    @Inject(ENGINE) engine: VerificationEngine,
+    store: ResultStore,
+    knowledge: DomainKnowledge,
+    metrics: Metrics,
+  ) {
+    this.handle = concludeHandler(engine, store, knowledge, metrics.countCheck);
+  }
 }

@@ -11,7 +11,15 @@ export {
 } from './bullmq';
 export { ClockWatchdog, type ClockWatchdogOptions } from './clock-watchdog';
 export { InProcessPipeline } from './in-process';
-export { JOB_CONTEXT, JOB_HANDLERS, QueueModule, QUEUES, type QueueModuleOptions } from './queue.module';
+export { JOB_CONTEXT, QueueModule, QUEUES, type QueueModuleOptions } from './queue.module';
+export {
+  handlersOf,
+  JOB_HANDLERS,
+  JobHandlerFor,
+  JobHandlersModule,
+  jobOfHandler,
+  type StageHandler,
+} from './stage-handlers';
 export {
   assertHandlers,
   CHECK_PIPELINE,

@@ -17,7 +17,8 @@ import {
   type ScoringPayload,
   type StageContext,
 } from './jobs';
-import { JOB_CONTEXT, JOB_HANDLERS, QueueModule, QUEUES } from './queue.module';
+import { JOB_CONTEXT, QueueModule, QUEUES } from './queue.module';
+import { JOB_HANDLERS } from './stage-handlers';
 
 const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 

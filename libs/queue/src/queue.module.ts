@@ -13,20 +13,19 @@ import { APP_CONFIG, type AppConfig } from '@mailguard/config';
 import { AWAITED_QUEUES, BullMqPipeline, bullOptions, JobProducer, settleWithin } from './bullmq';
 import { InProcessPipeline } from './in-process';
 import { CHECK_PIPELINE, QUEUE_NAMES, type CheckPipeline, type JobHandlers } from './jobs';
+import { JOB_HANDLERS } from './stage-handlers';
 
 /** The BullMQ queues of the process, for the queue board, the metrics and the clock watchdog; empty in-process. */
 export const QUEUES = Symbol('QUEUES');
 /** Where jobs start (a `StageContext`): the queues, or this process in-process. */
 export const JOB_CONTEXT = Symbol('JOB_CONTEXT');
-/** Every job's handler (`JobHandlers`), which the in-process driver runs; exported by the module given to forRoot. */
-export const JOB_HANDLERS = Symbol('JOB_HANDLERS');
 
 type Imports = NonNullable<ModuleMetadata['imports']>;
 
 export interface QueueModuleOptions {
   /** The validated configuration: with REDIS_URL the jobs go through BullMQ, else they run in this process. */
   config: AppConfig;
-  /** Modules exporting JOB_HANDLERS, imported only by the in-process driver (the workers have their own). */
+  /** Modules exporting JOB_HANDLERS (JobHandlersModule), imported only by the in-process driver (the workers have their own). */
   handlers: Imports;
 }
 
@@ -69,7 +68,7 @@ export class QueueModule {
       const pipeline = {
         provide: CHECK_PIPELINE,
         inject: [JOB_HANDLERS],
-        useFactory: (table: JobHandlers) =>
+        useFactory: (table: Partial<JobHandlers>) =>
           new InProcessPipeline(table, (error, job) =>
             logger.error(`job ${job} failed: ${error instanceof Error ? error.message : String(error)}`),
           ),

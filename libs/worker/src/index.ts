@@ -1,3 +1,3 @@
 export { runWorker } from './run-worker';
-export { QUEUE_HANDLERS, StageProcessor, stageProcessor, WORKER_QUEUE } from './stage.processor';
+export { StageProcessor, stageProcessor, WORKER_QUEUE } from './stage.processor';
 export { WorkerModule, type WorkerKind } from './worker.module';

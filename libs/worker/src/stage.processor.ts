@@ -4,6 +4,7 @@ import type { Job } from 'bullmq';
 import { Metrics } from '@mailguard/metrics';
 import {
   JOB_CONTEXT,
+  JOB_HANDLERS,
   jobDispatcher,
   STAGE_WORKER_OPTIONS,
   type JobHandlers,
@@ -11,8 +12,6 @@ import {
   type StageContext,
 } from '@mailguard/queue';
 
-/** The handlers of the worker's queue (`Partial<JobHandlers>`), checked against the queue's jobs at boot. */
-export const QUEUE_HANDLERS = Symbol('QUEUE_HANDLERS');
 /** The queue of the worker process. */
 export const WORKER_QUEUE = Symbol('WORKER_QUEUE');
 
@@ -26,7 +25,8 @@ export abstract class StageProcessor extends WorkerHost implements BeforeApplica
 
   constructor(
     @Inject(WORKER_QUEUE) private readonly queue: QueueName,
-    @Inject(QUEUE_HANDLERS) handlers: Partial<JobHandlers>,
+    // The handlers of the worker's queue (JobHandlersModule), checked against the queue's jobs here.
+    @Inject(JOB_HANDLERS) handlers: Partial<JobHandlers>,
     @Inject(JOB_CONTEXT) jobs: StageContext,
     private readonly metrics: Metrics,
   ) {

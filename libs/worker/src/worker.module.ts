@@ -6,7 +6,6 @@ import {
   Module,
   type BeforeApplicationShutdown,
   type DynamicModule,
-  type FactoryProvider,
   type ModuleMetadata,
   type OnApplicationBootstrap,
   type Provider,
@@ -17,18 +16,17 @@ import type { Redis } from 'ioredis';
 import type { AppConfig, WorkerName } from '@mailguard/config';
 import { CoreModule, REDIS } from '@mailguard/core';
 import type { Logger as PinoLogger } from '@mailguard/logger';
-import { ClockWatchdog, QueueModule, type JobHandlers, type QueueName } from '@mailguard/queue';
-import { QUEUE_HANDLERS, stageProcessor, WORKER_QUEUE, type StageProcessor } from './stage.processor';
+import { STAGE_HANDLERS } from '@mailguard/pipeline';
+import { ClockWatchdog, handlersOf, JobHandlersModule, QueueModule, type QueueName } from '@mailguard/queue';
+import { stageProcessor, WORKER_QUEUE, type StageProcessor } from './stage.processor';
 import { WORKER_LIVENESS, WorkerHealthIndicator, WorkerHttpController, type WorkerLiveness } from './worker-http';
 
 export interface WorkerKind {
   queue: QueueName;
   /** Jobs a process runs at once, unless WORKER_CONCURRENCY says otherwise. */
   concurrency: number;
-  /** Modules the handlers need beyond CoreModule (EngineModule, StoresModule). */
+  /** Modules the handlers of the queue's jobs (STAGE_HANDLERS) need beyond CoreModule (EngineModule, StoresModule). */
   imports: NonNullable<ModuleMetadata['imports']>;
-  /** The handlers of the queue's jobs, made from providers of those modules. */
-  handlers: Omit<FactoryProvider<Partial<JobHandlers>>, 'provide'>;
   /** More of the worker's own (the list worker's sweeps). */
   providers?: Provider[];
   /**
@@ -66,8 +64,9 @@ class WorkerClock implements OnApplicationBootstrap, BeforeApplicationShutdown {
 }
 
 /**
- * One worker process (the shared composition of libs/core): its connections, the queues, the processor of its queue (concurrency from
- * the configuration) and `/health/live` + `/metrics` on its port.
+ * One worker process (the shared composition of libs/core): its connections, the queues, the handlers
+ * of its queue's jobs, the processor of its queue (concurrency from the configuration) and
+ * `/health/live` + `/metrics` on its port.
  */
 @Module({})
 export class WorkerModule {
@@ -85,12 +84,12 @@ export class WorkerModule {
         CoreModule.forRoot({ config, logger, process: name }),
         QueueModule.forWorkers(),
         TerminusModule.forRoot({ logger: false }),
+        JobHandlersModule.register({ handlers: handlersOf(STAGE_HANDLERS, kind.queue), imports: kind.imports }),
         ...kind.imports,
       ],
       controllers: [WorkerHttpController],
       providers: [
         { provide: WORKER_QUEUE, useValue: kind.queue },
-        { provide: QUEUE_HANDLERS, ...kind.handlers },
         { provide: QUEUE_OF_WORKER, useExisting: getQueueToken(kind.queue) },
         processor,
         {

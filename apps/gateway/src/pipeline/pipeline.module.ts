@@ -1,10 +1,10 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import type { AppConfig } from '@mailguard/config';
-import { StoresModule } from '@mailguard/core';
+import { EngineModule, StoresModule, WebhooksModule } from '@mailguard/core';
 import { listSweeps } from '@mailguard/lists';
-import { QueueModule } from '@mailguard/queue';
+import { STAGE_HANDLERS } from '@mailguard/pipeline';
+import { JobHandlersModule, QueueModule } from '@mailguard/queue';
 import { queueBoard } from '../http/queue-board';
-import { StageHandlersModule } from './stage-handlers.module';
 
 /**
  * The gateway's job transport, for every feature module (global): CHECK_PIPELINE and QUEUES of
@@ -15,7 +15,12 @@ import { StageHandlersModule } from './stage-handlers.module';
 @Module({})
 export class PipelineModule {
   static forRoot(config: AppConfig): DynamicModule {
-    const queues = QueueModule.forRoot({ config, handlers: [StageHandlersModule] });
+    // Without REDIS_URL every stage's handler runs here: the workers' handlers, all of them.
+    const handlers = JobHandlersModule.register({
+      handlers: STAGE_HANDLERS,
+      imports: [StoresModule, EngineModule, WebhooksModule],
+    });
+    const queues = QueueModule.forRoot({ config, handlers: [handlers] });
     if (!config.redis.url) {
       return {
         module: PipelineModule,
