@@ -1,4 +1,13 @@
-export { csvLine, looksLikeCsv, readCsv, resultFields, resultHeader, type CsvHead } from './csv';
+export {
+  csvLine,
+  looksLikeCsv,
+  readCsv,
+  RESULT_COLUMNS,
+  resultFields,
+  resultHeader,
+  type CsvHead,
+  type ResultColumn,
+} from './csv';
 export {
   announce,
   concludeGroupHandler,
