@@ -1,4 +1,5 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
+import type { Status } from '@mailguard/verdict';
 import { FORMATS, type Format } from './output';
 import type { Source } from './input';
 
@@ -44,7 +45,8 @@ The engine honours the variables of docs/configuration.md (DNS_SERVERS, SMTP_POR
 /** Bad usage: exit status 2, with the message and a pointer to --help. */
 export class UsageError extends Error {}
 
-export type Verdict = 'risky' | 'invalid';
+/** The statuses --fail-on can name: every one worse than valid. */
+export type Verdict = Exclude<Status, 'valid'>;
 
 interface Common {
   remote: string | null;

@@ -1,5 +1,4 @@
-import { asksToRetryLater } from '@mailguard/smtp';
-import type { ProbeOutcome } from './engine';
+import { asksToRetryLater, type ProbeResult } from '@mailguard/smtp';
 
 /** Greylisting retries of one probe at most (each after GREYLIST_RETRY_SECONDS). */
 export const MAX_GREYLIST_RETRIES = 3;
@@ -27,7 +26,8 @@ export interface GreylistState {
  * the answer is due. Null: settle now with what is known ("come back later" then reads as unknown).
  */
 export function greylistRetry(
-  outcomes: ProbeOutcome[],
+  // Only the probe of each outcome is read: the engine's ProbeOutcome fits, without this file importing the engine.
+  outcomes: readonly { probe: ProbeResult }[],
   { attempt, deadlineAt, now, retryMs }: GreylistState,
 ): GreylistRetry | null {
   if (retryMs === null || attempt >= MAX_GREYLIST_RETRIES) return null;

@@ -25,8 +25,11 @@ export interface CsvHead {
   rows: number;
 }
 
-/** Our columns after the customer's, in this order (docs/api.md#endpoints, #7). */
-const RESULT_COLUMNS = [
+/**
+ * Our columns after the customer's, in this order (docs/api.md#endpoints, #7), declared once: the
+ * list download, the CLI's CSV and the API reference all take them from here.
+ */
+export const RESULT_COLUMNS = [
   'status',
   'reason',
   'confidence',
@@ -38,7 +41,8 @@ const RESULT_COLUMNS = [
   'suggestion',
   'score',
   'sub_status',
-];
+] as const;
+export type ResultColumn = (typeof RESULT_COLUMNS)[number];
 
 /** Our column names, each written `mailguard_<name>` when the customer's header already has it: no column lost or ambiguous. */
 export function resultHeader(columns: readonly string[]): string[] {
@@ -46,22 +50,23 @@ export function resultHeader(columns: readonly string[]): string[] {
   return RESULT_COLUMNS.map((name) => (taken.has(name) ? `mailguard_${name}` : name));
 }
 
-/** Our columns' values for one result (empty when the row has none yet). */
+/** Our columns' values for one result (empty when the row has none yet), by name so that none can slip out of order. */
 export function resultFields(result: VerificationResult | null): string[] {
   if (!result) return RESULT_COLUMNS.map(() => '');
-  return [
-    result.status,
-    result.reason,
-    result.confidence === null ? '' : String(result.confidence),
-    result.reachable,
-    String(result.isFree),
-    String(result.isRole),
-    String(result.isDisposable),
-    String(result.smtp.catchAll),
-    result.suggestion ?? '',
-    String(result.score),
-    result.subStatus ?? '',
-  ];
+  const fields: Record<ResultColumn, string> = {
+    status: result.status,
+    reason: result.reason,
+    confidence: result.confidence === null ? '' : String(result.confidence),
+    reachable: result.reachable,
+    is_free: String(result.isFree),
+    is_role: String(result.isRole),
+    is_disposable: String(result.isDisposable),
+    is_catch_all: String(result.smtp.catchAll),
+    suggestion: result.suggestion ?? '',
+    score: String(result.score),
+    sub_status: result.subStatus ?? '',
+  };
+  return RESULT_COLUMNS.map((column) => fields[column]);
 }
 
 /** A CSV field, quoted when it holds the delimiter, a quote or a line break (RFC 4180). */

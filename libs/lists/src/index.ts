@@ -1,4 +1,13 @@
-export { csvLine, looksLikeCsv, readCsv, resultFields, resultHeader, type CsvHead } from './csv';
+export {
+  csvLine,
+  looksLikeCsv,
+  readCsv,
+  RESULT_COLUMNS,
+  resultFields,
+  resultHeader,
+  type CsvHead,
+  type ResultColumn,
+} from './csv';
 export { announce, ConcludeGroupHandler, FeedHandler, feedList, startSweeps, WebhookHandler } from './handlers';
 export { ListSweeps, listSweeps } from './list-sweeps';
 export { ListStore, type ListView, type ResultRow, type StoredList, type UploadRow } from './list-store';

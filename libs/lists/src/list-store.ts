@@ -2,6 +2,7 @@ import { In, Not, type DataSource, type EntityManager } from 'typeorm';
 import { CreditLedger, listCharge, listHold, listRefund } from '@mailguard/credits';
 import { ListEntity, ListRowEntity, type ListStatus } from '@mailguard/db';
 import type { VerificationResult } from '@mailguard/engine';
+import type { Status } from '@mailguard/verdict';
 import { addDelivery, webhookState, type WebhookState } from './webhook-outbox';
 
 export type { ListStatus };
@@ -339,7 +340,7 @@ export class ListStore {
         [listId, rows],
       )) as [Array<{ row: number; status: string }>, number];
       const all = [...fresh, ...copies];
-      const counted = (status: string) => all.filter((row) => row.status === status).length;
+      const counted = (status: Status) => all.filter((row) => row.status === status).length;
       // The counters move in place, the list's row locked only from here to the commit.
       const [[moved]] = (await manager.query(
         `UPDATE lists SET processed = processed + $2, valid = valid + $3, risky = risky + $4, invalid = invalid + $5,
@@ -415,7 +416,7 @@ export class ListStore {
   /** Rows in order from `afterRow`, with the result of their first occurrence for duplicates. */
   async results(
     listId: string,
-    options: { status: string | null; afterRow?: number; offset?: number; limit: number },
+    options: { status: Status | null; afterRow?: number; offset?: number; limit: number },
   ): Promise<ResultRow[]> {
     const query = this.rows
       .createQueryBuilder('r')
@@ -432,7 +433,7 @@ export class ListStore {
     return query.getRawMany<ResultRow>();
   }
 
-  async countResults(listId: string, status: string | null): Promise<number> {
+  async countResults(listId: string, status: Status | null): Promise<number> {
     return this.rows.countBy({ listId, ...(status !== null ? { status } : {}) });
   }
 

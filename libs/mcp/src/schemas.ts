@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { REASONS } from '@mailguard/verdict';
+import { REACHABLES, REASONS, STATUSES } from '@mailguard/verdict';
 
 /*
  * The answers of docs/api.md as zod schemas: the tools' published output schemas. Every documented field
@@ -14,7 +14,7 @@ export const verificationResult = z.object({
   email: z.string().describe('The address as normalised: trimmed, domain lower-cased'),
   domain: z.string(),
   status: z
-    .enum(['valid', 'risky', 'invalid'])
+    .enum(STATUSES)
     .describe('The verdict: valid = deliverable, risky = may bounce or is low value, invalid = do not send'),
   confidence: z
     .number()
@@ -29,9 +29,7 @@ export const verificationResult = z.object({
     .optional()
     .describe('A finer cause inside reason (e.g. timeout, greylisted, no_such_user); null when none'),
   isValid: z.boolean(),
-  reachable: z
-    .enum(['safe', 'risky', 'invalid', 'unknown'])
-    .describe('unknown: the mail server gave no answer in time (not charged)'),
+  reachable: z.enum(REACHABLES).describe('unknown: the mail server gave no answer in time (not charged)'),
   syntax: z.boolean(),
   smtp: z.object({
     hostExists: z.boolean(),

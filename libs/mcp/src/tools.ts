@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import { MAX_ADDRESS_INPUT, MAX_BATCH } from '@mailguard/errors';
+import { STATUSES, type Status } from '@mailguard/verdict';
 import {
   batchResult,
   creditBalance,
@@ -99,9 +100,10 @@ export const TOOLS = {
     output: batchResult,
     annotations: { ...PAID_CHECK, title: 'Verify emails' },
     summary: ({ results }) => {
-      const count = (status: string) => results.filter((result) => result.status === status).length;
+      const count = (status: Status) => results.filter((result) => result.status === status).length;
+      const counts = STATUSES.map((status) => `${count(status)} ${status}`).join(', ');
       const unknown = results.filter((result) => result.reachable === 'unknown').length;
-      return `${results.length} addresses: ${count('valid')} valid, ${count('risky')} risky, ${count('invalid')} invalid${unknown > 0 ? ` (${unknown} without an answer from their server, not charged)` : ''}`;
+      return `${results.length} addresses: ${counts}${unknown > 0 ? ` (${unknown} without an answer from their server, not charged)` : ''}`;
     },
   }),
   find_email: tool({
@@ -207,9 +209,7 @@ export const TOOLS = {
     input: z.object({
       id: z.string().describe('The list id'),
       status: z
-        .enum(['valid', 'risky', 'invalid', 'unknown'], {
-          error: 'status must be one of valid, risky, invalid, unknown',
-        })
+        .enum(STATUSES, { error: `status must be one of ${STATUSES.join(', ')}` })
         .optional()
         .describe('Only rows with this status'),
       page: z

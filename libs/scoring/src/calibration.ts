@@ -1,5 +1,3 @@
-import { CALIBRATION_MAPS } from './calibration-map';
-
 /**
  * From the model's log-odds to a confidence that means what it says (docs/api.md#credits: among addresses
  * scored N, about N% are real mailboxes). The signals' weights rank addresses; how often an address
@@ -62,7 +60,7 @@ export function regimeOf(signals: ReadonlyArray<{ signal: string }>): Regime {
 export const FLOOR = 1;
 export const CEILING = 99;
 
-export function calibrate(logit: number, map: CalibrationMap = CALIBRATION_MAPS.static): number {
+export function calibrate(logit: number, map: CalibrationMap): number {
   const upper = map.findIndex(([x]) => x >= logit);
   if (upper === 0) return map[0][1];
   if (upper === -1) return map[map.length - 1][1];

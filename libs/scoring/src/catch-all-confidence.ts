@@ -32,6 +32,7 @@ import { calibrate, regimeOf } from './calibration';
 import { CALIBRATION_MAPS } from './calibration-map';
 import { addressSignals, learnedPattern, patternRate, type DomainModel } from './domain-model';
 import { localPartFlaws, nameShape, type Flaw, type NameShape } from './local-part';
+import type { Signal } from './signal';
 
 export interface CatchAllFeatures {
   localPart: string;
@@ -43,11 +44,6 @@ export interface CatchAllFeatures {
   providerAcceptsAll: boolean;
   /** What is known about the domain's addresses; null or absent: the static signals only. */
   domain?: DomainModel | null;
-}
-
-export interface Signal {
-  signal: string;
-  weight: number;
 }
 
 export interface CatchAllConfidence {

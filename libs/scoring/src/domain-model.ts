@@ -1,7 +1,7 @@
-import type { Signal } from './catch-all-confidence';
 import { localPartFlaws } from './local-part';
 import { slips } from './names';
 import { patternFits, PATTERNS, PRIOR, readPattern } from './patterns';
+import type { Signal } from './signal';
 
 /**
  * What the service has learned about one domain's addresses, and how it moves the confidence of a

@@ -1,5 +1,6 @@
 export {
   decideVerdict,
+  isStatus,
   REACHABLES,
   REASONS,
   STATUSES,

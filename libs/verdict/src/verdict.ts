@@ -7,6 +7,8 @@ import type { SyntaxProblem } from '@mailguard/email';
 
 export const STATUSES = ['valid', 'risky', 'invalid'] as const;
 export type Status = (typeof STATUSES)[number];
+/** Whether a value from outside (a `?status=` filter) names a status. */
+export const isStatus = (value: string): value is Status => (STATUSES as readonly string[]).includes(value);
 export const REACHABLES = ['safe', 'risky', 'invalid', 'unknown'] as const;
 export type Reachable = (typeof REACHABLES)[number];
 /** docs/api.md#reasons, declared once: the OpenAPI document and the agent tools' schemas list these. */

@@ -7,22 +7,11 @@ import {
   ApiParam,
   ApiTags,
 } from '@nestjs/swagger';
-import type { ApiKeyEntity, KeyScope, KeyType } from '@mailguard/db';
+import type { ApiKeyEntity } from '@mailguard/db';
 import { Scopes, type AuthedRequest } from '../auth/access';
 import { ApiErrors } from '../docs/api-docs';
-import { CreateKeyDto, KeyListDto, KeyRecordDto, NewKeyDto, UpdateKeyDto } from './keys.dto';
+import { CreateKeyDto, KeyListDto, KeyRecordDto, NewKeyDto, UpdateKeyDto, type KeyRecord } from './keys.dto';
 import { KeysService } from './keys.service';
-
-export interface KeyRecord {
-  id: string;
-  name: string;
-  prefix: string;
-  scope: KeyScope;
-  type: KeyType;
-  createdAt: string;
-  lastUsedAt: string | null;
-  revokedAt: string | null;
-}
 
 export function keyRecord(key: ApiKeyEntity): KeyRecord {
   return {

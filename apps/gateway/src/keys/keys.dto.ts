@@ -3,7 +3,6 @@ import { IsIn, IsString, Length } from 'class-validator';
 import type { KeyScope, KeyType } from '@mailguard/db';
 import { KEY_PREFIX, SCOPES } from '@mailguard/keys';
 import { IsOmittable } from '../http/omittable';
-import type { KeyRecord } from './keys.controller';
 
 const KEY_TYPES = Object.keys(KEY_PREFIX) as KeyType[];
 const SCOPE_MESSAGE = `scope must be one of ${SCOPES.join(', ')}`;
@@ -37,6 +36,18 @@ export class UpdateKeyDto {
   @IsOmittable()
   @IsIn(SCOPES, { message: SCOPE_MESSAGE })
   scope?: KeyScope;
+}
+
+/** The shape of every key in an answer (the controller builds it, KeyRecordDto documents it). */
+export interface KeyRecord {
+  id: string;
+  name: string;
+  prefix: string;
+  scope: KeyScope;
+  type: KeyType;
+  createdAt: string;
+  lastUsedAt: string | null;
+  revokedAt: string | null;
 }
 
 /** A key as every answer but its creation shows it: never the key itself. */

@@ -1,9 +1,10 @@
 import { ApiProperty, ApiPropertyOptional, getSchemaPath } from '@nestjs/swagger';
-import type { ListView, WebhookState } from '@mailguard/lists';
+import { RESULT_COLUMNS, type ListView, type WebhookState } from '@mailguard/lists';
+import { STATUSES } from '@mailguard/verdict';
 import { unionMembers } from '../docs/api-docs';
 import { PageDto, PageQuery } from '../http/paging.dto';
 import { VerificationResultDto } from '../validation/result.dto';
-import { RESULT_STATUSES, type ResultsPage } from './lists.service';
+import type { ResultsPage } from './lists.service';
 import { MAX_UPLOAD_BYTES } from './upload';
 
 type ListResultRow = ResultsPage['data'][number];
@@ -118,7 +119,7 @@ export class ListResultsQuery extends PageQuery {
   @ApiPropertyOptional({ enum: ['json', 'csv'], default: 'json' })
   format?: string;
 
-  @ApiPropertyOptional({ enum: RESULT_STATUSES, description: 'Only the rows whose result has this status' })
+  @ApiPropertyOptional({ enum: STATUSES, description: 'Only the rows whose result has this status' })
   status?: string;
 }
 
@@ -126,8 +127,8 @@ export class ListResultsQuery extends PageQuery {
 export const LIST_RESULTS_RESPONSE = {
   description:
     'A page of `{ row, email, result }` (format=json), or the whole list as CSV (format=csv): ' +
-    'the input columns, then status, reason, confidence, reachable, is_free, is_role, is_disposable, ' +
-    'is_catch_all, suggestion, score, sub_status (a name the input already uses is written mailguard_<name>)',
+    `the input columns, then ${RESULT_COLUMNS.join(', ')} ` +
+    '(a name the input already uses is written mailguard_<name>)',
   content: {
     'application/json': { schema: { $ref: getSchemaPath(ListResultsPageDto) } },
     'text/csv': { schema: { type: 'string' } },

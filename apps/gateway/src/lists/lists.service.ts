@@ -22,11 +22,11 @@ import {
 } from '@mailguard/lists';
 import type { Outbound } from '@mailguard/net';
 import { CHECK_PIPELINE, type CheckPipeline } from '@mailguard/queue';
+import { isStatus, STATUSES, type Status } from '@mailguard/verdict';
 
 const INSERT_BATCH = 1_000;
 /** A batch is stored once it holds this much text too: a batch of wide rows (up to 256 KB each) is serialised in bounded time, not 1,000 × 256 KB at once. */
 const INSERT_BATCH_BYTES = 1024 * 1024;
-export const RESULT_STATUSES = ['valid', 'risky', 'invalid', 'unknown'];
 /** Rows read per query while a CSV export streams. */
 const EXPORT_BATCH = 1_000;
 
@@ -155,14 +155,14 @@ export class ListsService {
   }
 
   /** The `status` filter of #7: null for every row; 400 for a value that is no status. */
-  statusFilter(status: string | undefined): string | null {
-    if (status !== undefined && !RESULT_STATUSES.includes(status))
-      throw new AppError('bad_request', `status must be one of ${RESULT_STATUSES.join(', ')}`);
-    return status ?? null;
+  statusFilter(status: string | undefined): Status | null {
+    if (status === undefined) return null;
+    if (!isStatus(status)) throw new AppError('bad_request', `status must be one of ${STATUSES.join(', ')}`);
+    return status;
   }
 
   /** #7 as JSON: one page of `{ row, email, result }` of a list already found to be the account's. */
-  async resultsPage(id: string, filter: string | null, page: number, limit: number): Promise<ResultsPage> {
+  async resultsPage(id: string, filter: Status | null, page: number, limit: number): Promise<ResultsPage> {
     const rows = await this.lists.results(id, { status: filter, offset: (page - 1) * limit, limit });
     return {
       data: rows.map((row) => ({ row: row.row, email: row.email, result: row.result })),
@@ -176,7 +176,7 @@ export class ListsService {
    * #7 as CSV, streamed: the customer's columns, then ours, for a list already found to be the
    * account's. Stops when the client has gone.
    */
-  async writeCsv(list: StoredList, filter: string | null, out: Writable): Promise<void> {
+  async writeCsv(list: StoredList, filter: Status | null, out: Writable): Promise<void> {
     const { id } = list.view;
     const { columns, delimiter } = list.row;
     const line = (values: string[]) => csvLine(values, delimiter);

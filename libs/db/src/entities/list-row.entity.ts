@@ -1,5 +1,6 @@
 import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn } from 'typeorm';
 import type { VerificationResult } from '@mailguard/engine';
+import type { Status } from '@mailguard/verdict';
 import { ListEntity } from './list.entity';
 
 /** One CSV data row of a list: the customer's fields, in order, and its result once settled. */
@@ -43,7 +44,7 @@ export class ListRowEntity {
   dispatchedAt!: Date | null;
 
   @Column('text', { nullable: true })
-  status!: string | null;
+  status!: Status | null;
 
   @Column('jsonb', { nullable: true })
   result!: VerificationResult | null;

@@ -1,5 +1,4 @@
 import { Check, Column, CreateDateColumn, Entity, Index, JoinColumn, OneToOne, PrimaryColumn } from 'typeorm';
-import { ListEntity } from './list.entity';
 
 export type WebhookStatus = 'pending' | 'delivered' | 'failed';
 
@@ -11,9 +10,11 @@ export class WebhookDeliveryEntity {
   @PrimaryColumn('text', { name: 'list_id' })
   listId!: string;
 
-  @OneToOne(() => ListEntity, (list) => list.webhook, { onDelete: 'CASCADE', nullable: false })
+  // The list is named, not imported: list.entity.ts imports this file for its `webhook` side. Only
+  // the join is used (the list is never loaded from here), so its id is all this side types.
+  @OneToOne('ListEntity', 'webhook', { onDelete: 'CASCADE', nullable: false })
   @JoinColumn({ name: 'list_id', foreignKeyConstraintName: 'webhook_deliveries_list_id_fkey' })
-  list?: ListEntity;
+  list?: { id: string };
 
   @Column('text')
   url!: string;
