@@ -15,7 +15,7 @@ import { TerminusModule } from '@nestjs/terminus';
 import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { AppConfig, WorkerName } from '@mailguard/config';
-import { CoreModule, REDIS } from '@mailguard/core';
+import { CoreModule, MetricsModule, REDIS, RedisModule, ResultCacheModule } from '@mailguard/core';
 import type { Logger as PinoLogger } from '@mailguard/logger';
 import { ClockWatchdog, QueueModule, type JobHandlers, type QueueName } from '@mailguard/queue';
 import { QUEUE_HANDLERS, stageProcessor, WORKER_QUEUE, type StageProcessor } from './stage.processor';
@@ -25,7 +25,7 @@ export interface WorkerKind {
   queue: QueueName;
   /** Jobs a process runs at once, unless WORKER_CONCURRENCY says otherwise. */
   concurrency: number;
-  /** Modules the handlers need beyond CoreModule (EngineModule, StoresModule). */
+  /** Modules the handlers need beyond CoreModule, Redis, Metrics and the result cache (EngineModule, StoresModule). */
   imports: NonNullable<ModuleMetadata['imports']>;
   /** The handlers of the queue's jobs, made from providers of those modules. */
   handlers: Omit<FactoryProvider<Partial<JobHandlers>>, 'provide'>;
@@ -84,6 +84,10 @@ export class WorkerModule {
       imports: [
         CoreModule.forRoot({ config, logger, process: name }),
         QueueModule.forWorkers(),
+        // Its clock watchdog (Redis), its processor and /metrics (Metrics), the handlers (the result cache).
+        RedisModule,
+        MetricsModule,
+        ResultCacheModule,
         TerminusModule.forRoot({ logger: false }),
         ...kind.imports,
       ],

@@ -1,4 +1,4 @@
-import { Module, type DynamicModule } from '@nestjs/common';
+import { Module, type DynamicModule, type Type } from '@nestjs/common';
 import type { AppConfig } from '@mailguard/config';
 import { StoresModule } from '@mailguard/core';
 import { listSweeps } from '@mailguard/lists';
@@ -7,8 +7,8 @@ import { queueBoard } from '../http/queue-board';
 import { StageHandlersModule } from './stage-handlers.module';
 
 /**
- * The gateway's job transport, for every feature module (global): CHECK_PIPELINE and QUEUES of
- * QueueModule. With REDIS_URL the workers do the checks and operators get the queue board (given
+ * The gateway's job transport: CHECK_PIPELINE, JOB_CONTEXT and QUEUES of QueueModule, imported by
+ * the feature modules that use them (`withPipeline`), built once by GatewayModule. With REDIS_URL the workers do the checks and operators get the queue board (given
  * ADMIN_TOKEN); without it every stage runs here, and the lists that were running when the process
  * stopped are taken up again (their jobs lived in its memory).
  */
@@ -19,13 +19,27 @@ export class PipelineModule {
     if (!config.redis.url) {
       return {
         module: PipelineModule,
-        global: true,
         imports: [queues, StoresModule],
         providers: listSweeps({ jobsLost: true }),
         exports: [queues],
       };
     }
     const board = config.admin.token ? queueBoard(config.admin.token) : [];
-    return { module: PipelineModule, global: true, imports: [queues, ...board], exports: [queues] };
+    return { module: PipelineModule, imports: [queues, ...board], exports: [queues] };
   }
+}
+
+const featureModules = new WeakMap<DynamicModule, Map<Type, DynamicModule>>();
+
+/**
+ * `feature` for the gateway of `pipeline`, importing `imports` (the pipeline, or features built on
+ * it): the same object for the same two, as Nest makes one module of a dynamic module imported in
+ * several places only when it is that one object.
+ */
+export function pipelineFeature(pipeline: DynamicModule, feature: Type, imports: DynamicModule[]): DynamicModule {
+  const features = featureModules.get(pipeline) ?? new Map<Type, DynamicModule>();
+  featureModules.set(pipeline, features);
+  const module = features.get(feature) ?? { module: feature, imports };
+  features.set(feature, module);
+  return module;
 }

@@ -1,7 +1,15 @@
 import { Module } from '@nestjs/common';
 import type { ResultCache } from '@mailguard/cache';
 import { APP_CONFIG, type AppConfig } from '@mailguard/config';
-import { ENGINE, EngineModule, RESULT_CACHE, StoresModule, WebhooksModule } from '@mailguard/core';
+import {
+  ENGINE,
+  EngineModule,
+  MetricsModule,
+  RESULT_CACHE,
+  ResultCacheModule,
+  StoresModule,
+  WebhooksModule,
+} from '@mailguard/core';
 import type { VerificationEngine } from '@mailguard/engine';
 import { DomainKnowledge } from '@mailguard/feedback';
 import { ListStore, WebhookOutbox } from '@mailguard/lists';
@@ -11,7 +19,7 @@ import { JOB_HANDLERS } from '@mailguard/queue';
 
 /** Every stage's handler, for the in-process driver (without REDIS_URL the gateway runs the jobs itself). */
 @Module({
-  imports: [StoresModule, EngineModule, WebhooksModule],
+  imports: [StoresModule, EngineModule, WebhooksModule, ResultCacheModule, MetricsModule],
   providers: [
     {
       provide: JOB_HANDLERS,
