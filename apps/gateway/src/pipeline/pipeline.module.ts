@@ -7,10 +7,11 @@ import { queueBoard } from '../http/queue-board';
 import { StageHandlersModule } from './stage-handlers.module';
 
 /**
- * The gateway's job transport: CHECK_PIPELINE, JOB_CONTEXT and QUEUES of QueueModule, imported by
- * the feature modules that use them (`withPipeline`), built once by GatewayModule. With REDIS_URL the workers do the checks and operators get the queue board (given
- * ADMIN_TOKEN); without it every stage runs here, and the lists that were running when the process
- * stopped are taken up again (their jobs lived in its memory).
+ * The gateway's job transport: CHECK_PIPELINE, JOB_CONTEXT and QUEUES of QueueModule, built once by
+ * GatewayModule and imported by the feature modules that use them (their `withPipeline`). With
+ * REDIS_URL the workers do the checks and operators get the queue board (given ADMIN_TOKEN);
+ * without it every stage runs here, and the lists that were running when the process stopped are
+ * taken up again (their jobs lived in its memory).
  */
 @Module({})
 export class PipelineModule {
