@@ -27,23 +27,24 @@ export class GatewayModule implements BeforeApplicationShutdown {
   constructor(@Inject(LOGGER) private readonly logger: Logger) {}
 
   static forRoot(options: { config: AppConfig; logger: Logger }): DynamicModule {
+    const pipeline = PipelineModule.forRoot(options.config);
     return {
       module: GatewayModule,
       imports: [
         CoreModule.forRoot({ ...options, process: 'gateway' }),
-        PipelineModule.forRoot(options.config),
+        pipeline,
         AuthModule,
-        HealthModule,
+        HealthModule.withPipeline(pipeline),
         DocsModule,
         DashboardModule,
-        AccountsModule,
+        AccountsModule.withPipeline(pipeline),
         KeysModule,
         CreditsModule,
-        ValidationModule,
-        ListsModule,
-        FinderModule,
-        WidgetModule,
-        McpModule,
+        ValidationModule.withPipeline(pipeline),
+        ListsModule.withPipeline(pipeline),
+        FinderModule.withPipeline(pipeline),
+        WidgetModule.withPipeline(pipeline),
+        McpModule.withPipeline(pipeline),
         RetentionModule,
       ],
     };

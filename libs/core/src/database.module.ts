@@ -56,7 +56,7 @@ class EmbeddedPostgresModule {}
 export class DatabaseModule implements OnApplicationShutdown {
   constructor(@Inject(Database) private readonly database: Database) {}
 
-  /** After everything that queries (modules importing this one end first), before Redis. */
+  /** After everything that queries (modules importing this one end first). */
   onApplicationShutdown(): Promise<void> {
     return this.database.stop();
   }

@@ -6,6 +6,8 @@ import { Metrics } from '@mailguard/metrics';
 import { createOutbound, type Outbound } from '@mailguard/net';
 import type { VerificationEngine } from '@mailguard/engine';
 import type { EgressPool, SessionGate } from '@mailguard/smtp';
+import { MetricsModule } from './metrics.module';
+import { RedisModule } from './redis.module';
 import { buildEgressPool, buildEngine, buildGate, superviseGate } from './engine';
 import { EGRESS, GATE, ENGINE, LOGGER, OUTBOUND, REDIS } from './tokens';
 
@@ -14,6 +16,7 @@ import { EGRESS, GATE, ENGINE, LOGGER, OUTBOUND, REDIS } from './tokens';
  * kept SMTP sessions (gauges) and outbound HTTP.
  */
 @Module({
+  imports: [RedisModule, MetricsModule],
   providers: [
     { provide: OUTBOUND, inject: [APP_CONFIG], useFactory: (config: AppConfig) => createOutbound(config) },
     {

@@ -13,6 +13,8 @@ import {
 } from '@mailguard/prober';
 import type { EgressPool } from '@mailguard/smtp';
 import { EngineModule } from './engine.module';
+import { MetricsModule } from './metrics.module';
+import { RedisModule } from './redis.module';
 import { EGRESS, LOGGER, PROBER, PROCESS_NAME, REDIS } from './tokens';
 
 /** Whether this process opens SMTP connections: the smtp-workers, or any process without Redis (one process does it all). */
@@ -47,7 +49,7 @@ function logReport(logger: Logger, report: DoctorReport): void {
  * `prober` section and its metrics.
  */
 @Module({
-  imports: [EngineModule],
+  imports: [EngineModule, RedisModule, MetricsModule],
   providers: [
     {
       provide: PROBER,

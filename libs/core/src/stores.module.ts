@@ -11,6 +11,8 @@ import { ListStore } from '@mailguard/lists';
 import { ResultStore } from '@mailguard/pipeline';
 import { WidgetSettingsStore } from '@mailguard/widget';
 import { DatabaseModule } from './database.module';
+import { RedisModule } from './redis.module';
+import { ResultCacheModule } from './result-cache.module';
 import { REDIS, RESULT_CACHE } from './tokens';
 
 /** A store that reads the data source at each call: it throws DatabaseUnavailableError (503) until Postgres is up. */
@@ -23,7 +25,7 @@ function store<T>(type: new (dataSource: () => DataSource) => T): FactoryProvide
  * key changes only where keys are checked (the gateway's AuthModule calls `listen()`).
  */
 @Module({
-  imports: [DatabaseModule],
+  imports: [DatabaseModule, RedisModule, ResultCacheModule],
   providers: [
     store(ListStore),
     store(DomainKnowledge),

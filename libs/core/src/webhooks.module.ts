@@ -6,6 +6,7 @@ import { Metrics } from '@mailguard/metrics';
 import type { Outbound } from '@mailguard/net';
 import { DatabaseModule } from './database.module';
 import { EngineModule } from './engine.module';
+import { MetricsModule } from './metrics.module';
 import { OUTBOUND } from './tokens';
 
 /**
@@ -13,7 +14,7 @@ import { OUTBOUND } from './tokens';
  * the one process): deliveries are sent through the outbound policy that judged their URLs.
  */
 @Module({
-  imports: [DatabaseModule, EngineModule],
+  imports: [DatabaseModule, EngineModule, MetricsModule],
   providers: [
     {
       provide: WebhookOutbox,

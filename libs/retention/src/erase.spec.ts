@@ -154,6 +154,8 @@ describe.each(['postgres', 'embedded'] as const)('eraseExpired (%s)', (mode) => 
         'list_rows',
         'feedback',
         'domain_evidence',
+        // Settled charges' deleted rows held addresses too.
+        'open_charges',
       ]);
       expect(filesHolding(dataDir, old)).toEqual([]);
       expect(filesHolding(dataDir, young)).not.toEqual([]);

@@ -14,7 +14,7 @@ import { TerminusModule } from '@nestjs/terminus';
 import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { AppConfig, WorkerName } from '@mailguard/config';
-import { CoreModule, REDIS } from '@mailguard/core';
+import { CoreModule, MetricsModule, REDIS, RedisModule, ResultCacheModule } from '@mailguard/core';
 import type { Logger as PinoLogger } from '@mailguard/logger';
 import { STAGE_HANDLERS } from '@mailguard/pipeline';
 import { ClockWatchdog, handlersOf, JobHandlersModule, QueueModule, type QueueName } from '@mailguard/queue';
@@ -25,7 +25,7 @@ export interface WorkerKind {
   queue: QueueName;
   /** Jobs a process runs at once, unless WORKER_CONCURRENCY says otherwise. */
   concurrency: number;
-  /** Modules the handlers of the queue's jobs (STAGE_HANDLERS) need beyond CoreModule (EngineModule, StoresModule). */
+  /** Modules the handlers of the queue's jobs (STAGE_HANDLERS) need beyond CoreModule, Redis, Metrics and the result cache (EngineModule, StoresModule). */
   imports: NonNullable<ModuleMetadata['imports']>;
   /** More of the worker's own (the list worker's sweeps). */
   providers?: Provider[];
@@ -83,8 +83,15 @@ export class WorkerModule {
       imports: [
         CoreModule.forRoot({ config, logger, process: name }),
         QueueModule.forWorkers(),
+        // Its clock watchdog (Redis), its processor and /metrics (Metrics), the handlers (the result cache).
+        RedisModule,
+        MetricsModule,
+        ResultCacheModule,
         TerminusModule.forRoot({ logger: false }),
-        JobHandlersModule.register({ handlers: handlersOf(STAGE_HANDLERS, kind.queue), imports: kind.imports }),
+        JobHandlersModule.register({
+          handlers: handlersOf(STAGE_HANDLERS, kind.queue),
+          imports: [MetricsModule, ResultCacheModule, ...kind.imports],
+        }),
         ...kind.imports,
       ],
       controllers: [WorkerHttpController],

@@ -2,7 +2,7 @@ import { Module, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/c
 import { APP_GUARD } from '@nestjs/core';
 import type { Redis } from 'ioredis';
 import { APP_CONFIG, type AppConfig } from '@mailguard/config';
-import { REDIS, StoresModule } from '@mailguard/core';
+import { REDIS, RedisModule, StoresModule } from '@mailguard/core';
 import { ApiKeys } from '@mailguard/keys';
 import {
   MemoryDailyQuota,
@@ -22,7 +22,7 @@ import { DAILY_QUOTA, RATE_LIMITER } from './tokens';
  * when configured. Keys revoked on another gateway are dropped here as the change is published.
  */
 @Module({
-  imports: [StoresModule],
+  imports: [StoresModule, RedisModule],
   providers: [
     {
       provide: RATE_LIMITER,

@@ -1,7 +1,8 @@
-import { Module } from '@nestjs/common';
+import { Module, type DynamicModule } from '@nestjs/common';
 import { EngineModule, StoresModule } from '@mailguard/core';
 import { FinderController } from './finder.controller';
 import { FinderService } from './finder.service';
+import { pipelineFeature } from '../pipeline/pipeline.module';
 
 /** The email finder (#9) and domain insight (#10), for REST and the MCP tools. */
 @Module({
@@ -10,4 +11,9 @@ import { FinderService } from './finder.service';
   providers: [FinderService],
   exports: [FinderService],
 })
-export class FinderModule {}
+export class FinderModule {
+  /** With the gateway's job transport (PipelineModule.forRoot). */
+  static withPipeline(pipeline: DynamicModule): DynamicModule {
+    return pipelineFeature(pipeline, FinderModule, [pipeline]);
+  }
+}
