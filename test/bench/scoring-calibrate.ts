@@ -6,12 +6,12 @@ import { replay, type Scored } from './scoring-replay';
 import { auc, ceiling, reliability, reliabilityTable, rising, withoutLookalikes } from './scoring-report';
 
 /**
- * `npm run bench:calibrate`: refits the calibration maps (libs/scoring/src/calibration.ts) on the
+ * `npm run bench:calibrate`: refits the calibration maps (libs/checks/scoring/src/calibration.ts) on the
  * `fitting` population — both rounds, before and after feedback, since both reach customers; each
  * map on the addresses of its regime (whether reports bear on them) — and prints the maps and, for
  * every population, the AUC and the reliability table the stored maps give
  * (in process: the scoring bench's checks replayed without the gateway, test/bench/scoring-replay.ts).
- * With `--write` it stores the new maps in libs/scoring/src/calibration-map.ts first (then rebuild
+ * With `--write` it stores the new maps in libs/checks/scoring/src/calibration-map.ts first (then rebuild
  * and run it again to see the tables with the new maps). Judge the maps on `bench` and `second` only;
  * `BENCH_SEED=n` judges them on those populations drawn with another seed.
  */
@@ -62,7 +62,7 @@ function main(): void {
   for (const [regime, map] of Object.entries(maps))
     lines.push(`  ${regime}: ${map.map(([x, y]) => `${x} → ${y}`).join(', ')}`);
   if (process.argv.includes('--write')) {
-    const file = join(process.cwd(), 'libs/scoring/src/calibration-map.ts');
+    const file = join(process.cwd(), 'libs/checks/scoring/src/calibration-map.ts');
     const source = [
       '/**',
       ' * The calibration maps (calibration.ts): log-odds → percent of real mailboxes, one per regime, fitted',

@@ -13,7 +13,7 @@ import { PATTERNS as TABLE } from '@mailguard/scoring';
  *   patterns the table ranks low made common, domains without DMARC or only months old, staff
  *   and avatar shares that vary, other junk; the made-up kinds in the bench's proportions, so that
  *   its AUC and ceiling compare with the bench's;
- * - `fitting`: the population the calibration map is fitted on (libs/scoring/src/calibration.ts):
+ * - `fitting`: the population the calibration map is fitted on (libs/checks/scoring/src/calibration.ts):
  *   names of its own, half of them unknown to the lists, more typos (a quarter drop a letter),
  *   four times the domains; never judged on.
  */
@@ -82,7 +82,7 @@ export function random(seed: number): Next {
   };
 }
 
-/** Common names, and at the end of each pool some the scoring's name lists do not hold (libs/scoring/src/names.ts). */
+/** Common names, and at the end of each pool some the scoring's name lists do not hold (libs/checks/scoring/src/names.ts). */
 const BENCH: Spec = {
   name: 'bench',
   seed: 20261126,

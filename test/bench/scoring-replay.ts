@@ -4,7 +4,7 @@ import type { Address, Population } from './scoring-populations';
 
 /**
  * The scoring bench without the network: every address of a population concluded the way the
- * scoring stage concludes it (libs/feedback/src/domain-knowledge.ts), in the bench's order and
+ * scoring stage concludes it (libs/product/feedback/src/domain-knowledge.ts), in the bench's order and
  * batches of 100 — each batch sees the avatar evidence the earlier ones left — then half of each
  * domain's addresses reported back and the held-out half concluded again. Deterministic, so that
  * unit tests and the calibration fit can use it; `npm run bench:scoring` does the same through

@@ -104,12 +104,13 @@ describe.each([
     const { GatewayModule } = await load<typeof import('../../apps/gateway/src/gateway.module')>(
       'apps/gateway/src/gateway.module.js',
     );
-    const { REDIS } = await load<typeof import('@mailguard/core')>('libs/core/src/index.js');
+    const { REDIS } = await load<typeof import('@mailguard/core')>('libs/composition/core/src/index.js');
     const { MetricsServer } = await load<typeof import('../../apps/gateway/src/health/metrics')>(
       'apps/gateway/src/health/metrics.js',
     );
-    const { CHECK_PIPELINE, InProcessPipeline, BullMqPipeline } =
-      await load<typeof import('@mailguard/queue')>('libs/queue/src/index.js');
+    const { CHECK_PIPELINE, InProcessPipeline, BullMqPipeline } = await load<typeof import('@mailguard/queue')>(
+      'libs/platform/queue/src/index.js',
+    );
     const env = distributed ? { DATABASE_URL: database?.url, REDIS_URL: TEST_REDIS_URL, REDIS_PREFIX: prefix } : {};
     const loaded = loadConfig({ PORT: '0', METRICS_PORT: '0', LOG_LEVEL: 'silent', ...env });
     const config = { ...loaded, database: { ...loaded.database, embeddedDataDir: dataDir } };

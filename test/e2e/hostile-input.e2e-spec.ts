@@ -410,7 +410,7 @@ describe('sign-up credits cannot be farmed', () => {
 
 describe('the last resort of every process', () => {
   it('an unhandled rejection is logged with its request id and the process goes on', async () => {
-    const logger = resolve(__dirname, '../../dist/libs/logger/src/index.js');
+    const logger = resolve(__dirname, '../../dist/libs/foundation/logger/src/index.js');
     const script = `
       const { createLogger, requestContext, surviveUnhandled } = require(${JSON.stringify(logger)});
       surviveUnhandled(createLogger({ level: 'info', hashKey: 'guard-test', secrets: [] }, 'guard-test'));

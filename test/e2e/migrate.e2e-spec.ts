@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { MIGRATIONS } from '../../libs/db/src/migrations';
+import { MIGRATIONS } from '../../libs/platform/db/src/migrations';
 import { DIST, runGatewayToExit } from '../support/processes';
 import { createTestDatabase, type TestDatabase } from '../support/services';
 

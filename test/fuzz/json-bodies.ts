@@ -78,7 +78,7 @@ export const JSON_BODIES: JsonBody[] = [
   },
 ];
 
-/** Valid arguments of each MCP tool that takes any (libs/mcp/src/tools.ts), every argument given. */
+/** Valid arguments of each MCP tool that takes any (libs/product/mcp/src/tools.ts), every argument given. */
 export const TOOL_ARGUMENTS: Record<string, Record<string, unknown>> = {
   verify_email: { email: 'jane@acme.test' },
   verify_emails: { emails: ['jane@acme.test'] },

@@ -1,6 +1,6 @@
-import type { BlockReason, Lang } from '../../../libs/widget/src/languages';
+import type { BlockReason, Lang } from '../../../libs/product/widget/src/languages';
 
-export { LANGS, type BlockReason, type Lang, type MessageKind } from '../../../libs/widget/src/languages';
+export { LANGS, type BlockReason, type Lang, type MessageKind } from '../../../libs/product/widget/src/languages';
 
 /** The built-in texts of docs/widget.md#options, per `lang`; `messages.*` options replace them. */
 export const BUILT_IN: Record<Lang, Record<BlockReason, string>> = {

@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { BUILT_IN } from '../../../widget/src/messages';
-import { LANGS, type BlockReason, type Lang } from '../../../../libs/widget/src/languages';
+import { LANGS, type BlockReason, type Lang } from '../../../../libs/product/widget/src/languages';
 import { call, type WidgetSettings } from '../api';
 import type { Session } from '../main';
 import { Problem, ReadOnly, useLoad } from '../ui';

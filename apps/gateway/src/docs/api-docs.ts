@@ -41,7 +41,7 @@ const ERROR_TEXT: Record<number, string> = {
   503: 'Postgres or Redis unavailable, or the gateway staging too many uploads; retry shortly',
 };
 
-/** Error responses `{ error, code }`, each status with the codes libs/errors maps to it. */
+/** Error responses `{ error, code }`, each status with the codes libs/foundation/errors maps to it. */
 export function ApiErrors(...statuses: Array<keyof typeof ERROR_TEXT>): MethodDecorator & ClassDecorator {
   return applyDecorators(
     ...statuses.map((status) => {

@@ -101,7 +101,7 @@ function sources(dir: string): string[] {
   });
 }
 
-/** Every error code: the ones libs/errors maps to a status, and those written as literals in answers. */
+/** Every error code: the ones libs/foundation/errors maps to a status, and those written as literals in answers. */
 function errorCodes(): string[] {
   const literal = ['apps', 'libs', 'bin']
     .flatMap((dir) => sources(join(root, dir)))

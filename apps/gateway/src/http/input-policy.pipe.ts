@@ -9,7 +9,7 @@ const ADDRESS_PARAMS = new Set(['email']);
 /**
  * The input policy at the edge, before any DTO class is built: a JSON body nests at most
  * MAX_JSON_DEPTH deep (class-transformer recurses), and every string of every body, query and path
- * parameter is plain text (libs/errors/src/input-policy.ts) — but for the addresses to check.
+ * parameter is plain text (libs/foundation/errors/src/input-policy.ts) — but for the addresses to check.
  */
 @Injectable()
 export class InputPolicyPipe implements PipeTransform {

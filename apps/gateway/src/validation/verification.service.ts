@@ -19,7 +19,7 @@ export interface CheckOutcome {
 }
 
 /**
- * A cached answer as its JSON text (libs/cache `getAnswer`): the single check's fast path sends
+ * A cached answer as its JSON text (libs/platform/cache `getAnswer`): the single check's fast path sends
  * these bytes as they are; anything else serialises it through `toJSON`, to the same bytes.
  */
 export class CachedAnswer {

@@ -1,0 +1,231 @@
+import { localPartFlaws } from './local-part';
+import { slips } from './names';
+import { patternFits, PATTERNS, PRIOR, readPattern } from './patterns';
+import type { Signal } from './signal';
+
+/**
+ * What the service has learned about one domain's addresses, and how it moves the confidence of a
+ * new address there (Bayesian updating, deterministic for the same evidence).
+ *
+ * - **Pattern shares**: each address known to exist (verified at a strict domain, registered with
+ *   Gravatar, found by the finder, reported delivered; each address once, its latest word) is
+ *   evidence for the patterns that could have produced it (`patternFits`; the finder's hits name
+ *   theirs). The shares are the posterior mean of a
+ *   Dirichlet whose prior is the pattern table's weights with the strength of one address,
+ *   fitted by a few rounds of expectation–maximisation (an ambiguous local part counts for its
+ *   patterns in proportion to how likely each already is at the domain).
+ * - **learned_pattern** (log-odds, ±2.5 at most, once an address is known): how much likelier the
+ *   local part is under this domain's shares than under the general ones — ln(Σ fit·share here /
+ *   Σ fit·share in general), which is ln(share here / share in general) for a local part only one
+ *   pattern fits. Real staff follow the domain's pattern; made-up addresses follow people's general
+ *   habits. An ambiguous local part (`solveig`: a given name, or s + veig?) is read the way the
+ *   domain writes addresses.
+ * - **pattern_delivery_rate**: once customers reported on other addresses of the address's pattern
+ *   at the domain (plain ones: no avatar, no flaw such as a misspelt name, which carry their own
+ *   signal), their delivery rate becomes the address's prior: a Beta posterior centred on
+ *   what the base rate, the name shape, the domain's facts and `learned_pattern` say, worth four
+ *   reports, updated by the delivered and bounced ones. It replaces those signals (they are its
+ *   prior); what is particular to the address (avatar, junk, typo, its own report) still moves it.
+ * - **reported_delivered / reported_bounced** (±5): the address itself was reported, or verified.
+ * - **typo_of_known** (−3): an address known to exist here with two neighbouring letters swapped
+ *   or one left out (`j.smiht`, `jsmth` beside `j.smith`, `jsmith`): the commonest slips in a form.
+ *   Other one-letter differences are not taken for typos: `asmith` and `bsmith` are two people.
+ * - **other_form_of_known** (−1.5): someone known to exist here written in another pattern
+ *   (`njohansson`, `johansson.nina` beside `nina.johansson`): a guess at a known person's address.
+ * - **names** learned: the name parts of addresses known to exist, here and at other domains (the
+ *   caller passes those: libs/product/feedback DomainKnowledge.named). A name the lists lack is a name all
+ *   the same once someone with it exists: the local part reads as names (`name_pattern`), its
+ *   pattern is read (`kostrowski`: flast), and a swap in it is a misspelt name (`misspelt_name`).
+ */
+export type EvidenceSource = 'verified' | 'avatar' | 'finder' | 'feedback';
+
+export interface Evidence {
+  /** Lower-case local part. */
+  localPart: string;
+  outcome: 'exists' | 'bounced';
+  source: EvidenceSource;
+  /** Known for finder hits (the name was given); else inferred. */
+  pattern: string | null;
+}
+
+export interface DomainModel {
+  /** The most likely pattern, null while no address is known. */
+  pattern: string | null;
+  /** Its posterior share, 0–100 (0 while nothing is known). */
+  confidence: number;
+  /** How many known addresses it rests on. */
+  addresses: number;
+  /** Known addresses with a name pattern, whichever. */
+  named: number;
+  shares: Record<string, number>;
+  /** Reported addresses by the pattern they follow here: those nothing else speaks for or against. */
+  reports: Record<string, Array<{ localPart: string; delivered: boolean }>>;
+  known: Map<string, { outcome: Evidence['outcome']; source: EvidenceSource }>;
+  /** Name parts (four letters or more) of addresses known to exist, here and at other domains. */
+  names: Set<string>;
+  /** The addresses known to exist here written in other patterns (otherForms). */
+  otherForms: Set<string>;
+}
+
+const PRIOR_STRENGTH = 1;
+/** How many reports the general signals are worth against the reports on a pattern at a domain. */
+const PRIOR_REPORTS = 4;
+const ROUNDS = 5;
+const MIN_ADDRESSES = 1;
+const LIMIT = 2.5;
+const KNOWN_WEIGHT = 5;
+const TYPO_WEIGHT = -3;
+const OTHER_FORM_WEIGHT = -1.5;
+
+/** The name parts of an address with a separator (`kasimir.berg`): four letters or more, the shorter ones are initials or ambiguous. */
+const nameParts = (local: string) =>
+  /[._-]/.test(local) ? local.split(/[._-]/).filter((part) => /^[a-z]{4,}$/.test(part)) : [];
+
+const clamp = (value: number) => Math.round(Math.max(-LIMIT, Math.min(LIMIT, value)) * 100) / 100;
+
+export function learnDomain(evidence: Evidence[], elsewhere: Iterable<string> = []): DomainModel {
+  const known: DomainModel['known'] = new Map();
+  const named = new Map<string, string>();
+  const vouched = new Set<string>();
+  for (const item of evidence) {
+    known.set(item.localPart, { outcome: item.outcome, source: item.source });
+    if (item.source !== 'feedback') vouched.add(item.localPart);
+    if (item.pattern && item.pattern in PRIOR) named.set(item.localPart, item.pattern);
+  }
+  const existing = [...known].filter(([, { outcome }]) => outcome === 'exists').map(([local]) => local);
+  const names = new Set([...elsewhere, ...existing].flatMap(nameParts));
+  const fits = existing
+    .map((local) => (named.has(local) ? { [named.get(local) as string]: 1 } : patternFits(local, names)))
+    .filter((fit) => Object.keys(fit).length > 0);
+
+  let shares = { ...PRIOR };
+  let counts: Record<string, number> = {};
+  for (let round = 0; round < ROUNDS && fits.length > 0; round++) {
+    counts = {};
+    for (const fit of fits) {
+      const total = Object.entries(fit).reduce((sum, [pattern, value]) => sum + shares[pattern] * value, 0);
+      for (const [pattern, value] of Object.entries(fit))
+        counts[pattern] = (counts[pattern] ?? 0) + (shares[pattern] * value) / total;
+    }
+    shares = Object.fromEntries(
+      PATTERNS.map(({ pattern }) => [
+        pattern,
+        (PRIOR_STRENGTH * PRIOR[pattern] + (counts[pattern] ?? 0)) / (PRIOR_STRENGTH + fits.length),
+      ]),
+    );
+  }
+  const best = PATTERNS.reduce(
+    (top, { pattern }) => (shares[pattern] > shares[top] ? pattern : top),
+    PATTERNS[0].pattern,
+  );
+  // Each address counts once, with its latest report, under the pattern it follows here. An address
+  // with an avatar or a flaw has its own signal; counting it too would lend its fate to the plain ones.
+  const reports: DomainModel['reports'] = {};
+  for (const [local, { outcome, source }] of known) {
+    const pattern =
+      source === 'feedback' && !vouched.has(local) && localPartFlaws(local).length === 0
+        ? readPattern(local, shares, names)?.pattern
+        : undefined;
+    if (pattern) (reports[pattern] ??= []).push({ localPart: local, delivered: outcome === 'exists' });
+  }
+  return {
+    otherForms: otherForms(existing, shares, names),
+    pattern: fits.length > 0 ? best : null,
+    confidence: fits.length > 0 ? Math.round(shares[best] * 100) : 0,
+    addresses: fits.length > 0 ? Math.round(counts[best] ?? 0) : 0,
+    named: fits.length,
+    shares,
+    reports,
+    known,
+    names,
+  };
+}
+
+/** Reports on the other addresses of this address's pattern at the domain (its own report is counted apart). */
+function patternReports(local: string, model: DomainModel): { delivered: number; bounced: number } {
+  const pattern = readPattern(local, model.shares, model.names)?.pattern;
+  const others = (pattern ? (model.reports[pattern] ?? []) : []).filter((report) => report.localPart !== local);
+  const delivered = others.filter((report) => report.delivered).length;
+  return { delivered, bounced: others.length - delivered };
+}
+
+/**
+ * The delivery rate of the address's pattern at the domain, as log-odds, once it was reported on:
+ * a Beta posterior whose prior is `prior` (what the other signals say, 0–1) worth PRIOR_REPORTS
+ * reports, so that a few reports move it and many decide it. Null without reports.
+ */
+export function patternRate(localPart: string, model: DomainModel, prior: number): Signal | null {
+  const reports = patternReports(localPart.toLowerCase(), model);
+  if (reports.delivered + reports.bounced === 0) return null;
+  const rate = (reports.delivered + PRIOR_REPORTS * prior) / (reports.delivered + reports.bounced + PRIOR_REPORTS);
+  return { signal: 'pattern_delivery_rate', weight: Math.round(Math.log(rate / (1 - rate)) * 100) / 100 };
+}
+
+/** What the domain's evidence says about this very address: its own report, or a typo of a known one. */
+export function addressSignals(localPart: string, model: DomainModel): Signal[] {
+  const local = localPart.toLowerCase();
+  const own = model.known.get(local);
+  if (own)
+    return [
+      own.outcome === 'exists'
+        ? { signal: 'reported_delivered', weight: KNOWN_WEIGHT }
+        : { signal: 'reported_bounced', weight: -KNOWN_WEIGHT },
+    ];
+  if (isTypoOfKnown(local, model)) return [{ signal: 'typo_of_known', weight: TYPO_WEIGHT }];
+  return model.otherForms.has(local) ? [{ signal: 'other_form_of_known', weight: OTHER_FORM_WEIGHT }] : [];
+}
+
+/**
+ * Someone known to exist here, written in another pattern (`nina.johansson` known: `njohansson`,
+ * `johansson.nina`, `nina_johansson`; `njohansson` known: `n.johansson`, `johanssonn`;
+ * `ninajohansson` known: `nina.johansson`): a guess at a known person's address, which a company
+ * gives each person once (an alias is possible, hence no flaw). A known address is read in the
+ * domain's patterns as given name and surname (an initial where the pattern has one); its forms are
+ * the patterns that need no more than that, but a name alone (`nina`, `johansson`: someone else's too).
+ */
+const INITIAL_FIRST = new Set(['flast', 'f.last', 'lastf']);
+const WHOLE = new Set(['first.last', 'first_last', 'first-last', 'last.first']);
+/** What a person whose both names are known may be written as: every pattern but a name alone. */
+const BOTH_NAMES = new Set(
+  PATTERNS.map(({ pattern }) => pattern).filter((pattern) => !['first', 'last', 'fl'].includes(pattern)),
+);
+const letters = (local: string) => local.replace(/[._-]/g, '');
+
+function otherForms(existing: string[], shares: Readonly<Record<string, number>>, names: Set<string>): Set<string> {
+  const forms = new Set<string>();
+  const add = (first: string, last: string, patterns: Set<string>) => {
+    for (const { pattern, build } of PATTERNS) if (patterns.has(pattern)) forms.add(build(first, last));
+  };
+  for (const local of existing) {
+    const pattern = readPattern(local, shares, names)?.pattern;
+    const parts = local.split(/[._-]/);
+    // Which part is the given name is not always sure (ngozi.okeke): both orders.
+    if (pattern && WHOLE.has(pattern)) for (const [a, b] of [parts, [...parts].reverse()]) add(a, b, BOTH_NAMES);
+    if (pattern === 'flast') add(local[0], local.slice(1), INITIAL_FIRST);
+    if (pattern === 'f.last') add(parts[0], parts[1], INITIAL_FIRST);
+    if (pattern === 'lastf') add(local[local.length - 1], local.slice(0, -1), INITIAL_FIRST);
+    // The same letters with a separator put in (`ninajohansson`: `nina.johansson`, `nina_johansson`).
+    const word = letters(local);
+    for (let cut = 2; cut <= word.length - 2; cut++)
+      for (const separator of '._-') forms.add(word.slice(0, cut) + separator + word.slice(cut));
+    forms.add(word);
+  }
+  for (const local of existing) forms.delete(local);
+  return forms;
+}
+
+/** How the address's pattern stands at this domain against people's general habits, once an address is known (the posterior says how much one address tells). */
+export function learnedPattern(localPart: string, model: DomainModel): Signal | null {
+  const reading = readPattern(localPart.toLowerCase(), model.shares, model.names);
+  if (!reading || model.named < MIN_ADDRESSES) return null;
+  return { signal: 'learned_pattern', weight: clamp(Math.log(reading.likelihoodRatio)) };
+}
+
+/**
+ * `local` is a known existing address at the domain with two neighbouring characters swapped or a
+ * letter left out (`j.smiht`, `jsmth` beside `j.smith`, `jsmith`; names.ts `slips`): the commonest
+ * slips in a form. Other one-letter differences are not taken for typos: `asmith` and `bsmith` are two people.
+ */
+function isTypoOfKnown(local: string, model: DomainModel): boolean {
+  return slips(local).some((meant) => model.known.get(meant)?.outcome === 'exists');
+}

@@ -1,0 +1,48 @@
+import { AccountEntity } from './account.entity';
+import { ApiKeyEntity } from './api-key.entity';
+import { CreditTransactionEntity } from './credit-transaction.entity';
+import { DomainEvidenceEntity } from './domain-evidence.entity';
+import { FeedbackEntity } from './feedback.entity';
+import { ListRowEntity } from './list-row.entity';
+import { ListEntity } from './list.entity';
+import { OpenChargeEntity } from './open-charge.entity';
+import { VerificationEntity } from './verification.entity';
+import { WebhookDeliveryEntity } from './webhook-delivery.entity';
+import { WidgetSettingsEntity } from './widget-settings.entity';
+
+export {
+  AccountEntity,
+  ApiKeyEntity,
+  CreditTransactionEntity,
+  DomainEvidenceEntity,
+  FeedbackEntity,
+  ListEntity,
+  ListRowEntity,
+  OpenChargeEntity,
+  VerificationEntity,
+  WebhookDeliveryEntity,
+  WidgetSettingsEntity,
+};
+export type { KeyScope, KeyType } from './api-key.entity';
+export type { TransactionKind } from './credit-transaction.entity';
+export type { EvidenceSource } from './domain-evidence.entity';
+export type { FeedbackOutcome } from './feedback.entity';
+export type { ListStatus } from './list.entity';
+export type { ChargedCheck, ChargeKind } from './open-charge.entity';
+export type { UsageKind } from './verification.entity';
+export type { WebhookStatus } from './webhook-delivery.entity';
+
+/** Every table the migrations create has its entity here (libs/platform/db/src/schema.spec.ts holds them to it). */
+export const ENTITIES = [
+  AccountEntity,
+  ApiKeyEntity,
+  CreditTransactionEntity,
+  VerificationEntity,
+  ListEntity,
+  ListRowEntity,
+  FeedbackEntity,
+  WidgetSettingsEntity,
+  DomainEvidenceEntity,
+  WebhookDeliveryEntity,
+  OpenChargeEntity,
+];

@@ -1,0 +1,73 @@
+import { createDataSource, runMigrations } from '@mailguard/db';
+import { createTestDatabase, type TestDatabase } from '../../../../test/support/services';
+import { DataSource as TypeOrmDataSource } from 'typeorm';
+import { DomainKnowledge, NAMES_REFRESH_MS } from './domain-knowledge';
+
+/** What DomainKnowledge reads from a real Postgres: a domain's evidence, and the names learned everywhere. */
+let database: TestDatabase;
+let source: TypeOrmDataSource;
+
+beforeAll(async () => {
+  database = await createTestDatabase();
+  source = createDataSource({ url: database.url, poolSize: 2 });
+  await source.initialize();
+  await runMigrations(source);
+  await database.query(
+    "INSERT INTO accounts (id, email, email_key, balance, webhook_secret) VALUES ('acc_dk', 'dk@example.test', 'dk@example.test', 0, 'secret')",
+  );
+});
+
+afterAll(async () => {
+  await source.destroy();
+  await database.drop();
+});
+
+describe('DomainKnowledge', () => {
+  it('learns names from addresses known to exist at any domain, not from bounced ones', async () => {
+    await database.query(
+      "INSERT INTO domain_evidence (domain, local_part, source) VALUES ('one.test', 'gwendolyn.ostrowski', 'avatar'), ('one.test', 'jsmith', 'verified')",
+    );
+    const report = (email: string, outcome: string) =>
+      database.query(
+        "INSERT INTO feedback (account_id, email, key, domain, local_part, outcome) VALUES ('acc_dk', $1, $1, split_part($1, '@', 2), split_part($1, '@', 1), $2)",
+        [email, outcome],
+      );
+    await report('hallvard.zielke@two.test', 'delivered');
+    await report('tamsin.quispe@two.test', 'bounced');
+    const knowledge = new DomainKnowledge(() => source);
+    expect((await knowledge.named()).sort()).toEqual(['gwendolyn.ostrowski', 'hallvard.zielke']);
+    const model = await knowledge.model('three.test');
+    expect(model.known.size).toBe(0);
+    expect(model.names).toEqual(new Set(['gwendolyn', 'ostrowski', 'hallvard', 'zielke']));
+  });
+
+  it('reads the names once per NAMES_REFRESH_MS per process, one list held, and uses a name learned since after the refresh', async () => {
+    let clock = 1_000_000;
+    const knowledge = new DomainKnowledge(() => source, { now: () => clock });
+    const first = knowledge.named();
+    // Concurrent and later callers within the window share the one read.
+    expect(knowledge.named()).toBe(first);
+    expect(await first).not.toContain('kasimir.blomqvist');
+    await database.query(
+      "INSERT INTO domain_evidence (domain, local_part, source) VALUES ('four.test', 'kasimir.blomqvist', 'verified')",
+    );
+    clock += NAMES_REFRESH_MS - 1;
+    expect(knowledge.named()).toBe(first);
+    expect((await knowledge.model('five.test')).names.has('blomqvist')).toBe(false);
+    clock += 1;
+    const refreshed = knowledge.named();
+    expect(refreshed).not.toBe(first);
+    expect(await refreshed).toContain('kasimir.blomqvist');
+    expect((await knowledge.model('five.test')).names.has('blomqvist')).toBe(true);
+    expect(knowledge.named()).toBe(refreshed);
+  });
+
+  it('does not keep a failed read: the next call reads again', async () => {
+    // A data source that was never connected: a real failure, not a stand-in for one.
+    let current = new TypeOrmDataSource({ type: 'postgres', url: database.url });
+    const knowledge = new DomainKnowledge(() => current, { now: () => 0 });
+    await expect(knowledge.named()).rejects.toThrow();
+    current = source;
+    expect(await knowledge.named()).toContain('gwendolyn.ostrowski');
+  });
+});

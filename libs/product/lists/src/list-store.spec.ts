@@ -1,0 +1,274 @@
+import type { DataSource } from 'typeorm';
+import { CreditLedger } from '@mailguard/credits';
+import { createDataSource, runMigrations } from '@mailguard/db';
+import type { VerificationResult } from '@mailguard/engine';
+import { createTestDatabase, type TestDatabase } from '../../../../test/support/services';
+import { ListStore, type UploadRow } from './list-store';
+
+/** The list store's credits against a real Postgres: held at seal, charged once per row, the rest refunded at the end. */
+let database: TestDatabase;
+let source: DataSource;
+let store: ListStore;
+let accounts = 0;
+
+beforeAll(async () => {
+  database = await createTestDatabase();
+  source = createDataSource({ url: database.url, poolSize: 4 });
+  await source.initialize();
+  await runMigrations(source);
+  store = new ListStore(() => source);
+});
+
+afterAll(async () => {
+  await source?.destroy();
+  await database?.drop();
+});
+
+async function account(balance: number): Promise<string> {
+  const id = `acc_lists_${++accounts}`;
+  await database.query("INSERT INTO accounts (id, email, email_key, webhook_secret) VALUES ($1, $2, $2, 'secret')", [
+    id,
+    `${id}@example.test`,
+  ]);
+  if (balance > 0) await new CreditLedger(() => source).grant(id, balance, 'test credits');
+  return id;
+}
+
+const result = (reachable: VerificationResult['reachable'], status: VerificationResult['status']) =>
+  ({ reachable, status }) as VerificationResult;
+const row = (n: number, email: string, key: string | null): UploadRow => ({
+  row: n,
+  fields: [email],
+  email,
+  key,
+  domain: key ? 'acme.test' : null,
+  result: key ? null : result('invalid', 'invalid'),
+});
+
+/** A list of 5 rows: 3 chargeable addresses, a repeat of the first and a syntax failure. */
+async function upload(accountId: string): Promise<string> {
+  const id = `lst_${accountId}`;
+  await store.create({
+    id,
+    accountId,
+    name: 'leads.csv',
+    columns: ['email'],
+    delimiter: ',',
+    emailColumn: 0,
+    webhookUrl: null,
+  });
+  await store.insertRows(id, [
+    row(1, 'a@acme.test', 'a@acme.test'),
+    row(2, 'b@acme.test', 'b@acme.test'),
+    row(3, 'A@acme.test', 'a@acme.test'),
+    row(4, 'nope', null),
+    row(5, 'c@acme.test', 'c@acme.test'),
+  ]);
+  return id;
+}
+
+async function credits(accountId: string) {
+  const [account] = await database.query<{ balance: number; held: number }>(
+    'SELECT balance, held FROM accounts WHERE id = $1',
+    [accountId],
+  );
+  const ledger = await database.query(
+    "SELECT kind, delta FROM credit_transactions WHERE account_id = $1 AND reason <> 'test credits' ORDER BY id",
+    [accountId],
+  );
+  return { ...account, ledger };
+}
+
+it('holds one credit per chargeable row when the list is sealed, and nothing when the balance is short', async () => {
+  const poor = await account(2);
+  const refused = await upload(poor);
+  expect(await store.seal(refused, poor)).toEqual({ chargeable: 3, sealed: false });
+  expect(await credits(poor)).toEqual({ balance: 2, held: 0, ledger: [] });
+  expect(await store.find(refused)).toBeNull();
+
+  const rich = await account(10);
+  const id = await upload(rich);
+  expect(await store.seal(id, rich)).toEqual({ chargeable: 3, sealed: true });
+  expect(await credits(rich)).toEqual({ balance: 7, held: 3, ledger: [{ kind: 'hold', delta: -3 }] });
+  expect((await store.find(id))?.view).toMatchObject({
+    status: 'queued',
+    total: 5,
+    processed: 1,
+    duplicates: 1,
+    creditsHeld: 3,
+    counts: { invalid: 1 },
+  });
+});
+
+it('settles a row once however often its job runs, and refunds at completion what unknown results did not use', async () => {
+  const accountId = await account(10);
+  const id = await upload(accountId);
+  await store.seal(id, accountId);
+  await store.start(id);
+
+  expect(
+    await store.settle(id, [
+      { row: 1, result: result('safe', 'valid') },
+      { row: 2, result: result('unknown', 'risky') },
+    ]),
+  ).toEqual({ rows: [1, 2], finished: null });
+  // The job of row 1 runs again: nothing moves, and it settled no row.
+  expect(await store.settle(id, [{ row: 1, result: result('safe', 'valid') }])).toEqual({ rows: [], finished: null });
+  expect((await store.find(id))?.view).toMatchObject({
+    processed: 4,
+    creditsCharged: 1,
+    counts: { valid: 2, risky: 1, invalid: 1 },
+  });
+
+  const { rows, finished } = await store.settle(id, [{ row: 5, result: result('invalid', 'invalid') }]);
+  expect(rows).toEqual([5]);
+  expect(finished?.view).toMatchObject({
+    status: 'completed',
+    processed: 5,
+    creditsHeld: 0,
+    creditsCharged: 2,
+    completedAt: expect.any(String),
+  });
+  expect(await credits(accountId)).toEqual({
+    balance: 8,
+    held: 0,
+    ledger: [
+      { kind: 'hold', delta: -3 },
+      { kind: 'refund', delta: 1 },
+    ],
+  });
+});
+
+it('gives back everything not charged when a running list is cancelled, once', async () => {
+  const accountId = await account(10);
+  const id = await upload(accountId);
+  await store.seal(id, accountId);
+  await store.start(id);
+  await store.settle(id, [{ row: 2, result: result('safe', 'valid') }]);
+
+  expect((await store.cancel(id, accountId))?.view).toMatchObject({
+    status: 'cancelled',
+    creditsHeld: 0,
+    creditsCharged: 1,
+  });
+  expect(await store.cancel(id, accountId)).toBeNull();
+  expect(await store.settle(id, [{ row: 1, result: result('safe', 'valid') }])).toEqual({ rows: [], finished: null });
+  expect(await credits(accountId)).toEqual({
+    balance: 9,
+    held: 0,
+    ledger: [
+      { kind: 'hold', delta: -3 },
+      { kind: 'refund', delta: 2 },
+    ],
+  });
+});
+
+it('settles groups of one list side by side: the list row is key-share locked until the counters move', async () => {
+  const accountId = await account(10);
+  const id = await upload(accountId);
+  await store.seal(id, accountId);
+  await store.start(id);
+  // Another group's settlement in flight: its key-share lock on the list row, not yet committed.
+  const other = source.createQueryRunner();
+  await other.connect();
+  await other.startTransaction();
+  await other.query('SELECT status FROM lists WHERE id = $1 FOR KEY SHARE', [id]);
+  try {
+    // Would wait for `other` if a settlement locked the list row for update from its start.
+    expect(await store.settle(id, [{ row: 1, result: result('safe', 'valid') }])).toEqual({
+      rows: [1],
+      finished: null,
+    });
+    await other.commitTransaction();
+    expect((await store.cancel(id, accountId))?.view).toMatchObject({
+      status: 'cancelled',
+      processed: 3,
+      creditsCharged: 1,
+    });
+  } finally {
+    await other.release();
+  }
+});
+
+it("reads a feed's rows per domain or for the small domains together, never a dispatched row unless it went stale", async () => {
+  const accountId = await account(20);
+  const id = `lst_${accountId}`;
+  await store.create({
+    id,
+    accountId,
+    name: 'mixed.csv',
+    columns: ['email'],
+    delimiter: ',',
+    emailColumn: 0,
+    webhookUrl: null,
+  });
+  const at = (n: number, email: string): UploadRow => ({
+    ...row(n, email, email.toLowerCase()),
+    domain: email.split('@')[1],
+  });
+  await store.insertRows(id, [
+    at(1, 'a@big.test'),
+    at(2, 'b@big.test'),
+    at(3, 'c@big.test'),
+    at(4, 'a@one.test'),
+    at(5, 'a@two.test'),
+    at(6, 'd@big.test'),
+    at(7, 'A@big.test'),
+  ]);
+  await store.seal(id, accountId);
+  await store.start(id);
+  // The repeat (row 7) is not the feed's: its first row carries it.
+  expect(await store.pendingByDomain(id, 3)).toEqual(
+    expect.arrayContaining([
+      { domain: 'big.test', rows: 4 },
+      { domain: null, rows: 2 },
+    ]),
+  );
+  const big = await store.undispatchedOf(id, [{ domain: 'big.test', after: 0, take: 2 }]);
+  expect(big.map((pending) => pending.row)).toEqual([1, 2]);
+  expect(
+    (await store.undispatchedOf(id, [{ domain: 'big.test', after: 2, take: 5 }])).map((pending) => pending.row),
+  ).toEqual([3, 6]);
+  expect((await store.undispatched(id, 10, null, ['big.test'])).map((pending) => pending.row)).toEqual([4, 5]);
+  expect(
+    (await store.undispatched(id, 10, { domain: 'one.test', row: 4 }, ['big.test'])).map((pending) => pending.row),
+  ).toEqual([5]);
+
+  await store.markDispatched(id, [1, 2, 4]);
+  expect(
+    (await store.undispatchedOf(id, [{ domain: 'big.test', after: 0, take: 5 }])).map((pending) => pending.row),
+  ).toEqual([3, 6]);
+  expect(await store.pendingByDomain(id, 3)).toEqual([{ domain: null, rows: 3 }]);
+  // Dispatched so long ago that its job must have been lost: read again.
+  await database.query(
+    "UPDATE list_rows SET dispatched_at = now() - interval '16 minutes' WHERE list_id = $1 AND row = 1",
+    [id],
+  );
+  expect(
+    (await store.undispatchedOf(id, [{ domain: 'big.test', after: 0, take: 5 }])).map((pending) => pending.row),
+  ).toEqual([1, 3, 6]);
+});
+
+it('marks dispatched rows without waiting for a settlement that holds some of them (a feed behind its own scoring)', async () => {
+  const accountId = await account(10);
+  const id = await upload(accountId);
+  await store.seal(id, accountId);
+  await store.start(id);
+  // The group's settlement, in flight: it holds row 1 (its UPDATE, not yet committed).
+  const settling = source.createQueryRunner();
+  await settling.connect();
+  await settling.startTransaction();
+  await settling.query('UPDATE list_rows SET settled = true WHERE list_id = $1 AND row = 1', [id]);
+  try {
+    // Would wait for `settling` (and, with the locks taken in another order, deadlock).
+    await store.markDispatched(id, [1, 2, 5]);
+    await settling.commitTransaction();
+  } finally {
+    await settling.release();
+  }
+  const marked = await database.query<{ row: number }>(
+    'SELECT row FROM list_rows WHERE list_id = $1 AND dispatched_at IS NOT NULL ORDER BY row',
+    [id],
+  );
+  expect(marked.map(({ row }) => row)).toEqual([2, 5]);
+});
