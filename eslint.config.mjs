@@ -1,6 +1,33 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import globals from 'globals';
+import { readdirSync } from 'node:fs';
+
+/**
+ * The layers of libs/, from the bottom: a library imports from its own layer and those below it,
+ * never from one above, nor from apps/. foundation: configuration, logging, error codes. checks:
+ * the verification rules, framework-free (docs/architecture.md). platform: Postgres, Redis, queues,
+ * cache, metrics, limits, health. product: credits, keys, lists, finder, widget, MCP, retention,
+ * the pipeline's stages. composition: the Nest modules that put a process together.
+ */
+const LAYERS = ['foundation', 'checks', 'platform', 'product', 'composition'];
+const folders = (dir) =>
+  readdirSync(new URL(dir, import.meta.url), { withFileTypes: true })
+    .filter((entry) => entry.isDirectory())
+    .map((entry) => entry.name);
+const unplaced = folders('./libs/').filter((layer) => !LAYERS.includes(layer));
+if (unplaced.length > 0) throw new Error(`eslint.config.mjs: place libs/${unplaced.join(', libs/')} in LAYERS`);
+
+/** One no-restricted-imports block per layer: the aliases and folders of every layer above it, and apps/. */
+const layerRules = LAYERS.map((layer, index) => {
+  const above = LAYERS.slice(index + 1);
+  const names = above.flatMap((upper) => folders(`./libs/${upper}/`));
+  const message = `libs/${layer} may import only from its own layer and those below it (${LAYERS.slice(0, index + 1).join(' < ')}): see LAYERS in eslint.config.mjs`;
+  const folderGlobs = above.flatMap((upper) => [`**/${upper}/*/src`, `**/${upper}/*/src/**`]);
+  const patterns = [{ group: ['**/apps/**', ...folderGlobs], message }];
+  if (names.length > 0) patterns.push({ regex: `^@mailguard/(${names.join('|')})(/.*)?$`, message });
+  return { files: [`libs/${layer}/**/*.ts`], rules: { 'no-restricted-imports': ['error', { patterns }] } };
+});
 
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'data/**', 'artifacts/**'] },
@@ -28,6 +55,7 @@ export default tseslint.config(
     files: ['apps/dashboard/**'],
     languageOptions: { globals: { ...globals.browser } },
   },
+  ...layerRules,
   {
     files: ['**/*.js', '**/*.cjs'],
     rules: { '@typescript-eslint/no-require-imports': 'off' },

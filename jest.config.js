@@ -11,9 +11,13 @@ const swc = [
   },
 ];
 
-const paths = {
-  '^@mailguard/([a-z-]+)$': '<rootDir>/libs/$1/src',
-};
+/** Each library where tsconfig.json's paths put it (libs/<layer>/<name>/src). */
+const paths = Object.fromEntries(
+  Object.entries(require('./tsconfig.json').compilerOptions.paths).map(([alias, [dir]]) => [
+    `^${alias}$`,
+    `<rootDir>/${dir.replace(/^\.\//, '')}`,
+  ]),
+);
 
 const common = {
   testEnvironment: 'node',

@@ -5,7 +5,9 @@ const { spawn } = require('node:child_process');
 const { join } = require('node:path');
 
 const root = join(__dirname, '..');
-const { assertPortsApart, ConfigError, loadConfig } = require(join(root, 'dist', 'libs', 'config', 'src'));
+const { assertPortsApart, ConfigError, loadConfig } = require(
+  join(root, 'dist', 'libs', 'foundation', 'config', 'src'),
+);
 
 if (!process.env.REDIS_URL || !process.env.DATABASE_URL) {
   process.stderr.write(

@@ -22,10 +22,21 @@ const sources = (dir: string): string[] =>
 const asFile = (base: string): string | undefined =>
   [`${base}.ts`, `${base}/index.ts`].find((candidate) => existsSync(join(root, candidate)));
 
+/** Each @mailguard/<name> where tsconfig.json's paths put it (libs/<layer>/<name>/src). */
+const aliases = new Map(
+  Object.entries(
+    (
+      JSON.parse(readFileSync(join(root, 'tsconfig.json'), 'utf8')) as {
+        compilerOptions: { paths: Record<string, string[]> };
+      }
+    ).compilerOptions.paths,
+  ).map(([alias, [dir]]) => [alias, dir.replace(/^\.\//, '')]),
+);
+
 /** The repository file an import names, or undefined for a package or a JSON file. */
 const resolveImport = (from: string, specifier: string): string | undefined => {
-  const alias = /^@mailguard\/([a-z-]+)$/.exec(specifier);
-  if (alias) return asFile(`libs/${alias[1]}/src`);
+  const alias = aliases.get(specifier);
+  if (alias) return asFile(alias);
   if (!specifier.startsWith('.')) return undefined;
   return asFile(relative(root, resolve(root, dirname(from), specifier)));
 };

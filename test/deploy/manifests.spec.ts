@@ -154,7 +154,7 @@ describe('docker', () => {
     expect(staticImports).toEqual([]);
     expect(
       sources.filter((file) => readFileSync(join(root, file), 'utf8').includes("import('@electric-sql/pglite')")),
-    ).toEqual([join('libs', 'db', 'src', 'embedded-postgres.ts')]);
+    ).toEqual([join('libs', 'platform', 'db', 'src', 'embedded-postgres.ts')]);
   });
 
   it('copies into the build stage every script that `npm run build` runs', () => {

@@ -41,9 +41,11 @@ it('lists as an application every app folder the build compiles, and no other', 
   }
 });
 
-it('lists as a library every lib folder, each reachable as @mailguard/<name> from TypeScript and Jest', () => {
-  const libs = folders('libs');
+it('lists as a library every lib folder (libs/<layer>/<name>), each reachable as @mailguard/<name> from TypeScript and Jest', () => {
+  const dirs = folders('libs').flatMap((layer) => folders(`libs/${layer}`).map((name) => `libs/${layer}/${name}`));
+  const libs = dirs.map((dir) => dir.split('/')[2]).sort();
   expect(libs.length).toBeGreaterThan(0);
+  expect(new Set(libs).size).toBe(libs.length);
   expect(projectsOf('library')).toEqual(libs);
   const { paths } = readJson<{ compilerOptions: { paths: Record<string, string[]> } }>('tsconfig.json').compilerOptions;
   expect(Object.keys(paths).sort()).toEqual(libs.map((name) => `@mailguard/${name}`));
@@ -51,15 +53,16 @@ it('lists as a library every lib folder, each reachable as @mailguard/<name> fro
   const jest = require(join(root, 'jest.config.js')) as {
     projects: Array<{ moduleNameMapper: Record<string, string> }>;
   };
-  for (const name of libs) {
+  for (const dir of dirs) {
+    const name = dir.split('/')[2];
     const project = nestCli.projects[name];
-    expect(project).toMatchObject({ root: `libs/${name}`, sourceRoot: `libs/${name}/src` });
+    expect(project).toMatchObject({ root: dir, sourceRoot: `${dir}/src` });
     expect(existsSync(join(root, project.sourceRoot, `${project.entryFile}.ts`))).toBe(true);
-    expect(paths[`@mailguard/${name}`]).toEqual([`./libs/${name}/src`]);
+    expect(paths[`@mailguard/${name}`]).toEqual([`./${dir}/src`]);
     for (const { moduleNameMapper } of jest.projects) {
       const specifier = `@mailguard/${name}`;
       const mapped = Object.entries(moduleNameMapper).find(([pattern]) => new RegExp(pattern).test(specifier));
-      expect(mapped && specifier.replace(new RegExp(mapped[0]), mapped[1])).toBe(`<rootDir>/libs/${name}/src`);
+      expect(mapped && specifier.replace(new RegExp(mapped[0]), mapped[1])).toBe(`<rootDir>/${dir}/src`);
     }
   }
 });
