@@ -13,6 +13,7 @@ import { KeyMeter, retryAfter } from './key-meter';
  * decided before anything is charged), then the scope (403). Shared by REST routes and MCP tools.
  */
 export function admit(auth: Authenticated, decision: RateDecision, scopes: KeyScope[]): void {
+  assertActive(auth);
   if (!decision.allowed) {
     const wait = retryAfter(decision);
     throw new AppError(
@@ -26,6 +27,13 @@ export function admit(auth: Authenticated, decision: RateDecision, scopes: KeySc
       'forbidden',
       `This key's scope (${auth.key.scope}) does not allow this endpoint; allowed: ${scopes.join(', ')}`,
     );
+  }
+}
+
+/** A suspended account's keys and sessions are refused (docs/api.md#operators), whatever they ask for. */
+export function assertActive(auth: Authenticated): void {
+  if (auth.account.status === 'suspended') {
+    throw new AppError('account_suspended', 'This account is suspended; contact support');
   }
 }
 

@@ -4,7 +4,7 @@ import type { TransactionKind, UsageKind } from '@mailguard/db';
 import { unionMembers } from '../docs/api-docs';
 import { PageDto } from '../http/paging.dto';
 
-const TRANSACTION_KINDS = unionMembers<TransactionKind>()('grant', 'charge', 'hold', 'release', 'refund');
+const TRANSACTION_KINDS = unionMembers<TransactionKind>()('grant', 'charge', 'hold', 'release', 'refund', 'adjust');
 const USAGE_KINDS = unionMembers<UsageKind>()('single', 'batch', 'list', 'finder', 'widget');
 
 type Transaction = TransactionPage['data'][number];

@@ -7,6 +7,10 @@ export const ERROR_STATUS = {
   unauthorized: 401,
   insufficient_credits: 402,
   forbidden: 403,
+  /** A cookie-authenticated change without the matching `X-CSRF-Token`. */
+  csrf: 403,
+  /** The account's keys and sessions while an operator has it suspended. */
+  account_suspended: 403,
   not_found: 404,
   method_not_allowed: 405,
   request_timeout: 408,

@@ -1,9 +1,13 @@
 import { Check, Column, CreateDateColumn, Entity, PrimaryColumn, Unique } from 'typeorm';
 
+/** `suspended` by an operator (keys and sessions refused, lists paused); `erased` on request, ledger kept. */
+export type AccountStatus = 'active' | 'suspended' | 'erased';
+
 @Entity('accounts')
 @Unique('accounts_email_key_key', ['emailKey'])
 @Check('accounts_balance_check', 'balance >= 0')
 @Check('accounts_held_check', 'held >= 0')
+@Check('accounts_status_check', "status IN ('active', 'suspended', 'erased')")
 export class AccountEntity {
   @PrimaryColumn('text')
   id!: string;
@@ -34,4 +38,15 @@ export class AccountEntity {
 
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
   createdAt!: Date;
+
+  /** Memory-hard hash of the owner's password; null for accounts that sign in with a key only. */
+  @Column('text', { name: 'password_hash', nullable: true })
+  passwordHash!: string | null;
+
+  @Column('text', { default: 'active' })
+  status!: AccountStatus;
+
+  /** The operator's reason for the current status. */
+  @Column('text', { name: 'status_reason', nullable: true })
+  statusReason!: string | null;
 }

@@ -1,7 +1,8 @@
 import { Check, Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne, PrimaryGeneratedColumn } from 'typeorm';
 import { AccountEntity } from './account.entity';
 
-export type TransactionKind = 'grant' | 'charge' | 'hold' | 'release' | 'refund';
+/** `adjust` is an operator's negative correction (a positive one is a `grant`). */
+export type TransactionKind = 'grant' | 'charge' | 'hold' | 'release' | 'refund' | 'adjust';
 
 /** The append-only ledger: one row per movement of a balance, written only by CreditLedger. */
 @Entity('credit_transactions')
@@ -12,7 +13,7 @@ export type TransactionKind = 'grant' | 'charge' | 'hold' | 'release' | 'refund'
   unique: true,
   where: "ref IS NOT NULL AND kind IN ('charge', 'refund')",
 })
-@Check('credit_transactions_kind_check', "kind IN ('grant', 'charge', 'hold', 'release', 'refund')")
+@Check('credit_transactions_kind_check', "kind IN ('grant', 'charge', 'hold', 'release', 'refund', 'adjust')")
 export class CreditTransactionEntity {
   @PrimaryGeneratedColumn({ type: 'bigint' })
   id!: string;

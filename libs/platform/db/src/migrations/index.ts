@@ -6,6 +6,7 @@ import { DomainEvidence1764460800000 } from './1764460800000-domain-evidence';
 import { WebhookOutbox1764547200000 } from './1764547200000-webhook-outbox';
 import { Retention1764633600000 } from './1764633600000-retention';
 import { OpenCharges1764720000000 } from './1764720000000-open-charges';
+import { LoginsOperators1764806400000 } from './1764806400000-logins-operators';
 
 /**
  * Every schema change, in order. The service never uses `synchronize`: each change is a migration
@@ -20,4 +21,5 @@ export const MIGRATIONS: Function[] = [
   WebhookOutbox1764547200000,
   Retention1764633600000,
   OpenCharges1764720000000,
+  LoginsOperators1764806400000,
 ];

@@ -1,0 +1,1 @@
+export { recordAudit, type AuditOrigin, type AuditRecord } from './audit';
