@@ -30,7 +30,7 @@ export function admit(auth: Authenticated, decision: RateDecision, scopes: KeySc
   }
 }
 
-/** A suspended account's keys and sessions are refused (docs/api.md#operators), whatever they ask for. */
+/** A suspended account's keys and sessions are refused (403 `account_suspended`), whatever they ask for. */
 export function assertActive(auth: Authenticated): void {
   if (auth.account.status === 'suspended') {
     throw new AppError('account_suspended', 'This account is suspended; contact support');

@@ -2,7 +2,7 @@ import { Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne, Primary
 import { AccountEntity } from './account.entity';
 
 /**
- * One change of keys, members, passwords, sessions or an operator's action (docs/api.md#accounts-sessions-and-members):
+ * One change of keys, members, passwords, sessions or an operator's action:
  * append-only, written through `recordAudit` (libs/product/accounts).
  */
 @Entity('audit_log')

@@ -1,7 +1,7 @@
 import { Check, Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn, Unique } from 'typeorm';
 import { AccountEntity } from './account.entity';
 
-/** What a member may do (docs/api.md#accounts-sessions-and-members); the owner has every right. */
+/** What a member may do; the owner has every right. */
 export type MemberRole = 'admin' | 'developer' | 'billing';
 
 /** A person invited to share an account; signs in with their own email and password once accepted. */

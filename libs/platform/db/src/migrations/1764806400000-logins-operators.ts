@@ -1,8 +1,8 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Accounts that people sign in to and operators run (docs/api.md#accounts-sessions-and-members,
- * docs/api.md#operators): a password and a status on the account, members with roles, sessions,
+ * Accounts that people sign in to and operators run:
+ * a password and a status on the account, members with roles, sessions,
  * one-time links (password reset, invitation), the audit log, and the operators' `adjust` rows in the
  * ledger.
  */
