@@ -8,7 +8,7 @@ import {
 } from '@mailguard/accounts';
 import type { AuditOrigin } from '@mailguard/accounts';
 import { AppError } from '@mailguard/errors';
-import { feedList } from '@mailguard/lists';
+import { announce, feedList, ListStore } from '@mailguard/lists';
 import { CHECK_PIPELINE, type CheckPipeline } from '@mailguard/queue';
 
 /** Postgres: a value out of its column's range (an integer balance past 2^31). */
@@ -24,6 +24,7 @@ export class AdminService {
 
   constructor(
     private readonly operators: Operators,
+    private readonly lists: ListStore,
     @Inject(CHECK_PIPELINE) private readonly pipeline: CheckPipeline,
   ) {}
 
@@ -44,11 +45,17 @@ export class AdminService {
 
   async unsuspend(accountId: string, reason: string | null, origin: AuditOrigin): Promise<OperatorAccountView> {
     const { account, resumed } = await this.operators.unsuspend(accountId, reason, origin);
-    // Fed now; should this fail, the list sweeps take the queued lists up at their next round.
-    for (const listId of resumed)
-      await feedList(listId, this.pipeline.jobs).catch((error: unknown) =>
-        this.logger.warn(`could not feed resumed list ${listId}; the next sweep will: ${String(error)}`),
-      );
+    // Ended now when every row settled while it was paused, else fed now; should this fail, the
+    // list sweeps take the queued lists up at their next round.
+    for (const listId of resumed) {
+      try {
+        const finished = await this.lists.completeIfDone(listId);
+        if (finished) await announce(finished, this.pipeline.jobs);
+        else await feedList(listId, this.pipeline.jobs);
+      } catch (error) {
+        this.logger.warn(`could not resume list ${listId} at once; the next sweep will: ${String(error)}`);
+      }
+    }
     return account;
   }
 

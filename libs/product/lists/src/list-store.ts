@@ -350,7 +350,8 @@ export class ListStore {
          WHERE id = $1 RETURNING processed, total`,
         [listId, all.length, counted('valid'), counted('risky'), counted('invalid'), listCharge(fresh)],
       )) as [Array<{ processed: number; total: number }>, number];
-      if (moved.processed < moved.total) return { rows, finished: null };
+      // A paused list ends only once resumed (see resumeAccount): its account is suspended meanwhile.
+      if (moved.processed < moved.total || list.status === 'paused') return { rows, finished: null };
       return {
         rows,
         finished: await this.finish(manager, await manager.findOneByOrFail(ListEntity, { id: listId }), 'completed'),
@@ -415,7 +416,10 @@ export class ListStore {
     return rows.map((row) => row.id);
   }
 
-  /** The account is unsuspended: its paused lists are queued again (the caller then feeds them). Their ids. */
+  /**
+   * The account is unsuspended: its paused lists are queued again. Their ids: the caller completes
+   * those whose rows all settled while paused (completeIfDone) and feeds the others.
+   */
   async resumeAccount(manager: EntityManager, accountId: string): Promise<string[]> {
     const [rows] = (await manager.query(
       `UPDATE lists SET status = 'queued' WHERE account_id = $1 AND status = 'paused' RETURNING id`,
