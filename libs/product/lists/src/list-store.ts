@@ -480,7 +480,14 @@ export class ListStore {
       .where("status = 'uploading' AND created_at < now() - interval '1 hour'")
       .execute();
     const ids = (await this.lists.find({ select: { id: true }, where: { status: In(RUNNING) } })).map((row) => row.id);
-    if (jobsLost && ids.length > 0) await this.rows.update({ listId: In(ids), settled: false }, { dispatchedAt: null });
+    if (jobsLost) {
+      // Paused lists too: their rows in flight were lost with the rest, and are sent again once resumed.
+      const paused = (await this.lists.find({ select: { id: true }, where: { status: 'paused' } })).map(
+        (row) => row.id,
+      );
+      const lost = [...ids, ...paused];
+      if (lost.length > 0) await this.rows.update({ listId: In(lost), settled: false }, { dispatchedAt: null });
+    }
     return ids;
   }
 }
