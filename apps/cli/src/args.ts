@@ -8,6 +8,9 @@ export const USAGE = `Usage: mailguard verify <email>... | - | --file PATH  [--f
        mailguard domain <name>
        mailguard mcp
        mailguard doctor [--json]
+       mailguard admin accounts [--email TEXT] [--page N] [--limit N] | grant <account> <amount> --reason R
+                     | suspend <account> --reason R | unsuspend <account> | erase <account> [--yes]
+                     | audit [--account ID]   (each with --json)
        mailguard --help | --version
 
 verify   checks each address (syntax, domain, MX, SMTP mailbox ping, disposable, role, catch-all,
@@ -33,6 +36,12 @@ doctor   whether the internet's mail servers will talk to this prober, for each 
          failing line says what to do. --json: the report as JSON. Exit status 0 when nothing fails.
 mcp      serves the MailGuard tools to an MCP client on stdio: with MAILGUARD_API_URL and MAILGUARD_API_KEY
          through that service (metered like its REST API), else with the engine in this process (unmetered)
+
+admin    the operator console of the service at MAILGUARD_API_URL, with ADMIN_TOKEN: list accounts (--email
+         matches any part of the address), grant credits (a negative amount takes them back, never below
+         zero), suspend (keys, widget keys and sessions refused, running lists paused) and unsuspend an
+         account, erase one (its addresses, lists, results, keys and members; the ledger stays anonymised:
+         asks for the account id on a terminal, else needs --yes), read the audit log. --json: the API's JSON
 
   --remote URL         verify, find and domain ask the MailGuard service at URL through its REST API,
                        with the key in MAILGUARD_API_KEY (metered; 429 waits for Retry-After), instead
@@ -60,7 +69,17 @@ export type Command =
   | { name: 'doctor'; json: boolean }
   | (Common & { name: 'verify'; source: Source; concurrency: number | null; failOn: Verdict | null })
   | (Common & { name: 'find'; query: { firstName?: string; lastName?: string; fullName?: string; domain?: string } })
-  | (Common & { name: 'domain'; domain: string });
+  | (Common & { name: 'domain'; domain: string })
+  | { name: 'admin'; json: boolean; action: AdminAction };
+
+/** What `mailguard admin` asks of the operator console. */
+export type AdminAction =
+  | { kind: 'accounts'; email: string | null; page: number | null; limit: number | null }
+  | { kind: 'grant'; account: string; amount: number; reason: string }
+  | { kind: 'suspend'; account: string; reason: string }
+  | { kind: 'unsuspend'; account: string; reason: string | null }
+  | { kind: 'erase'; account: string; yes: boolean; reason: string | null }
+  | { kind: 'audit'; account: string | null; page: number | null; limit: number | null };
 
 const COMMON = {
   remote: { type: 'string' },
@@ -156,6 +175,69 @@ function domain(args: string[]): Command {
   return { name: 'domain', ...common(values, ['text', 'json']), domain: positionals[0] };
 }
 
+function wholeNumber(flag: string, value: string | undefined): number | null {
+  if (value === undefined) return null;
+  if (!/^\d{1,9}$/.test(value) || Number(value) < 1) throw new UsageError(`${flag} takes a whole number from 1`);
+  return Number(value);
+}
+
+function admin(args: string[]): Command {
+  const [kind, ...rest] = args;
+  // A negative amount ("grant acc_x -50") is a value, not a flag: moved past "--" for parseArgs.
+  const negative = rest.filter((arg) => /^-\d+$/.test(arg));
+  const { values, positionals } = parse([...rest.filter((arg) => !/^-\d+$/.test(arg)), '--', ...negative], {
+    json: { type: 'boolean' },
+    help: { type: 'boolean', short: 'h' },
+    email: { type: 'string' },
+    page: { type: 'string' },
+    limit: { type: 'string' },
+    reason: { type: 'string' },
+    account: { type: 'string' },
+    yes: { type: 'boolean' },
+  });
+  if (values.help) return { name: 'help' };
+  const json = values.json ?? false;
+  const one = (what: string): string => {
+    if (positionals.length !== 1) throw new UsageError(`admin ${kind} takes ${what}`);
+    return positionals[0];
+  };
+  const reason = (required: boolean): string | null => {
+    if (values.reason === undefined && required) throw new UsageError(`admin ${kind} needs --reason`);
+    if (values.reason !== undefined && values.reason.trim() === '') throw new UsageError('--reason takes some text');
+    return values.reason ?? null;
+  };
+  const paging = { page: wholeNumber('--page', values.page), limit: wholeNumber('--limit', values.limit) };
+  switch (kind) {
+    case 'accounts':
+      if (positionals.length > 0) throw new UsageError('admin accounts takes --email, --page and --limit only');
+      return { name: 'admin', json, action: { kind, email: values.email ?? null, ...paging } };
+    case 'grant': {
+      if (positionals.length !== 2) throw new UsageError('admin grant takes an account id and an amount');
+      const [account, amount] = positionals;
+      if (!/^-?\d{1,10}$/.test(amount) || Number(amount) === 0)
+        throw new UsageError('the amount is a whole number of credits, not 0 (negative takes credits back)');
+      return { name: 'admin', json, action: { kind, account, amount: Number(amount), reason: reason(true) as string } };
+    }
+    case 'suspend':
+      return { name: 'admin', json, action: { kind, account: one('an account id'), reason: reason(true) as string } };
+    case 'unsuspend':
+      return { name: 'admin', json, action: { kind, account: one('an account id'), reason: reason(false) } };
+    case 'erase':
+      return {
+        name: 'admin',
+        json,
+        action: { kind, account: one('an account id'), yes: values.yes ?? false, reason: reason(false) },
+      };
+    case 'audit':
+      if (positionals.length > 0) throw new UsageError('admin audit takes --account, --page and --limit only');
+      return { name: 'admin', json, action: { kind, account: values.account ?? null, ...paging } };
+    case undefined:
+      throw new UsageError('admin needs a command: accounts, grant, suspend, unsuspend, erase or audit');
+    default:
+      throw new UsageError(`unknown admin command ${JSON.stringify(kind)}`);
+  }
+}
+
 /** The command line, or UsageError. */
 export function parseCommand(argv: string[]): Command {
   const [name, ...rest] = argv;
@@ -180,6 +262,8 @@ export function parseCommand(argv: string[]): Command {
         throw new UsageError(`doctor takes --json only, not ${JSON.stringify(positionals[0])}`);
       return { name: 'doctor', json: values.json ?? false };
     }
+    case 'admin':
+      return admin(rest);
     case 'mcp':
       if (rest.length > 0)
         throw new UsageError('mcp takes no arguments (it reads MAILGUARD_API_URL and MAILGUARD_API_KEY)');

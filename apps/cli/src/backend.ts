@@ -129,7 +129,7 @@ export function remoteBackend(url: string, apiKey: string, notice: (message: str
 }
 
 /** The service's `{ error, code }` as an AppError (its code when it is one we know, else the status's). */
-function refusal(status: number, text: string): AppError {
+export function refusal(status: number, text: string): AppError {
   let body: { error?: unknown; code?: unknown } = {};
   try {
     body = JSON.parse(text) as typeof body;

@@ -6,6 +6,7 @@ import { AppError } from '@mailguard/errors';
 import { reportText, selfCheck } from '@mailguard/prober';
 import { buildEgress } from '@mailguard/smtp';
 import type { DomainInsight, FinderAnswer } from '@mailguard/finder';
+import { AdminClient, runAdmin } from './admin';
 import { parseCommand, USAGE, UsageError, type Command } from './args';
 import { localBackend, remoteBackend, type Backend } from './backend';
 import { mapInOrder } from './concurrency';
@@ -159,6 +160,15 @@ async function doctor(command: CommandWith<'doctor'>): Promise<number> {
   return report.ok ? 0 : 1;
 }
 
+/** docs/operations.md#operator-console: the console of the service at MAILGUARD_API_URL, with ADMIN_TOKEN. */
+async function admin(command: CommandWith<'admin'>): Promise<number> {
+  const { apiUrl, adminToken } = clientConfig();
+  if (!apiUrl) throw new UsageError('admin needs the service in MAILGUARD_API_URL');
+  if (!adminToken) throw new UsageError("admin needs the operators' token in ADMIN_TOKEN");
+  await write(await runAdmin(new AdminClient(apiUrl, adminToken), command.action, command.json));
+  return 0;
+}
+
 /** Runs a command and gives the exit status; mcp keeps the process alive on its own. */
 async function run(command: Command): Promise<number> {
   switch (command.name) {
@@ -175,6 +185,8 @@ async function run(command: Command): Promise<number> {
       return verify(command);
     case 'doctor':
       return doctor(command);
+    case 'admin':
+      return admin(command);
     case 'find': {
       const finder = backend(command.remote);
       const answer = await finder.find(command.query).finally(() => finder.close());

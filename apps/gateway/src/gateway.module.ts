@@ -3,6 +3,7 @@ import { CoreModule, LOGGER } from '@mailguard/core';
 import type { AppConfig } from '@mailguard/config';
 import type { Logger } from '@mailguard/logger';
 import { AccountsModule } from './accounts/accounts.module';
+import { AdminModule } from './admin/admin.module';
 import { AuthModule } from './auth/auth.module';
 import { CreditsModule } from './credits/credits.module';
 import { DocsModule } from './docs/docs.module';
@@ -46,6 +47,8 @@ export class GatewayModule implements BeforeApplicationShutdown {
         WidgetModule.withPipeline(pipeline),
         McpModule.withPipeline(pipeline),
         RetentionModule,
+        // The operator console exists only with its credential: without ADMIN_TOKEN its routes are unknown (404).
+        ...(options.config.admin.token ? [AdminModule.withPipeline(pipeline)] : []),
       ],
     };
   }

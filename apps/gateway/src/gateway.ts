@@ -13,6 +13,7 @@ import { publishApiDocument } from './docs/document';
 import { answerNoRoute, ErrorFilter } from './http/error.filter';
 import { InputPolicyPipe } from './http/input-policy.pipe';
 import { BULL_BOARD_ROUTE } from './http/queue-board';
+import { ADMIN_ROUTES } from './admin/admin.controller';
 import {
   isMcpRequest,
   JSON_BODY_LIMIT,
@@ -113,6 +114,7 @@ export async function startGateway(config: AppConfig, logger: Logger): Promise<G
       'docs/assets/docs-init.js',
       'mcp',
       BULL_BOARD_ROUTE,
+      ...ADMIN_ROUTES,
     ],
   });
   publishApiDocument(app);

@@ -9,7 +9,14 @@ import { MAX_UPLOAD_BYTES } from './upload';
 
 type ListResultRow = ResultsPage['data'][number];
 
-const LIST_STATUSES = unionMembers<ListView['status']>()('queued', 'processing', 'completed', 'failed', 'cancelled');
+const LIST_STATUSES = unionMembers<ListView['status']>()(
+  'queued',
+  'processing',
+  'paused',
+  'completed',
+  'failed',
+  'cancelled',
+);
 
 /** #4: the multipart form (read by `UploadStaging.receive`, which answers 400, 408 and 413). */
 export class ListUploadDto {

@@ -6,6 +6,7 @@ import { AppError } from '@mailguard/errors';
 import type { Authenticated } from '@mailguard/keys';
 import { Metrics } from '@mailguard/metrics';
 import { Public } from '../auth/access';
+import { assertActive } from '../auth/api-key.guard';
 import { KeyMeter } from '../auth/key-meter';
 import { McpTools } from './mcp.tools';
 
@@ -75,6 +76,8 @@ export class McpController {
     const auth = await this.meter.identify(presented, req.ip ?? '', res);
     if (!auth) throw new AppError('unauthorized', 'Invalid or revoked API key');
     if (auth.key.type === 'widget') throw new AppError('forbidden', 'Widget keys work only on POST /v1/widget/verify');
+    // Every MCP message, not only tool calls (those are admitted again per tool, see McpTools).
+    assertActive(auth);
     return auth;
   }
 }

@@ -6,6 +6,7 @@ import { AppError } from '@mailguard/errors';
 import { ApiKeys, type Authenticated } from '@mailguard/keys';
 import type { DailyQuota, RateLimiter } from '@mailguard/ratelimit';
 import { normalizeOrigin, signGuardToken, WidgetSettingsStore, type WidgetSettings } from '@mailguard/widget';
+import { assertActive } from '../auth/api-key.guard';
 import { KeyMeter } from '../auth/key-meter';
 import { DAILY_QUOTA, RATE_LIMITER } from '../auth/tokens';
 import { VerificationService } from '../validation/verification.service';
@@ -50,6 +51,8 @@ export class WidgetService {
         'Secret keys must never reach a browser: create a widget key (POST /v1/keys with "type": "widget") for the widget',
       );
     }
+    // A suspended account's widget keys are refused like its secret keys (docs/operations.md#operator-console).
+    assertActive(auth);
     const settings = await this.settings.get(auth.account.id);
     const origin = request.origin ? normalizeOrigin(request.origin) : null;
     if (settings.allowedOrigins.length > 0 && !(origin && settings.allowedOrigins.includes(origin))) {

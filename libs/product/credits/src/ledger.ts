@@ -364,6 +364,39 @@ export class CreditLedger {
     return this.moved(accountId, rows) !== null;
   }
 
+  /**
+   * An operator's movement (docs/operations.md#operator-console): `amount` credits in (a `grant`
+   * row) or out (an `adjust` row), conditional so the balance never goes below zero. The ledger row
+   * as the transactions page shows it, or null (nothing moved) when the balance is short or the
+   * account is not there. Runs in the caller's transaction, which also writes the audit entry.
+   */
+  async operatorMove(
+    accountId: string,
+    amount: number,
+    reason: string,
+    runner: Runner,
+  ): Promise<TransactionPage['data'][number] | null> {
+    const rows: Array<{ id: string; balance_after: number; created_at: Date; kind: TransactionKind }> =
+      await runner.query(
+        `WITH moved AS (UPDATE accounts SET balance = balance + $2 WHERE id = $1 AND balance + $2 >= 0 RETURNING balance)
+         INSERT INTO credit_transactions (account_id, delta, kind, reason, ref, balance_after)
+         SELECT $1, $2, CASE WHEN $2 > 0 THEN 'grant' ELSE 'adjust' END, $3, NULL, balance FROM moved
+         RETURNING id, balance_after, created_at, kind`,
+        [accountId, amount, reason],
+      );
+    if (this.moved(accountId, rows) === null) return null;
+    const [row] = rows;
+    return {
+      id: `txn_${row.id}`,
+      delta: amount,
+      kind: row.kind,
+      reason,
+      ref: null,
+      createdAt: new Date(row.created_at).toISOString(),
+      balanceAfter: row.balance_after,
+    };
+  }
+
   async balance(accountId: string): Promise<Balance> {
     const account = await this.dataSource()
       .getRepository(AccountEntity)

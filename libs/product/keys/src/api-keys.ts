@@ -37,6 +37,8 @@ export interface Authenticated {
 const CACHE_TTL_MS = 10_000;
 const CACHE_MAX_KEYS = 10_000;
 const LAST_USED_EVERY_MS = 60_000;
+/** A change message naming a whole account rather than one key's hash (hashes are hex, never this). */
+const ACCOUNT_CHANGE = 'account:';
 
 /**
  * API keys are stored only as SHA-256 hashes and found by hash. A key that is malformed, unknown
@@ -62,7 +64,10 @@ export class ApiKeys {
   /** Starts listening for changes made on other gateways. */
   async listen(): Promise<void> {
     await this.changes?.subscribe(
-      (hash) => this.drop(hash),
+      (message) =>
+        message.startsWith(ACCOUNT_CHANGE)
+          ? this.dropAccount(message.slice(ACCOUNT_CHANGE.length))
+          : this.drop(message),
       () => this.drop(null),
     );
   }
@@ -109,6 +114,16 @@ export class ApiKeys {
     await this.changes?.publish(hash);
   }
 
+  /**
+   * An account changed as a whole (suspended, unsuspended, erased, credited by an operator): every
+   * key of it is forgotten here, then on every other gateway, so the next request reads the account
+   * afresh wherever it lands.
+   */
+  async accountChanged(accountId: string): Promise<void> {
+    this.dropAccount(accountId);
+    await this.changes?.publish(`${ACCOUNT_CHANGE}${accountId}`);
+  }
+
   /** The balance of an account after a movement this process made. */
   noteBalance(accountId: string, balance: number): void {
     const account = this.accounts.get(accountId);
@@ -134,6 +149,12 @@ export class ApiKeys {
     }
     this.cache.clear();
     this.accounts.clear();
+  }
+
+  private dropAccount(accountId: string): void {
+    this.generation++;
+    for (const [hash, entry] of this.cache) if (entry.auth.account.id === accountId) this.cache.delete(hash);
+    this.accounts.delete(accountId);
   }
 
   /**

@@ -1,8 +1,9 @@
 import type { Redis } from 'ioredis';
 
 /**
- * Tells every gateway that a key changed (revoked or re-scoped), so that none keeps serving it
- * from its in-process cache. Without Redis there is one gateway and nothing to tell.
+ * Tells every gateway that a key changed (revoked or re-scoped), or every key of an account (its
+ * status or balance changed by an operator: the message is `account:<id>`, see ApiKeys), so that
+ * none keeps serving it from its in-process cache. Without Redis there is one gateway and nothing to tell.
  */
 export interface KeyChanges {
   /** Resolves once the change is on its way to every subscribed gateway. */

@@ -103,6 +103,8 @@ function feedHandler(engine: VerificationEngine, store: ListStore): JobHandler<'
     let reading: Promise<boolean> | null = null;
     /** Reads the plan's next round into `groups`; false once every stream is done. */
     const readRound = async (): Promise<boolean> => {
+      // A list paused (its account suspended) or ended meanwhile gets no more rows from this feed.
+      if (!(await store.feeding(listId))) return false;
       const reads = plan.next(FEED_BATCH / GROUP_SIZE);
       if (reads.length === 0) return false;
       const small = reads.find((read) => read.stream.domain === null);

@@ -139,6 +139,46 @@ it('settles a row once however often its job runs, and refunds at completion wha
   });
 });
 
+it("pauses an account's running lists: nothing more fed, rows in flight settle, credits held, the end only once resumed", async () => {
+  const accountId = await account(10);
+  const id = await upload(accountId);
+  await store.seal(id, accountId);
+  await store.start(id);
+  expect(await store.feeding(id)).toBe(true);
+
+  expect(await source.transaction((manager) => store.pauseAccount(manager, accountId))).toEqual([id]);
+  expect(await store.feeding(id)).toBe(false);
+  expect(await store.start(id)).toBeNull();
+  expect(await store.running()).not.toContain(id);
+  // Every row settles while paused: counted and charged, but the list does not end and keeps its hold.
+  expect(
+    await store.settle(id, [
+      { row: 1, result: result('safe', 'valid') },
+      { row: 2, result: result('safe', 'valid') },
+      { row: 5, result: result('unknown', 'risky') },
+    ]),
+  ).toEqual({ rows: [1, 2, 5], finished: null });
+  expect((await store.find(id))?.view).toMatchObject({
+    status: 'paused',
+    processed: 5,
+    creditsHeld: 3,
+    creditsCharged: 2,
+  });
+  expect(await credits(accountId)).toMatchObject({ held: 3 });
+
+  expect(await source.transaction((manager) => store.resumeAccount(manager, accountId))).toEqual([id]);
+  const ended = await store.completeIfDone(id);
+  expect(ended?.view).toMatchObject({ status: 'completed', creditsHeld: 0, creditsCharged: 2 });
+  expect(await credits(accountId)).toEqual({
+    balance: 8,
+    held: 0,
+    ledger: [
+      { kind: 'hold', delta: -3 },
+      { kind: 'refund', delta: 1 },
+    ],
+  });
+});
+
 it('gives back everything not charged when a running list is cancelled, once', async () => {
   const accountId = await account(10);
   const id = await upload(accountId);

@@ -100,6 +100,8 @@ const UNDISPATCHED = `NOT l.settled AND l.duplicate_of IS NULL AND l.key IS NOT 
 const stored = (row: ListEntity): StoredList => ({ row, view: view(row) });
 
 const RUNNING: ListStatus[] = ['queued', 'processing'];
+/** Not ended: running, or paused with its account suspended (its rows in flight still settle, nothing more is fed). */
+const OPEN: ListStatus[] = [...RUNNING, 'paused'];
 const FINISHED: ListStatus[] = ['completed', 'failed', 'cancelled'];
 
 /**
@@ -321,7 +323,7 @@ export class ListStore {
       const [list] = (await manager.query('SELECT status FROM lists WHERE id = $1 FOR KEY SHARE', [listId])) as Array<{
         status: ListStatus;
       }>;
-      if (!list || !RUNNING.includes(list.status)) return nothing;
+      if (!list || !OPEN.includes(list.status)) return nothing;
       // Raw: one conditional statement settles only the rows not settled yet (a job run twice finds none).
       const [fresh] = (await manager.query(
         `UPDATE list_rows r SET settled = true, status = x.result->>'status', result = x.result
@@ -348,7 +350,8 @@ export class ListStore {
          WHERE id = $1 RETURNING processed, total`,
         [listId, all.length, counted('valid'), counted('risky'), counted('invalid'), listCharge(fresh)],
       )) as [Array<{ processed: number; total: number }>, number];
-      if (moved.processed < moved.total) return { rows, finished: null };
+      // A paused list ends only once resumed (see resumeAccount): its account is suspended meanwhile.
+      if (moved.processed < moved.total || list.status === 'paused') return { rows, finished: null };
       return {
         rows,
         finished: await this.finish(manager, await manager.findOneByOrFail(ListEntity, { id: listId }), 'completed'),
@@ -396,11 +399,40 @@ export class ListStore {
     });
   }
 
+  /** Whether the feed may go on sending the list's rows: false once it is paused or over. */
+  async feeding(listId: string): Promise<boolean> {
+    return this.lists.exists({ where: { id: listId, status: In(RUNNING) } });
+  }
+
+  /**
+   * The account is suspended: its running lists pause, in the caller's transaction. Their credits
+   * stay held and the feed sends no more of their rows (rows already sent still settle). Their ids.
+   */
+  async pauseAccount(manager: EntityManager, accountId: string): Promise<string[]> {
+    const [rows] = (await manager.query(
+      `UPDATE lists SET status = 'paused' WHERE account_id = $1 AND status IN ('queued', 'processing') RETURNING id`,
+      [accountId],
+    )) as [Array<{ id: string }>, number];
+    return rows.map((row) => row.id);
+  }
+
+  /**
+   * The account is unsuspended: its paused lists are queued again. Their ids: the caller completes
+   * those whose rows all settled while paused (completeIfDone) and feeds the others.
+   */
+  async resumeAccount(manager: EntityManager, accountId: string): Promise<string[]> {
+    const [rows] = (await manager.query(
+      `UPDATE lists SET status = 'queued' WHERE account_id = $1 AND status = 'paused' RETURNING id`,
+      [accountId],
+    )) as [Array<{ id: string }>, number];
+    return rows.map((row) => row.id);
+  }
+
   /** DELETE of a running list: it stops, and what it holds beyond its charges comes back. */
   async cancel(listId: string, accountId: string): Promise<StoredList | null> {
     return this.dataSource().transaction(async (manager) => {
       const list = await manager.findOne(ListEntity, {
-        where: { id: listId, accountId, status: In(RUNNING) },
+        where: { id: listId, accountId, status: In(OPEN) },
         lock: { mode: 'pessimistic_write' },
       });
       return list ? this.finish(manager, list, 'cancelled') : null;
@@ -448,7 +480,14 @@ export class ListStore {
       .where("status = 'uploading' AND created_at < now() - interval '1 hour'")
       .execute();
     const ids = (await this.lists.find({ select: { id: true }, where: { status: In(RUNNING) } })).map((row) => row.id);
-    if (jobsLost && ids.length > 0) await this.rows.update({ listId: In(ids), settled: false }, { dispatchedAt: null });
+    if (jobsLost) {
+      // Paused lists too: their rows in flight were lost with the rest, and are sent again once resumed.
+      const paused = (await this.lists.find({ select: { id: true }, where: { status: 'paused' } })).map(
+        (row) => row.id,
+      );
+      const lost = [...ids, ...paused];
+      if (lost.length > 0) await this.rows.update({ listId: In(lost), settled: false }, { dispatchedAt: null });
+    }
     return ids;
   }
 }

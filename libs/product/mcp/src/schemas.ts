@@ -121,7 +121,7 @@ export const feedbackAccepted = z.object({ accepted: z.literal(true) });
 export const listView = z.object({
   id: z.string(),
   name: z.string(),
-  status: z.enum(['queued', 'processing', 'completed', 'failed', 'cancelled']),
+  status: z.enum(['queued', 'processing', 'paused', 'completed', 'failed', 'cancelled']),
   total: z.number().int(),
   processed: z.number().int(),
   duplicates: z.number().int(),

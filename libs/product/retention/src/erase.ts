@@ -91,6 +91,15 @@ export async function compactErased(source: DataSource, erased: Erased): Promise
   if (tables.length === 0) return [];
   // Settled charges' rows, deleted as each check was answered, still hold its address in the file.
   tables.push('open_charges');
+  return compactTables(source, tables);
+}
+
+/**
+ * Rewrites `tables` (VACUUM FULL) and moves the write-ahead log to a new segment, deleting the old
+ * one: what was erased from them no longer lies in the embedded database's files. Also used by an
+ * operator's erasure of an account. Returns the tables rewritten.
+ */
+export async function compactTables(source: DataSource, tables: string[]): Promise<string[]> {
   await source.query('SET wal_recycle = off');
   for (const table of tables) await source.query(`VACUUM FULL ${table}`);
   await source.query('SELECT pg_switch_wal()');

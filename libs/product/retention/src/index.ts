@@ -1,2 +1,2 @@
-export { compactErased, eraseExpired, type Erased } from './erase';
+export { compactErased, compactTables, eraseExpired, type Erased } from './erase';
 export { scheduleSweeps, type Schedule } from './schedule';

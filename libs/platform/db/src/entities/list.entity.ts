@@ -12,7 +12,8 @@ import {
 import { AccountEntity } from './account.entity';
 import type { WebhookDeliveryEntity } from './webhook-delivery.entity';
 
-export type ListStatus = 'uploading' | 'queued' | 'processing' | 'completed' | 'failed' | 'cancelled';
+/** `paused`: its account is suspended (no rows fed, credits still held) until an operator unsuspends it. */
+export type ListStatus = 'uploading' | 'queued' | 'processing' | 'paused' | 'completed' | 'failed' | 'cancelled';
 
 /** A bulk list (docs/api.md#the-list-object): its counters are the progress customers poll. */
 @Entity('lists')
@@ -20,7 +21,10 @@ export type ListStatus = 'uploading' | 'queued' | 'processing' | 'completed' | '
 @Index('lists_account', ['accountId', 'createdAt'])
 @Index('lists_running', ['status'], { where: "status IN ('queued', 'processing')" })
 @Index('lists_unexpired', ['completedAt'], { where: 'expired_at IS NULL' })
-@Check('lists_status_check', "status IN ('uploading', 'queued', 'processing', 'completed', 'failed', 'cancelled')")
+@Check(
+  'lists_status_check',
+  "status IN ('uploading', 'queued', 'processing', 'paused', 'completed', 'failed', 'cancelled')",
+)
 export class ListEntity {
   @PrimaryColumn('text')
   id!: string;

@@ -1,0 +1,3 @@
+import { adminSuite } from './admin-suite';
+
+adminSuite('bullmq');
