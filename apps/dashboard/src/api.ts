@@ -164,6 +164,8 @@ export interface List {
   /** When retention erased its rows: its results are gone (410), the list and its counts stay. */
   expiredAt: string | null;
   error: string | null;
+  /** Rows waiting for a greylisting retry (null when none, or from a service that does not say). */
+  greylisted?: { rows: number; nextRetryAt: string } | null;
   webhook: {
     status: 'pending' | 'delivered' | 'failed';
     attempts: number;

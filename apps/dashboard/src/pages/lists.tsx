@@ -265,6 +265,8 @@ function Current({
   const [error, setError] = useState<unknown>(null);
   const [confirm, setConfirm] = useState<'cancel' | 'delete' | null>(null);
   const running = RUNNING.includes(list.status);
+  // While rows wait for a greylisting retry, an estimate of the time left would only grow: the wait is said instead.
+  const waiting = list.greylisted && list.greylisted.rows > 0 ? list.greylisted : null;
   useEffect(() => {
     if (!running) return;
     let live = true;
@@ -344,8 +346,14 @@ function Current({
       <progress id="list-progress" max={100} value={list.percent} />
       <p aria-live="polite" id="list-progress-text">
         {list.percent}% · {num(list.processed)} of {num(list.total)} processed
-        {running ? ` · ${eta(list.etaSeconds)}` : ''}
+        {running && !waiting ? ` · ${eta(list.etaSeconds)}` : ''}
       </p>
+      {running && waiting && (
+        <p id="list-greylist" role="status">
+          {num(waiting.rows)} row{waiting.rows === 1 ? '' : 's'} waiting for a greylisting retry (next try at{' '}
+          {new Date(waiting.nextRetryAt).toLocaleTimeString()}): the receiving server asked us to come back later.
+        </p>
+      )}
       <p id="list-credits">
         Credits: <strong id="list-held">{num(list.creditsHeld)}</strong> held,{' '}
         <strong id="list-charged">{num(list.creditsCharged)}</strong> charged

@@ -1,4 +1,4 @@
-import { Inject } from '@nestjs/common';
+import { Inject, Optional } from '@nestjs/common';
 import { ENGINE, VerificationEngine, type ProbeOutcome, type VerificationResult } from '@mailguard/engine';
 import { DomainKnowledge } from '@mailguard/feedback';
 import { Metrics } from '@mailguard/metrics';
@@ -14,6 +14,7 @@ import {
   type StageHandler,
 } from '@mailguard/queue';
 import { ResultStore } from './result-store';
+import { ListStore } from '@mailguard/lists';
 
 /** A list row's probe has no answer deadline; each attempt's sessions get this long. */
 const LIST_PROBE_BUDGET_MS = 120_000;
@@ -106,6 +107,8 @@ async function deliver(
 export function probeHandler(
   engine: VerificationEngine,
   observe: (outcome: ProbeOutcome, job: SmtpPayload) => void = () => undefined,
+  /** A list's rows sent back to wait for a greylisting retry due at `at` (their list's progress says so). */
+  waits: (listId: string, rows: number[], at: Date) => Promise<void> = async () => undefined,
 ): JobHandler<'smtp.probe'> {
   return async (job, queue) => {
     const asked = job.outcomes.flatMap((outcome, index) => (outcome === null ? [index] : []));
@@ -127,6 +130,13 @@ export function probeHandler(
         jobId: jobIdFor(job.key, 'smtp.probe', next.attempt),
         delayMs: retry.delayMs,
       });
+      const { then } = job;
+      if (then.to === 'list')
+        await waits(
+          then.listId,
+          [...again].map((index) => then.rows[index]),
+          new Date(Date.now() + retry.delayMs),
+        );
     }
     await deliver(
       job,
@@ -173,13 +183,18 @@ export class InspectHandler implements StageHandler<'dns.inspect'> {
 export class ProbeHandler implements StageHandler<'smtp.probe'> {
   readonly handle: JobHandler<'smtp.probe'>;
 
-  constructor(@Inject(ENGINE) engine: VerificationEngine, metrics: Metrics) {
-    this.handle = probeHandler(engine, ({ probe: outcome }, job) => {
-      metrics.smtpOutcomes.inc({
-        class: outcome.replyClass ?? outcome.failure ?? 'none',
-        provider: job.facts.provider ?? 'other',
-      });
-    });
+  constructor(@Inject(ENGINE) engine: VerificationEngine, metrics: Metrics, @Optional() lists?: ListStore) {
+    this.handle = probeHandler(
+      engine,
+      ({ probe: outcome }, job) => {
+        metrics.smtpOutcomes.inc({
+          class: outcome.replyClass ?? outcome.failure ?? 'none',
+          provider: job.facts.provider ?? 'other',
+        });
+      },
+      // Absent only where no list is ever probed (a probe-only test): then there is nothing to record.
+      async (listId, rows, at) => lists?.greylistWait(listId, rows, at),
+    );
   }
 }
 
