@@ -61,6 +61,8 @@ function App() {
   useEffect(() => {
     const onHash = () => setRoute(route());
     addEventListener('hashchange', onHash);
+    // A change of the hash between the first render and this effect fired no listener: read it once more.
+    onHash();
     return () => removeEventListener('hashchange', onHash);
   }, []);
   const can = session ? rights(session) : null;
