@@ -1,4 +1,4 @@
-import { Inject, Optional } from '@nestjs/common';
+import { Inject } from '@nestjs/common';
 import { ENGINE, VerificationEngine, type ProbeOutcome, type VerificationResult } from '@mailguard/engine';
 import { DomainKnowledge } from '@mailguard/feedback';
 import { Metrics } from '@mailguard/metrics';
@@ -14,7 +14,6 @@ import {
   type StageHandler,
 } from '@mailguard/queue';
 import { ResultStore } from './result-store';
-import { ListStore } from '@mailguard/lists';
 
 /** A list row's probe has no answer deadline; each attempt's sessions get this long. */
 const LIST_PROBE_BUDGET_MS = 120_000;
@@ -64,9 +63,12 @@ async function deliver(
   settled: number[],
   outcomes: Array<ProbeOutcome | null>,
   queue: StageContext,
+  /** A list's rows sent back to wait for a greylisting retry (positions in the job), and when it is due. */
+  waiting: { positions: number[]; retryAt: number } | null = null,
 ): Promise<void> {
   const { then } = job;
-  if (settled.length === 0 || then.to === 'caller') return;
+  if (then.to === 'caller') return;
+  if (settled.length === 0 && !(then.to === 'list' && waiting)) return;
   if (then.to === 'check') {
     const [index] = settled;
     if (then.join)
@@ -91,6 +93,10 @@ async function deliver(
     facts: job.facts,
     inspections: settled.map((index) => job.inspections[index]),
     outcomes: settled.map((index) => outcomes[index]),
+    // Told to the list's store with the settled rows (the scoring worker has the database; this one does not).
+    ...(waiting
+      ? { greylisted: { rows: waiting.positions.map((index) => then.rows[index]), retryAt: waiting.retryAt } }
+      : {}),
   };
   await queue.enqueue('scoring.concludeGroup', group, {
     jobId: jobIdFor(job.key, 'scoring.concludeGroup', job.attempt),
@@ -107,8 +113,6 @@ async function deliver(
 export function probeHandler(
   engine: VerificationEngine,
   observe: (outcome: ProbeOutcome, job: SmtpPayload) => void = () => undefined,
-  /** A list's rows sent back to wait for a greylisting retry due at `at` (their list's progress says so). */
-  waits: (listId: string, rows: number[], at: Date) => Promise<void> = async () => undefined,
 ): JobHandler<'smtp.probe'> {
   return async (job, queue) => {
     const asked = job.outcomes.flatMap((outcome, index) => (outcome === null ? [index] : []));
@@ -130,19 +134,13 @@ export function probeHandler(
         jobId: jobIdFor(job.key, 'smtp.probe', next.attempt),
         delayMs: retry.delayMs,
       });
-      const { then } = job;
-      if (then.to === 'list')
-        await waits(
-          then.listId,
-          [...again].map((index) => then.rows[index]),
-          new Date(Date.now() + retry.delayMs),
-        );
     }
     await deliver(
       job,
       asked.filter((index) => !again.has(index)),
       outcomes,
       queue,
+      retry ? { positions: [...again], retryAt: Date.now() + retry.delayMs } : null,
     );
     const answered = !retry && job.then.to === 'caller';
     return { probed: asked.length, outcomes: answered ? (outcomes as ProbeOutcome[]) : null };
@@ -183,18 +181,13 @@ export class InspectHandler implements StageHandler<'dns.inspect'> {
 export class ProbeHandler implements StageHandler<'smtp.probe'> {
   readonly handle: JobHandler<'smtp.probe'>;
 
-  constructor(@Inject(ENGINE) engine: VerificationEngine, metrics: Metrics, @Optional() lists?: ListStore) {
-    this.handle = probeHandler(
-      engine,
-      ({ probe: outcome }, job) => {
-        metrics.smtpOutcomes.inc({
-          class: outcome.replyClass ?? outcome.failure ?? 'none',
-          provider: job.facts.provider ?? 'other',
-        });
-      },
-      // Absent only where no list is ever probed (a probe-only test): then there is nothing to record.
-      async (listId, rows, at) => lists?.greylistWait(listId, rows, at),
-    );
+  constructor(@Inject(ENGINE) engine: VerificationEngine, metrics: Metrics) {
+    this.handle = probeHandler(engine, ({ probe: outcome }, job) => {
+      metrics.smtpOutcomes.inc({
+        class: outcome.replyClass ?? outcome.failure ?? 'none',
+        provider: job.facts.provider ?? 'other',
+      });
+    });
   }
 }
 
