@@ -574,6 +574,20 @@ export function dashboardSuite(driver: Driver): void {
     }
     expect((await api<{ balance: number }>('GET', '/v1/credits', { key: owner.apiKey })).body.balance).toBe(before);
     expect((await api('POST', '/v1/widget/preview', { key: owner.apiKey, body: {} })).status).toBe(400);
+    // A fresh device still has its whole public tier: the previews were not counted there.
+    const device = `preview${randomBytes(6).toString('hex')}`;
+    for (let index = 0; index < 4; index++)
+      expect(
+        (await api('POST', '/v1/widget/verify', { body: { email: 'john.doe@acme.test', deviceId: device } })).status,
+      ).toBe(200);
+    // Only a key that may read the widget's settings may preview them.
+    const checks = await api<{ key: string }>('POST', '/v1/keys', {
+      key: owner.apiKey,
+      body: { name: 'checks only', scope: 'verify' },
+    });
+    expect(
+      (await api('POST', '/v1/widget/preview', { key: checks.body.key, body: { email: 'john.doe@acme.test' } })).status,
+    ).toBe(403);
   });
 
   it('shows whole-number ticks and grouped numbers on the overview, in light and dark', async () => {
