@@ -88,12 +88,14 @@ function App() {
     }
   }, [path, session, page]);
 
+  /** Signs this tab out; `message` says why when the tab did not ask (a revoked key, an ended session). */
   const end = (message: string | null) => {
+    const keyed = session?.kind === 'key';
     sessionStorage.removeItem(SESSION);
     onSessionEnded(null);
     setSession(null);
     setNotice(message);
-    location.hash = '#/signin';
+    location.hash = message && keyed ? '#/signin-key' : '#/signin';
   };
   useEffect(() => {
     if (!session) return;

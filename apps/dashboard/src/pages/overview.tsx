@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import uPlot from 'uplot';
-import { call, num, rights, type Credits, type Page, type Transaction, type Usage } from '../api';
+import { ApiError, call, num, rights, type Credits, type Page, type Transaction, type Usage } from '../api';
 import { save } from '../csv';
 import type { Session } from '../main';
 import { Pager, Problem, useLoad, when } from '../ui';
@@ -142,6 +142,9 @@ function Transactions({ session }: { session: Session }) {
     setExportError(null);
     try {
       const response = await call<Response>(session.key, 'GET', '/credits/transactions?format=csv', { raw: true });
+      // A service without the export answers the JSON page: say so rather than save JSON under a .csv name.
+      if (!/text\/csv/.test(response.headers.get('Content-Type') ?? ''))
+        throw new ApiError('other', 'This service cannot export the transactions as CSV yet.', response.status);
       save(await response.blob(), 'transactions.csv');
     } catch (failure) {
       setExportError(failure);
