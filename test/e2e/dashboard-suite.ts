@@ -623,6 +623,30 @@ export function dashboardSuite(driver: Driver): void {
     }
   });
 
+  it('lays out the password-session pages accessibly whatever /auth answers (account, reset, invitation)', async () => {
+    // The tab's description of a password session (no secret), as sign-in leaves it; the /auth routes answer
+    // whatever this build has (404 before they exist): each section says so in words, the rest stays usable.
+    const page = await open('#/signin');
+    await page.evaluate(
+      `sessionStorage.setItem('mailguard.session', JSON.stringify({ kind: 'login', key: null, scope: 'full', account: { id: 'acc_x', email: 'owner@acme.test', name: 'Owner', role: null } }))`,
+    );
+    await page.goto(`${gateway.url}/dashboard/#/account`);
+    await page.reload();
+    await page.waitForSelector('h1:text("Account")');
+    await page.waitForSelector('#sessions-title');
+    for (const id of ['password-title', 'sessions-title', 'members-title', 'audit-title'])
+      expect(await page.locator(`#${id}`).count()).toBe(1);
+    await page.waitForSelector('#audit-title ~ .problem, #audit tbody');
+    await inspect(page, 'account-layout');
+    for (const hash of ['#/forgot', '#/reset?token=t', '#/invite?token=t']) {
+      await page.evaluate('sessionStorage.clear()');
+      await page.goto(`${gateway.url}/dashboard/${hash}`);
+      await page.reload();
+      await page.waitForSelector('main h1');
+      await inspect(page, `out-${hash.slice(2).replace(/\?.*/, '')}`);
+    }
+  });
+
   describe('password sign-in, account page, members and reset (the /auth routes)', () => {
     let available = false;
     beforeAll(async () => {
