@@ -36,6 +36,8 @@ export function dashboardSuite(driver: Driver): void {
   let contexts: BrowserContext[] = [];
   /** Every Content-Security-Policy violation Chromium reported: the pages must cause none. */
   let violations: string[] = [];
+  /** Every request for a file of the page (not an API call) that failed: the icon among them, on every load. */
+  let missing: string[] = [];
 
   beforeAll(async () => {
     lab = await startLab(loadScenario());
@@ -60,6 +62,8 @@ export function dashboardSuite(driver: Driver): void {
     contexts = [];
     expect(violations).toEqual([]);
     violations = [];
+    expect(missing).toEqual([]);
+    missing = [];
   });
 
   afterAll(async () => {
@@ -71,20 +75,24 @@ export function dashboardSuite(driver: Driver): void {
     if (distributed) await flushRedisPrefix(prefix);
   });
 
-  async function open(hash = ''): Promise<Page> {
-    const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, locale: 'en-US' });
+  async function open(hash = '', colorScheme: 'light' | 'dark' = 'light'): Promise<Page> {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, locale: 'en-US', colorScheme });
     await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: gateway.url });
     contexts.push(context);
     const page = await context.newPage();
     page.on('console', (message) => {
       if (/Content Security Policy/i.test(message.text())) violations.push(message.text());
     });
+    page.on('response', (response) => {
+      const path = new URL(response.url()).pathname;
+      if (response.status() >= 400 && !/^\/(v1|auth)\//.test(path)) missing.push(`${response.status()} ${path}`);
+    });
     await page.goto(`${gateway.url}/dashboard/${hash}`);
     return page;
   }
 
   async function signIn(page: Page, key: string): Promise<void> {
-    await page.goto(`${gateway.url}/dashboard/#/signin`);
+    await page.goto(`${gateway.url}/dashboard/#/signin-key`);
     await page.fill('#signin-key', key);
     await page.click('button[type=submit]');
     await page.waitForSelector('h1:text("Overview")');
@@ -96,21 +104,33 @@ export function dashboardSuite(driver: Driver): void {
   }
 
   /** axe-core in the page (evaluated by the driver, so the page's CSP does not apply); then both screenshots. */
-  async function inspect(page: Page, name: string): Promise<void> {
-    await page.evaluate(axe.source);
-    const found = (await page.evaluate(
+  async function axeViolations(page: Page): Promise<Array<{ id: string; impact: string; nodes: string[] }>> {
+    if (!(await page.evaluate('typeof axe !== "undefined"'))) await page.evaluate(axe.source);
+    return (await page.evaluate(
       'axe.run(document, { resultTypes: ["violations"] }).then(r => r.violations.map(v => ({ id: v.id, impact: v.impact, nodes: v.nodes.map(n => n.target.join(" ")) })))',
-    )) as Array<{
-      id: string;
-      impact: string;
-      nodes: string[];
-    }>;
+    )) as Array<{ id: string; impact: string; nodes: string[] }>;
+  }
+
+  /** axe in the light and the dark colour scheme (0 violations of any impact), both screenshots, no sideways scroll at 375 px. */
+  async function inspect(page: Page, name: string): Promise<void> {
+    for (const colorScheme of ['light', 'dark'] as const) {
+      await page.emulateMedia({ colorScheme });
+      expect({ page: name, colorScheme, violations: await axeViolations(page) }).toEqual({
+        page: name,
+        colorScheme,
+        violations: [],
+      });
+      await page.screenshot({
+        path: join(SCREENSHOTS, `${name}-1280${colorScheme === 'dark' ? '-dark' : ''}.png`),
+        fullPage: true,
+      });
+    }
+    await page.emulateMedia({ colorScheme: 'light' });
+    await page.setViewportSize({ width: 375, height: 800 });
     expect({
       page: name,
-      violations: found.filter((violation) => violation.impact === 'serious' || violation.impact === 'critical'),
-    }).toEqual({ page: name, violations: [] });
-    await page.screenshot({ path: join(SCREENSHOTS, `${name}-1280.png`), fullPage: true });
-    await page.setViewportSize({ width: 375, height: 800 });
+      scrollWidth: await page.evaluate('document.scrollingElement.scrollWidth <= innerWidth'),
+    }).toEqual({ page: name, scrollWidth: true });
     // Nothing wider than the phone (inside scrolling or clipping boxes aside): the elements sticking out are named.
     const overflowing = await page.evaluate(`Array.from(document.querySelectorAll('body *'))
       .filter((element) => element.getBoundingClientRect().right > 376 && !element.closest('.scroll, .chart'))
@@ -142,6 +162,8 @@ export function dashboardSuite(driver: Driver): void {
   it('walks sign-up → key → verify → a 500-row list → CSV → revoke → transactions', async () => {
     const page = await open('#/signup');
     await page.fill('#signup-email', `founder.${randomBytes(3).toString('hex')}@catchall.test`);
+    await page.fill('#signup-name', 'Founder');
+    await page.fill('#signup-password', 'correct horse battery');
     await page.click('button[type=submit]');
     await page.waitForSelector('#new-key');
     expect(await page.textContent('.warning')).toContain('will not be shown again');
@@ -153,8 +175,11 @@ export function dashboardSuite(driver: Driver): void {
     await inspect(page, 'signup');
 
     await page.click('text=I have copied them: sign in');
-    await page.waitForSelector('#signin-key');
+    await page.waitForSelector('#signin-email');
     await inspect(page, 'signin');
+    await page.click('text=Sign in with an API key');
+    await page.waitForSelector('#signin-key');
+    await inspect(page, 'signin-key');
     await signIn(page, key);
     expect(await page.evaluate('sessionStorage.getItem("mailguard.session")')).toContain(key);
     expect(await page.evaluate('JSON.stringify(localStorage)')).not.toContain(key);
@@ -241,7 +266,7 @@ export function dashboardSuite(driver: Driver): void {
     await inspect(page, 'overview');
 
     await page.click('text=Sign out');
-    await page.waitForSelector('#signin-key');
+    await page.waitForSelector('#signin-email');
     expect(await page.evaluate('sessionStorage.getItem("mailguard.session")')).toBeNull();
   });
 
@@ -330,5 +355,382 @@ export function dashboardSuite(driver: Driver): void {
     await page.click('.problem button:text("Retry")');
     await page.waitForSelector('table#keys');
     expect(await page.$('.problem')).toBeNull();
+  });
+
+  /** A list upload from the page, with the CSV given as text. */
+  async function chooseCsv(page: Page, name: string, text: string): Promise<void> {
+    await page.setInputFiles('#list-file', { name, mimeType: 'text/csv', buffer: Buffer.from(text) });
+    await page.waitForSelector(`text=Selected: ${name}`);
+  }
+
+  it('says a refused first sign-in was not accepted, and never speaks of signing out', async () => {
+    const page = await open('#/signin-key');
+    await page.fill('#signin-key', `mg_live_${'x'.repeat(32)}`);
+    await page.click('button[type=submit]');
+    await page.waitForSelector('#signin-refused');
+    const text = (await page.textContent('#signin-refused')) ?? '';
+    expect(text).toContain('This key was not accepted');
+    expect(await page.textContent('main')).not.toMatch(/not valid any more|sign out and sign in/i);
+    expect(await page.locator('[role=alert]').count()).toBe(1);
+    await inspect(page, 'signin-refused');
+  });
+
+  it('marks the key in use, and revoking it signs out with one clear message', async () => {
+    const owner = await newAccount();
+    const other = await api<{ key: string }>('POST', '/v1/keys', {
+      key: owner.apiKey,
+      body: { name: 'second', scope: 'full' },
+    });
+    const page = await open();
+    await signIn(page, owner.apiKey);
+    await go(page, 'keys', 'API keys');
+    const mine = `tr[data-key="${owner.apiKey.slice(0, 12)}"]`;
+    await page.waitForSelector(`${mine} #key-in-use`);
+    expect(await page.locator('#key-in-use').count()).toBe(1);
+    expect(await page.textContent(`tr[data-key="${other.body.key.slice(0, 12)}"]`)).not.toContain('in use');
+    // At 375 px the row's actions are on screen, not off to the right.
+    await page.setViewportSize({ width: 375, height: 800 });
+    const box = await page.locator(`${mine} button:text("Revoke")`).boundingBox();
+    expect(box && box.x >= 0 && box.x + box.width <= 375).toBe(true);
+    await page.setViewportSize({ width: 1280, height: 900 });
+    await page.click(`${mine} button:text("Revoke")`);
+    expect(await page.textContent(mine)).toContain('you will be signed out');
+    await page.click(`${mine} button:text("Yes, revoke")`);
+    await page.waitForSelector('#signed-out');
+    expect(await page.locator('#signed-out').count()).toBe(1);
+    expect(await page.textContent('#signed-out')).toContain('You revoked the key you were signed in with');
+    expect(await page.locator('.problem').count()).toBe(0);
+    expect(await page.evaluate('sessionStorage.getItem("mailguard.session")')).toBeNull();
+    await inspect(page, 'signed-out');
+  });
+
+  it('ends a session revoked elsewhere with one message, however many calls were refused', async () => {
+    const owner = await newAccount();
+    const second = await api<{ id: string; key: string }>('POST', '/v1/keys', {
+      key: owner.apiKey,
+      body: { name: 'laptop', scope: 'full' },
+    });
+    const page = await open();
+    await signIn(page, second.body.key);
+    expect((await api('DELETE', `/v1/keys/${second.body.id}`, { key: owner.apiKey })).status).toBe(204);
+    // The overview makes three calls at once; each is refused.
+    await page.reload();
+    await page.waitForSelector('#signed-out');
+    expect(await page.locator('#signed-out').count()).toBe(1);
+    expect(await page.locator('.problem').count()).toBe(0);
+  });
+
+  it('frames no page on load or navigation, and keeps keyboard focus visible on controls', async () => {
+    const owner = await newAccount();
+    const page = await open();
+    const framed = `(() => { const e = document.activeElement; if (!e || e === document.body) return null;
+      const s = getComputedStyle(e); return s.outlineStyle !== 'none' && parseFloat(s.outlineWidth) > 0 && !e.matches('a, button, input, select, textarea, summary') ? e.tagName : null; })()`;
+    await page.waitForSelector('#signin-email');
+    expect(await page.evaluate(framed)).toBeNull();
+    await signIn(page, owner.apiKey);
+    expect(await page.evaluate(framed)).toBeNull();
+    await go(page, 'keys', 'API keys');
+    expect(await page.evaluate(framed)).toBeNull();
+    expect(await page.evaluate('document.activeElement.tagName')).toBe('H1');
+    await page.keyboard.press('Tab');
+    const outline = (await page.evaluate(
+      '(() => { const s = getComputedStyle(document.activeElement); return s.outlineStyle + " " + s.outlineWidth; })()',
+    )) as string;
+    expect(outline).toMatch(/^solid 3px$/);
+  });
+
+  it('asks for the address column when none looks like one, shows the cost, then held and charged on the list', async () => {
+    const owner = await newAccount();
+    const page = await open();
+    await signIn(page, owner.apiKey);
+    await go(page, 'lists', 'Lists');
+    // No header named like an email column: the one whose values are addresses is picked, not the first.
+    await chooseCsv(page, 'people.csv', ['id,who', '1,ann@acme.test', '2,bob@acme.test'].join('\n'));
+    expect(await page.inputValue('#list-column')).toBe('who');
+    // Nothing looks like an address: the page asks, and will not upload before the user chooses.
+    const rows = [
+      'code,contact,notes',
+      '1,john.doe@acme.test,first',
+      '2,not an address,second',
+      '3,JOHN.DOE@acme.test,duplicate',
+      '4,jane@acme.test,third',
+      '5,nope,fourth',
+      '6,also nope,fifth',
+      '7,none,sixth',
+    ];
+    await chooseCsv(page, 'odd.csv', rows.join('\n'));
+    await page.waitForSelector('#list-column-ask');
+    expect(await page.inputValue('#list-column')).toBe('');
+    expect(await page.isDisabled('text=Upload and verify')).toBe(true);
+    await inspect(page, 'lists-choose-column');
+    await page.selectOption('#list-column', 'contact');
+    // Two unique addresses pass the syntax check: at most 2 credits.
+    expect(await page.textContent('#list-cost')).toContain('Estimated cost: at most 2 credits for 7 rows');
+    await page.click('text=Upload and verify');
+    await page.waitForSelector('#list-status:text("completed")', { timeout: 180_000 });
+    // The service read the chosen column (emailColumn): john.doe and its repeat are valid, and both syntax
+    // failures of that column are invalid (the first column, the codes, would have given no valid row at all).
+    expect(Number(await page.textContent('#count-valid'))).toBeGreaterThanOrEqual(2);
+    expect(await page.textContent('#list-credits')).toMatch(/Credits: 0 held, [0-2] charged/);
+    await page.waitForSelector('#lists td.list-credits');
+    expect(await page.textContent('#lists tbody tr:first-child td.list-credits')).toMatch(/^0 \/ [0-2]$/);
+    // The verdicts of the finished list, as a chart: bars per status and the top reasons.
+    await page.waitForSelector('#list-reasons li');
+    expect(await page.locator('#list-breakdown li[data-status]').count()).toBe(3);
+    expect(await page.textContent('#list-reasons')).toContain('invalid_syntax');
+    await inspect(page, 'lists-finished');
+  });
+
+  it('cancels a running list only after confirming, then downloads its partial results', async () => {
+    const owner = await newAccount();
+    const page = await open();
+    await signIn(page, owner.apiKey);
+    await go(page, 'lists', 'Lists');
+    // greylist.test's server greylists the first attempt: those rows wait for their retry, so the list keeps running.
+    const emails = ['john.doe@acme.test', 'alice@greylist.test', 'bob@greylist.test'];
+    await chooseCsv(page, 'slow.csv', ['email', ...emails].join('\n'));
+    await page.click('text=Upload and verify');
+    await page.waitForSelector('#list-status:text("processing")');
+    await page.waitForSelector('#list-greylist', { timeout: 60_000 });
+    expect(await page.textContent('#list-greylist')).toMatch(
+      /2 rows waiting for a greylisting retry \(next try at .+\)/,
+    );
+    expect(await page.textContent('#list-progress-text')).not.toMatch(/left/);
+    await page.waitForSelector('#count-valid:text("1")');
+    await page.click('text=Cancel list');
+    const dialog = page.getByRole('dialog', { name: 'Cancel slow.csv?' });
+    await dialog.waitFor();
+    await inspect(page, 'lists-cancel-dialog');
+    await page.keyboard.press('Escape');
+    await dialog.waitFor({ state: 'hidden' });
+    expect(await page.textContent('#list-status')).toBe('processing');
+    await page.click('text=Cancel list');
+    await dialog.getByRole('button', { name: 'Yes, cancel the list' }).click();
+    await page.waitForSelector('#list-status:text("cancelled")');
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      page.click('text=Download partial results (CSV)'),
+    ]);
+    const csv = readFileSync(await download.path(), 'utf8')
+      .trim()
+      .split(/\r?\n/);
+    expect(csv[0]).toMatch(/^email,status,reason/);
+    expect(csv).toHaveLength(4);
+    expect(csv.find((line) => line.startsWith('john.doe@acme.test,'))).toMatch(/^john\.doe@acme\.test,valid,/);
+  });
+
+  it('previews the widget for free, past the public tier, and says when a preview check is refused', async () => {
+    const owner = await newAccount();
+    const page = await open();
+    await signIn(page, owner.apiKey);
+    const before = (await api<{ balance: number }>('GET', '/v1/credits', { key: owner.apiKey })).body.balance;
+    const sent: string[] = [];
+    page.on('request', (request) => {
+      if (request.url().includes('/v1/widget/')) sent.push(new URL(request.url()).pathname);
+    });
+    await go(page, 'widget', 'Form widget');
+    await page.waitForSelector('#embed-snippet');
+    // Six checks and three changes of settings: past the public tier's four a day, and still answered.
+    const addresses = ['nobody@acme.test', 'john.doe@acme.test', 'x@nullmx.test', 'a@acme.test', 'b@acme.test'];
+    for (const [index, email] of [...addresses, 'c@acme.test'].entries()) {
+      if (index % 2 === 1) await page.click('#widget-free');
+      await page.fill('#preview-email', email);
+      await Promise.all([
+        page.waitForResponse((response) => response.url().endsWith('/v1/widget/preview')),
+        page.locator('#preview-email').blur(),
+      ]);
+      await page.waitForSelector('#preview-email[data-guard-status]:not([data-guard-status="checking"])');
+      expect(await page.getAttribute('#preview-email', 'data-guard-status')).not.toBe('unverified');
+    }
+    expect(sent.filter((path) => path === '/v1/widget/preview').length).toBeGreaterThanOrEqual(6);
+    expect(sent).not.toContain('/v1/widget/verify');
+    expect((await api<{ balance: number }>('GET', '/v1/credits', { key: owner.apiKey })).body.balance).toBe(before);
+    // A refusal is said on the page, not swallowed.
+    await page.route('**/v1/widget/preview', (route) =>
+      route.fulfill({
+        status: 429,
+        contentType: 'application/json',
+        headers: { 'Retry-After': '30' },
+        body: JSON.stringify({ error: 'Too many preview checks', code: 'rate_limited' }),
+      }),
+    );
+    await page.fill('#preview-email', 'late@acme.test');
+    await page.locator('#preview-email').blur();
+    await page.waitForSelector('#preview-problem .problem');
+    expect(await page.textContent('#preview-problem')).toMatch(/try again in \d+ seconds/);
+  });
+
+  it('offers a free preview path with the account credential only, not counted against the public tier', async () => {
+    const owner = await newAccount();
+    expect((await api('POST', '/v1/widget/preview', { body: { email: 'john.doe@acme.test' } })).status).toBe(401);
+    const before = (await api<{ balance: number }>('GET', '/v1/credits', { key: owner.apiKey })).body.balance;
+    for (let index = 0; index < 6; index++) {
+      const answer = await api<{ status: string }>('POST', '/v1/widget/preview', {
+        key: owner.apiKey,
+        body: { email: 'john.doe@acme.test' },
+      });
+      expect(answer.status).toBe(200);
+      expect(answer.body.status).toBe('valid');
+    }
+    expect((await api<{ balance: number }>('GET', '/v1/credits', { key: owner.apiKey })).body.balance).toBe(before);
+    expect((await api('POST', '/v1/widget/preview', { key: owner.apiKey, body: {} })).status).toBe(400);
+    // A fresh device still has its whole public tier: the previews were not counted there.
+    const device = `preview${randomBytes(6).toString('hex')}`;
+    for (let index = 0; index < 4; index++)
+      expect(
+        (await api('POST', '/v1/widget/verify', { body: { email: 'john.doe@acme.test', deviceId: device } })).status,
+      ).toBe(200);
+    // Only a key that may read the widget's settings may preview them.
+    const checks = await api<{ key: string }>('POST', '/v1/keys', {
+      key: owner.apiKey,
+      body: { name: 'checks only', scope: 'verify' },
+    });
+    expect(
+      (await api('POST', '/v1/widget/preview', { key: checks.body.key, body: { email: 'john.doe@acme.test' } })).status,
+    ).toBe(403);
+  });
+
+  it('shows whole-number ticks and grouped numbers on the overview, in light and dark', async () => {
+    const owner = await newAccount();
+    expect((await api('GET', '/v1/email-validation/john.doe@acme.test', { key: owner.apiKey })).status).toBe(200);
+    const page = await open('', 'dark');
+    await signIn(page, owner.apiKey);
+    await page.waitForSelector('.chart[data-ticks]');
+    const ticks = String(await page.getAttribute('.chart', 'data-ticks'))
+      .split(' ')
+      .map(Number);
+    expect(ticks.length).toBeGreaterThan(1);
+    expect(ticks.every((tick) => Number.isInteger(tick))).toBe(true);
+    await page.waitForSelector('#balance:text("2,499 credits")');
+    expect(await page.evaluate('matchMedia("(prefers-color-scheme: dark)").matches')).toBe(true);
+    expect(await page.evaluate('getComputedStyle(document.body).backgroundColor')).not.toBe('rgb(255, 255, 255)');
+    await inspect(page, 'overview-dark');
+    const [download] = await Promise.all([
+      page.waitForEvent('download', { timeout: 10_000 }).catch(() => null),
+      page.click('#export-transactions'),
+    ]);
+    if (download) {
+      const lines = readFileSync(await download.path(), 'utf8')
+        .trim()
+        .split(/\r?\n/);
+      expect(lines[0]).not.toMatch(/^[{[]/);
+      expect(lines.join('\n')).toContain('single');
+    } else {
+      // TODO(wt-usage): GET /v1/credits/transactions?format=csv is built on wt-usage; until it lands the export answers
+      // 404 here and only the refusal in words is checked. Make this branch an error once it is merged.
+      await page.waitForSelector('#transactions-title ~ .problem');
+      expect(await page.textContent('#transactions-title ~ .problem')).toMatch(/cannot export|404/);
+    }
+  });
+
+  it('lays out the password-session pages accessibly whatever /auth answers (account, reset, invitation)', async () => {
+    // The tab's description of a password session (no secret), as sign-in leaves it; the /auth routes answer
+    // whatever this build has (404 before they exist): each section says so in words, the rest stays usable.
+    const page = await open('#/signin');
+    await page.evaluate(
+      `sessionStorage.setItem('mailguard.session', JSON.stringify({ kind: 'login', key: null, scope: 'full', account: { id: 'acc_x', email: 'owner@acme.test', name: 'Owner', role: null } }))`,
+    );
+    await page.goto(`${gateway.url}/dashboard/#/account`);
+    await page.reload();
+    await page.waitForSelector('h1:text("Account")');
+    await page.waitForSelector('#sessions-title');
+    for (const id of ['password-title', 'sessions-title', 'members-title', 'audit-title'])
+      expect(await page.locator(`#${id}`).count()).toBe(1);
+    await page.waitForSelector('#audit-title ~ .problem, #audit tbody');
+    await inspect(page, 'account-layout');
+    for (const hash of ['#/forgot', '#/reset?token=t', '#/invite?token=t']) {
+      await page.evaluate('sessionStorage.clear()');
+      await page.goto(`${gateway.url}/dashboard/${hash}`);
+      await page.reload();
+      await page.waitForSelector('main h1');
+      await inspect(page, `out-${hash.slice(2).replace(/\?.*/, '')}`);
+    }
+  });
+
+  describe('password sign-in, account page, members and reset (the /auth routes)', () => {
+    let available = false;
+    beforeAll(async () => {
+      const probe = await fetch(`${gateway.url}/auth/login`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ email: 'nobody@acme.test', password: 'not a password' }),
+      });
+      available = probe.status !== 404;
+      if (!available)
+        process.stdout.write(
+          'dashboard suite: POST /auth/login answers 404 on this build; the /auth walk is not run\n',
+        );
+    });
+
+    it('signs up with a password, signs in, keeps the session on reload, changes the password and signs out', async () => {
+      if (!available) return;
+      const email = `owner.${randomBytes(3).toString('hex')}@catchall.test`;
+      const page = await open('#/signup');
+      await page.fill('#signup-email', email);
+      await page.fill('#signup-name', 'Owner');
+      await page.fill('#signup-password', 'first password 1');
+      await page.click('button[type=submit]');
+      await page.waitForSelector('#new-key');
+      await page.click('text=I have copied them: sign in');
+      await page.fill('#signin-email', email);
+      await page.fill('#signin-password', 'wrong password 1');
+      await page.click('button[type=submit]');
+      await page.waitForSelector('#signin-refused');
+      expect(await page.textContent('#signin-refused')).toContain('This email and password were not accepted');
+      await page.fill('#signin-password', 'first password 1');
+      await page.click('button[type=submit]');
+      await page.waitForSelector('h1:text("Overview")');
+      const cookies = await page.context().cookies();
+      expect(cookies.find((cookie) => cookie.name === 'mg_session')?.httpOnly).toBe(true);
+      expect(cookies.find((cookie) => cookie.name === 'mg_csrf')).toBeDefined();
+      expect(await page.evaluate('JSON.stringify(sessionStorage) + JSON.stringify(localStorage)')).not.toContain(
+        'mg_live_',
+      );
+      await page.reload();
+      await page.waitForSelector('h1:text("Overview")');
+      // A non-GET call carries the CSRF token and no key.
+      await go(page, 'keys', 'API keys');
+      await page.fill('#key-name', 'from the session');
+      const [request] = await Promise.all([
+        page.waitForRequest((candidate) => candidate.url().endsWith('/v1/keys') && candidate.method() === 'POST'),
+        page.click('text=Create key'),
+      ]);
+      const headers = await request.allHeaders();
+      expect(headers['x-csrf-token']).toBe(cookies.find((cookie) => cookie.name === 'mg_csrf')?.value);
+      expect(headers['x-api-key']).toBeUndefined();
+      await page.waitForSelector('#created-key');
+      await go(page, 'account', 'Account');
+      await page.waitForSelector('#sessions tbody tr');
+      await inspect(page, 'account');
+      await page.fill('#current-password', 'first password 1');
+      await page.fill('#new-password', 'second password 2');
+      await page.click('text=Change password');
+      await page.waitForSelector('text=Your password has been changed.');
+      await page.fill('#member-email', `billing.${randomBytes(3).toString('hex')}@catchall.test`);
+      await page.selectOption('#member-role', 'billing');
+      await page.click('text=Invite');
+      await page.waitForSelector('#members tbody tr');
+      await page.waitForSelector('#audit tbody tr');
+      await page.click('text=Sign out');
+      await page.waitForSelector('#signin-email');
+      expect((await page.context().cookies()).find((cookie) => cookie.name === 'mg_session')?.value ?? '').toBe('');
+    });
+
+    it('asks for a reset link without telling whether the account exists, and the reset page takes a token', async () => {
+      if (!available) return;
+      const page = await open('#/forgot');
+      await page.fill('#forgot-email', 'nobody.here@acme.test');
+      await page.click('text=Send the link');
+      await page.waitForSelector('#reset-sent');
+      await inspect(page, 'forgot');
+      await page.goto(`${gateway.url}/dashboard/#/reset?token=not-a-real-token`);
+      await page.fill('#reset-password', 'brand new password');
+      await page.click('text=Change the password');
+      await page.waitForSelector('.problem, #signin-refused');
+      await inspect(page, 'reset');
+      await page.goto(`${gateway.url}/dashboard/#/invite?token=not-a-real-token`);
+      await page.waitForSelector('#invite-password');
+      await inspect(page, 'invite');
+    });
   });
 }

@@ -47,6 +47,7 @@ const UNDOCUMENTED = [
   'GET /mcp',
   'DELETE /mcp',
   'OPTIONS /v1/widget/verify',
+  'POST /v1/widget/preview',
 ];
 
 const METHODS = ['get', 'post', 'put', 'patch', 'delete', 'options', 'head'] as const;

@@ -1,6 +1,6 @@
 import type { ComponentChildren } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
-import { ApiError, type Scope } from './api';
+import { ApiError, num, type Scope } from './api';
 
 const SCOPE_WORDS: Record<Scope, string> = {
   full: 'full (everything)',
@@ -37,7 +37,7 @@ export function Problem({ error, scope, onRetry }: { error: unknown; scope?: Sco
       text = `This key's scope${scope ? `, ${scopeWords(scope)},` : ''} does not allow this. Sign in with a key that has the right scope.`;
       break;
     case 'auth':
-      text = 'This key is not valid any more (unknown or revoked). Sign out and sign in with another key.';
+      text = 'Not accepted: the credentials were refused.';
       break;
     case 'network':
       text = 'The service could not be reached: check your connection, then retry.';
@@ -107,7 +107,7 @@ export function Pager({
         Previous
       </button>
       <span>
-        Page {page} of {pages} ({total} in all)
+        Page {num(page)} of {num(pages)} ({num(total)} in all)
       </span>
       <button type="button" disabled={page >= pages} onClick={() => onPage(page + 1)}>
         Next

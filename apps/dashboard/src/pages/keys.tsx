@@ -66,25 +66,36 @@ function CreateKey({ session, onCreated }: { session: Session; onCreated: () => 
   );
 }
 
+const REVOKED_OWN =
+  'You revoked the key you were signed in with, so you have been signed out. Sign in with another key.';
+
 function KeyRow({
   session,
   record,
   canWrite,
   onChanged,
+  onSignOut,
 }: {
   session: Session;
   record: KeyRecord;
   canWrite: boolean;
   onChanged: () => void;
+  onSignOut: (message: string) => void;
 }) {
+  /** The key this tab is signed in with: its prefix is the first 12 characters of the key. */
+  const inUse = session.kind === 'key' && !record.revokedAt && session.key.startsWith(record.prefix);
   const [mode, setMode] = useState<'view' | 'edit' | 'revoke'>('view');
   const [name, setName] = useState(record.name);
   const [scope, setScope] = useState<Scope>(record.scope);
   const [error, setError] = useState<unknown>(null);
-  const act = async (run: () => Promise<unknown>) => {
+  const act = async (run: () => Promise<unknown>, revoking = false) => {
     setError(null);
     try {
       await run();
+      if (revoking && inUse) {
+        onSignOut(REVOKED_OWN);
+        return;
+      }
       setMode('view');
       onChanged();
     } catch (failure) {
@@ -97,8 +108,8 @@ function KeyRow({
   };
   const revoked = record.revokedAt !== null;
   return (
-    <tr data-key={record.prefix}>
-      <td>
+    <tr data-key={record.prefix} class={inUse ? 'in-use' : undefined} aria-current={inUse ? 'true' : undefined}>
+      <td data-label="Name">
         {mode === 'edit' ? (
           <form id={`edit-${record.id}`} onSubmit={save}>
             <label for={`name-${record.id}`} class="visually-hidden">
@@ -114,9 +125,17 @@ function KeyRow({
         ) : (
           record.name
         )}
+        {inUse && (
+          <strong class="badge" id="key-in-use">
+            {' '}
+            in use by you
+          </strong>
+        )}
       </td>
-      <td class="mono">{record.prefix}…</td>
-      <td>
+      <td class="mono" data-label="Prefix">
+        {record.prefix}…
+      </td>
+      <td data-label="Scope">
         {mode === 'edit' ? (
           <>
             <label for={`scope-${record.id}`} class="visually-hidden">
@@ -139,10 +158,10 @@ function KeyRow({
           record.scope
         )}
       </td>
-      <td>{record.type}</td>
-      <td>{when(record.createdAt)}</td>
-      <td>{when(record.lastUsedAt)}</td>
-      <td>{revoked ? when(record.revokedAt) : 'active'}</td>
+      <td data-label="Type">{record.type}</td>
+      <td data-label="Created">{when(record.createdAt)}</td>
+      <td data-label="Last used">{when(record.lastUsedAt)}</td>
+      <td data-label="Revoked">{revoked ? when(record.revokedAt) : 'active'}</td>
       <td class="actions">
         {canWrite && !revoked && mode === 'view' && (
           <>
@@ -166,11 +185,14 @@ function KeyRow({
         )}
         {mode === 'revoke' && (
           <div role="group" aria-label="Confirm revocation">
-            <span>Revoke "{record.name}"? It stops working at once.</span>
+            <span>
+              Revoke "{record.name}"? It stops working at once.
+              {inUse && ' It is the key you are signed in with: you will be signed out.'}
+            </span>
             <button
               type="button"
               class="danger"
-              onClick={() => void act(() => call(session.key, 'DELETE', `/keys/${record.id}`))}
+              onClick={() => void act(() => call(session.key, 'DELETE', `/keys/${record.id}`), true)}
             >
               Yes, revoke
             </button>
@@ -185,7 +207,7 @@ function KeyRow({
   );
 }
 
-export function Keys({ session }: { session: Session }) {
+export function Keys({ session, onSignOut }: { session: Session; onSignOut: (message: string) => void }) {
   const canRead = session.scope === 'full' || session.scope === 'read-only';
   const canWrite = session.scope === 'full';
   const keys = useLoad(
@@ -204,8 +226,8 @@ export function Keys({ session }: { session: Session }) {
       {keys.data && (
         <section aria-labelledby="keys-title">
           <h2 id="keys-title">Your keys</h2>
-          <div class="scroll">
-            <table id="keys">
+          <div>
+            <table id="keys" class="cards">
               <thead>
                 <tr>
                   <th scope="col">Name</th>
@@ -226,6 +248,7 @@ export function Keys({ session }: { session: Session }) {
                     record={record}
                     canWrite={canWrite}
                     onChanged={keys.reload}
+                    onSignOut={onSignOut}
                   />
                 ))}
               </tbody>

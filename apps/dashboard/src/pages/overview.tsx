@@ -1,6 +1,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import uPlot from 'uplot';
-import { call, type Credits, type Page, type Transaction, type Usage } from '../api';
+import { ApiError, call, num, rights, type Credits, type Page, type Transaction, type Usage } from '../api';
+import { save } from '../csv';
 import type { Session } from '../main';
 import { Pager, Problem, useLoad, when } from '../ui';
 
@@ -39,8 +40,21 @@ function UsageChart({ session }: { session: Session }) {
       {
         width,
         height: 240,
-        scales: { x: { time: true } },
-        axes: [{}, { label: measure }],
+        axes: [
+          {},
+          {
+            label: measure,
+            // Counts are whole: ticks at whole steps only, written in the reader's locale; the values drawn are
+            // kept on the chart for tests and tools.
+            incrs: [1, 2, 5, 10, 20, 50, 100, 200, 500, 1_000, 2_000, 5_000, 10_000, 20_000, 50_000, 100_000, 1e6],
+            values: (_: uPlot, splits: number[]) => {
+              const ticks = splits.filter((value) => Number.isInteger(value));
+              box.current?.setAttribute('data-ticks', ticks.join(' '));
+              return splits.map((value) => (Number.isInteger(value) ? num(value) : ''));
+            },
+          },
+        ],
+        scales: { x: { time: true }, y: { range: (_: uPlot, min: number, max: number) => [0, Math.max(4, max)] } },
         series: [
           {},
           ...KINDS.map((kind, index) => ({
@@ -106,8 +120,8 @@ function UsageChart({ session }: { session: Session }) {
           {totals.map((row) => (
             <tr key={row.kind}>
               <th scope="row">{row.kind}</th>
-              <td>{row.checks}</td>
-              <td>{row.credits}</td>
+              <td>{num(row.checks)}</td>
+              <td>{num(row.credits)}</td>
             </tr>
           ))}
         </tbody>
@@ -122,14 +136,32 @@ function Transactions({ session }: { session: Session }) {
     () => call<Page<Transaction>>(session.key, 'GET', `/credits/transactions?page=${page}&limit=20`),
     [page],
   );
+  const [exportError, setExportError] = useState<unknown>(null);
+  // The ledger as CSV from the service (GET /v1/credits/transactions?format=csv), fetched with this tab's credential.
+  const exportCsv = async () => {
+    setExportError(null);
+    try {
+      const response = await call<Response>(session.key, 'GET', '/credits/transactions?format=csv', { raw: true });
+      // A service without the export answers the JSON page: say so rather than save JSON under a .csv name.
+      if (!/text\/csv/.test(response.headers.get('Content-Type') ?? ''))
+        throw new ApiError('other', 'This service cannot export the transactions as CSV yet.', response.status);
+      save(await response.blob(), 'transactions.csv');
+    } catch (failure) {
+      setExportError(failure);
+    }
+  };
   return (
     <section aria-labelledby="transactions-title">
       <h2 id="transactions-title">Recent transactions</h2>
+      <button type="button" id="export-transactions" onClick={() => void exportCsv()}>
+        Export all transactions (CSV)
+      </button>
+      <Problem error={exportError} scope={session.scope} />
       <Problem error={list.error} scope={session.scope} onRetry={list.reload} />
       {list.data && (
         <>
-          <div class="scroll">
-            <table id="transactions">
+          <div>
+            <table id="transactions" class="cards">
               <thead>
                 <tr>
                   <th scope="col">When</th>
@@ -141,10 +173,12 @@ function Transactions({ session }: { session: Session }) {
               <tbody>
                 {list.data.data.map((row) => (
                   <tr key={row.id}>
-                    <td>{when(row.createdAt)}</td>
-                    <td>{row.reason}</td>
-                    <td class={row.delta < 0 ? 'minus' : 'plus'}>{row.delta > 0 ? `+${row.delta}` : row.delta}</td>
-                    <td>{row.balanceAfter}</td>
+                    <td data-label="When">{when(row.createdAt)}</td>
+                    <td data-label="What">{row.reason}</td>
+                    <td data-label="Change" class={row.delta < 0 ? 'minus' : 'plus'}>
+                      {row.delta > 0 ? `+${num(row.delta)}` : num(row.delta)}
+                    </td>
+                    <td data-label="Balance after">{num(row.balanceAfter)}</td>
                   </tr>
                 ))}
               </tbody>
@@ -164,6 +198,7 @@ function Transactions({ session }: { session: Session }) {
 }
 
 export function Overview({ session }: { session: Session }) {
+  const billing = rights(session).billing;
   const credits = useLoad(() => call<Credits>(session.key, 'GET', '/credits'), []);
   return (
     <>
@@ -172,15 +207,15 @@ export function Overview({ session }: { session: Session }) {
       <dl class="figures" aria-live="polite">
         <div>
           <dt>Balance</dt>
-          <dd id="balance">{credits.data ? credits.data.balance.toLocaleString() : '…'} credits</dd>
+          <dd id="balance">{credits.data ? num(credits.data.balance) : '…'} credits</dd>
         </div>
         <div>
           <dt>Held by running lists</dt>
-          <dd id="held">{credits.data ? credits.data.held.toLocaleString() : '…'} credits</dd>
+          <dd id="held">{credits.data ? num(credits.data.held) : '…'} credits</dd>
         </div>
       </dl>
-      <UsageChart session={session} />
-      <Transactions session={session} />
+      {billing && <UsageChart session={session} />}
+      {billing && <Transactions session={session} />}
     </>
   );
 }

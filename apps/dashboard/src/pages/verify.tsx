@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import { call, type VerificationResult } from '../api';
+import { call, num, type VerificationResult } from '../api';
 import type { Session } from '../main';
 import { ResultCard } from '../result';
 import { Problem, ReadOnly } from '../ui';
@@ -72,7 +72,7 @@ export function Verify({ session }: { session: Session }) {
           aria-describedby="batch-count"
         />
         <p id="batch-count" class={emails.length > MAX_BATCH ? 'problem' : 'hint'}>
-          {emails.length} address{emails.length === 1 ? '' : 'es'}
+          {num(emails.length)} address{emails.length === 1 ? '' : 'es'}
           {emails.length > MAX_BATCH ? `: at most ${MAX_BATCH} at a time` : ''}
         </p>
         <button type="submit" disabled={!allowed || busy || emails.length === 0 || emails.length > MAX_BATCH}>
@@ -80,7 +80,10 @@ export function Verify({ session }: { session: Session }) {
         </button>
       </form>
       <Problem error={error} scope={session.scope} />
-      <section aria-live="polite" aria-busy={busy} aria-label="Results" id="results">
+      <section aria-live="polite" aria-busy={busy} aria-labelledby="results-title" id="results">
+        <h2 id="results-title" class={results.length || busy ? undefined : 'visually-hidden'}>
+          Results
+        </h2>
         {busy && <p>Checking…</p>}
         {results.map((result, index) => (
           <ResultCard key={`${index}:${result.email}`} result={result} />

@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { BUILT_IN } from '../../../widget/src/messages';
 import { LANGS, type BlockReason, type Lang } from '../../../../libs/product/widget/src/languages';
-import { call, type WidgetSettings } from '../api';
+import { ApiError, call, credentialHeaders, type WidgetSettings } from '../api';
 import type { Session } from '../main';
 import { Problem, ReadOnly, useLoad } from '../ui';
 
@@ -37,24 +37,71 @@ function snippet(settings: WidgetSettings): string {
   return `<script src="${location.origin}${SCRIPT}"></script>\n<script>\n  Guard.init(${JSON.stringify(options, null, 2).replace(/\n/g, '\n  ')});\n</script>`;
 }
 
-function Preview({ settings }: { settings: WidgetSettings }) {
-  const [error, setError] = useState<string | null>(null);
+const VERIFY = `${location.origin}/v1/widget/verify`;
+const PREVIEW = '/v1/widget/preview';
+
+/**
+ * While the preview is on the page, the widget's own call (POST /v1/widget/verify, the public tier) is sent to the
+ * preview path instead, with this tab's credential: free, and not counted against any visitor's 4 checks.
+ * Every refusal is reported to `onRefused` so the page can say it (the widget itself lets forms through).
+ */
+function routePreview(key: string | null, onRefused: (error: ApiError | null) => void): () => void {
+  const original = window.fetch;
+  const routed: typeof fetch = async (input, init) => {
+    const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
+    if (url !== VERIFY) return original(input, init);
+    const response = await original(PREVIEW, {
+      ...init,
+      credentials: 'same-origin',
+      headers: { 'Content-Type': 'application/json', ...credentialHeaders(key, 'POST') },
+    });
+    if (!response.ok) {
+      const body = (await response
+        .clone()
+        .json()
+        .catch(() => ({}))) as { error?: string };
+      const retry = Number(response.headers.get('Retry-After'));
+      onRefused(
+        new ApiError(
+          response.status === 429 ? 'rate' : response.status === 403 ? 'scope' : 'other',
+          `The preview check was refused: ${body.error ?? `HTTP ${response.status}`}`,
+          response.status,
+          Number.isFinite(retry) && retry > 0 ? retry : null,
+        ),
+      );
+    } else onRefused(null);
+    return response;
+  };
+  window.fetch = routed;
+  return () => {
+    if (window.fetch === routed) window.fetch = original;
+  };
+}
+
+function Preview({ session, settings }: { session: Session; settings: WidgetSettings }) {
+  const [error, setError] = useState<unknown>(null);
+  useEffect(() => routePreview(session.key, setError), [session.key]);
   useEffect(() => {
     const { blockDisposable, blockFree, lang, messages } = settings.defaults;
     loadGuard().then(
       (guard) => guard.init({ selector: '#preview-email', blockDisposable, blockFree, lang, messages }),
-      (failure: Error) => setError(failure.message),
+      (failure: Error) => setError(new ApiError('other', failure.message, 0)),
     );
   }, [settings]);
   return (
     <section aria-labelledby="preview-title">
       <h2 id="preview-title">Live preview</h2>
-      <p class="hint">The real widget with these defaults, on the free public tier (4 checks a day per visitor).</p>
+      <p class="hint">
+        The real widget with these defaults. Preview checks are free and do not use the public tier; they are limited
+        per account and day.
+      </p>
       <form class="preview" onSubmit={(event) => event.preventDefault()}>
         <label for="preview-email">Email (preview)</label>
         <input id="preview-email" type="email" />
       </form>
-      {error && <p class="problem">{error}</p>}
+      <div id="preview-problem">
+        <Problem error={error} scope={session.scope} />
+      </div>
     </section>
   );
 }
@@ -157,7 +204,7 @@ export function WidgetPage({ session }: { session: Session }) {
           </form>
           <Problem error={error} scope={session.scope} />
           {saved && <p role="status">Saved.</p>}
-          <Preview settings={draft} />
+          <Preview session={session} settings={draft} />
           <section aria-labelledby="embed-title">
             <h2 id="embed-title">Embed on your site</h2>
             <label for="embed-snippet">Snippet (create a widget key on the Keys page and put it in apiKey)</label>

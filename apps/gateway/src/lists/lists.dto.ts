@@ -70,6 +70,12 @@ export class ListWebhookDto implements WebhookState {
   @ApiProperty({ type: 'string', format: 'date-time', nullable: true }) deliveredAt!: string | null;
 }
 
+/** Rows of a running list waiting for a greylisting retry. */
+export class ListGreylistedDto {
+  @ApiProperty({ type: 'integer', minimum: 1, description: 'Rows waiting for their retry' }) rows!: number;
+  @ApiProperty({ format: 'date-time', description: 'When the next retry is due' }) nextRetryAt!: string;
+}
+
 /** docs/api.md#the-list-object */
 export class ListDto implements ListView {
   @ApiProperty({ example: 'lst_3kXhN0a1' }) id!: string;
@@ -102,6 +108,13 @@ export class ListDto implements ListView {
       'Its webhook delivery once the list has ended; null without a webhookUrl (not part of the POSTed body)',
   })
   webhook!: ListWebhookDto | null;
+  @ApiProperty({
+    type: ListGreylistedDto,
+    nullable: true,
+    description:
+      'Rows of a running list waiting for a greylisting retry and when the next is due (etaSeconds says little meanwhile); null when none waits',
+  })
+  greylisted!: ListGreylistedDto | null;
 }
 
 /** #5 */

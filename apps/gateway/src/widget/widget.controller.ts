@@ -115,6 +115,18 @@ export class WidgetController {
     );
   }
 
+  /**
+   * The dashboard's live preview (outside the 22, docs/dashboard.md): the account's own credential, free, never the
+   * public tier's count; the REST limit per key applies, and a daily cap per account keeps it a preview.
+   */
+  @Post('preview')
+  @Scopes('full', 'read-only')
+  @HttpCode(200)
+  @ApiExcludeEndpoint()
+  preview(@Body() body: WidgetVerifyDto, @Req() req: AuthedRequest): Promise<VerificationResult> {
+    return this.widget.preview(req.auth.account.id, body.email);
+  }
+
   /** #13 */
   @Get('settings')
   @Scopes('full', 'read-only')

@@ -13,6 +13,8 @@ import { VerificationService } from '../validation/verification.service';
 
 /** A widget key is paid per check, but one visitor cannot spend an account's credits at speed. */
 const KEYED_PER_IP_MINUTE = 30;
+/** The dashboard's preview is free: enough to try settings for a day, not a free verification service. */
+export const PREVIEW_PER_ACCOUNT_DAY = 100;
 
 export interface WidgetRequest {
   email: string;
@@ -74,6 +76,20 @@ export class WidgetService {
     res.setHeader('X-Guard-Token', this.token(result, auth));
     res.setHeader('X-Guard-Settings', encodeSettings(settings));
     return result;
+  }
+
+  /**
+   * The dashboard's preview of the widget: a check that costs nothing and is counted apart from the public tier
+   * (its own daily count per account), answered from the cache when it can.
+   */
+  async preview(accountId: string, email: string): Promise<VerificationResult> {
+    const taken = await this.quota.take([[`preview:${accountId}`, PREVIEW_PER_ACCOUNT_DAY]]);
+    if (!taken.allowed)
+      throw new AppError(
+        'rate_limited',
+        `The widget preview allows ${PREVIEW_PER_ACCOUNT_DAY} checks per account per day; try again tomorrow`,
+      );
+    return this.verifications.checkAnonymous(email);
   }
 
   private async publicTier(request: WidgetRequest): Promise<VerificationResult> {

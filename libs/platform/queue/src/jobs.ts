@@ -81,6 +81,8 @@ export interface GroupScoringPayload {
   inspections: Inspection[];
   /** One per row; null where SMTP was not asked. */
   outcomes: Array<ProbeOutcome | null>;
+  /** Rows of the same group sent back to wait for a greylisting retry due at `retryAt` (epoch ms). */
+  greylisted?: { rows: number[]; retryAt: number };
 }
 
 /** The first attempt of a finished list's webhook, whose delivery waits in the outbox (libs/product/lists). */

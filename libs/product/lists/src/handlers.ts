@@ -220,6 +220,10 @@ function concludeGroupHandler(
   observe: (result: VerificationResult) => void = () => undefined,
 ): JobHandler<'scoring.concludeGroup'> {
   return async (payload, queue) => {
+    if (payload.greylisted)
+      await store.greylistWait(payload.listId, payload.greylisted.rows, new Date(payload.greylisted.retryAt));
+    // Only rows waiting for their retry, none settled: nothing more to do.
+    if (payload.rows.length === 0) return { settled: 0 };
     const inspections = await engine.withAvatars(payload.facts ? restore(payload) : payload.inspections);
     const results = await knowledge.conclude(engine, inspections, payload.outcomes);
     const { rows, finished } = await store.settle(

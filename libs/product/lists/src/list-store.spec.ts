@@ -312,3 +312,28 @@ it('marks dispatched rows without waiting for a settlement that holds some of th
   );
   expect(marked.map(({ row }) => row)).toEqual([2, 5]);
 });
+
+it('says which rows of a running list wait for a greylisting retry and when the next is due, until they settle', async () => {
+  const accountId = await account(10);
+  const id = await upload(accountId);
+  await store.seal(id, accountId);
+  await store.start(id);
+  expect((await store.find(id))?.view.greylisted).toBeNull();
+  const soon = new Date(Date.now() + 60_000);
+  const later = new Date(Date.now() + 120_000);
+  // Row 1 waits with its repeat (row 3); row 2 waits longer.
+  await store.greylistWait(id, [1], soon);
+  await store.greylistWait(id, [2], later);
+  expect((await store.find(id))?.view.greylisted).toEqual({ rows: 3, nextRetryAt: soon.toISOString() });
+  expect((await store.page(accountId, 1, 10)).data[0].greylisted).toEqual({
+    rows: 3,
+    nextRetryAt: soon.toISOString(),
+  });
+  await store.settle(id, [{ row: 1, result: result('safe', 'valid') }]);
+  expect((await store.find(id))?.view.greylisted).toEqual({ rows: 1, nextRetryAt: later.toISOString() });
+  await store.settle(id, [
+    { row: 2, result: result('safe', 'valid') },
+    { row: 5, result: result('safe', 'valid') },
+  ]);
+  expect((await store.find(id))?.view).toMatchObject({ status: 'completed', greylisted: null });
+});

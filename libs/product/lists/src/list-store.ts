@@ -28,6 +28,11 @@ export interface ListView {
   error: string | null;
   /** The delivery of its webhook, once it has ended (null without a webhookUrl, or before the end). */
   webhook: WebhookState | null;
+  /**
+   * Rows of a running list waiting for a greylisting retry (the server said "try later"), and when the next is
+   * due; null when none waits. While rows wait, `etaSeconds` says little: the wait is the server's.
+   */
+  greylisted: { rows: number; nextRetryAt: string } | null;
 }
 
 export interface StoredList {
@@ -62,7 +67,9 @@ export interface ResultRow {
 /** How long a dispatched row may go unsettled before a sweep dispatches it again (its job was lost). */
 export const STALE_DISPATCH_SECONDS = 15 * 60;
 
-function view(row: ListEntity, now = Date.now()): ListView {
+type Waits = ListView['greylisted'];
+
+function view(row: ListEntity, now = Date.now(), greylisted: Waits = null): ListView {
   const percent = row.total === 0 ? 100 : Math.floor((row.processed / row.total) * 100);
   let etaSeconds: number | null = null;
   if (row.status === 'processing' && row.startedAt && row.processed > 0 && row.processed < row.total) {
@@ -87,6 +94,7 @@ function view(row: ListEntity, now = Date.now()): ListView {
     expiredAt: row.expiredAt?.toISOString() ?? null,
     error: row.error,
     webhook: webhookState(row.webhook),
+    greylisted,
   };
 }
 
@@ -97,7 +105,10 @@ function view(row: ListEntity, now = Date.now()): ListView {
 const UNDISPATCHED = `NOT l.settled AND l.duplicate_of IS NULL AND l.key IS NOT NULL
   AND (l.dispatched_at IS NULL OR l.dispatched_at < now() - make_interval(secs => ${STALE_DISPATCH_SECONDS}))`;
 
-const stored = (row: ListEntity): StoredList => ({ row, view: view(row) });
+const stored = (row: ListEntity, greylisted: Waits = null): StoredList => ({
+  row,
+  view: view(row, Date.now(), greylisted),
+});
 
 const RUNNING: ListStatus[] = ['queued', 'processing'];
 /** Not ended: running, or paused with its account suspended (its rows in flight still settle, nothing more is fed). */
@@ -213,7 +224,29 @@ export class ListStore {
       where: { id: listId, status: Not('uploading'), ...(accountId ? { accountId } : {}) },
       relations: { webhook: true },
     });
-    return row ? stored(row) : null;
+    return row ? stored(row, await this.waits(row)) : null;
+  }
+
+  /** The rows of a running list that wait for a greylisting retry still to come (null: none). */
+  private async waits(row: ListEntity): Promise<Waits> {
+    if (!RUNNING.includes(row.status)) return null;
+    const [found] = (await this.dataSource().query(
+      `SELECT count(*)::int AS waiting, min(l.retry_at) AS next FROM list_rows l
+        WHERE l.list_id = $1 AND NOT l.settled AND l.retry_at > now()`,
+      [row.id],
+    )) as Array<{ waiting: number; next: Date | string | null }>;
+    if (!found || found.waiting === 0 || !found.next) return null;
+    return { rows: found.waiting, nextRetryAt: new Date(found.next).toISOString() };
+  }
+
+  /** Rows the prober sent back to wait for a greylisting retry due at `at` (their duplicates wait with them). */
+  async greylistWait(listId: string, rows: number[], at: Date): Promise<void> {
+    if (rows.length === 0) return;
+    await this.dataSource().query(
+      `UPDATE list_rows l SET retry_at = $3
+        WHERE l.list_id = $1 AND NOT l.settled AND (l.row = ANY($2::int[]) OR l.duplicate_of = ANY($2::int[]))`,
+      [listId, rows, at],
+    );
   }
 
   async page(accountId: string, page: number, limit: number): Promise<{ data: ListView[]; total: number }> {
@@ -224,7 +257,8 @@ export class ListStore {
       skip: (page - 1) * limit,
       take: limit,
     });
-    return { data: rows.map((row) => view(row)), total };
+    const data = await Promise.all(rows.map(async (row) => view(row, Date.now(), await this.waits(row))));
+    return { data, total };
   }
 
   /** queued → processing; null when the list is gone or already over (nothing to feed). */

@@ -138,6 +138,10 @@ export const listView = z.object({
     .nullable()
     .describe('When retention erased its rows (list_results then refuses); null while kept'),
   error: z.string().nullable(),
+  greylisted: z
+    .object({ rows: z.number().int(), nextRetryAt: z.string() })
+    .nullable()
+    .describe('Rows waiting for a greylisting retry and when the next is due; null when none waits'),
 });
 
 /** #7 as JSON. */

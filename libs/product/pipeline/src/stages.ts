@@ -63,9 +63,12 @@ async function deliver(
   settled: number[],
   outcomes: Array<ProbeOutcome | null>,
   queue: StageContext,
+  /** A list's rows sent back to wait for a greylisting retry (positions in the job), and when it is due. */
+  waiting: { positions: number[]; retryAt: number } | null = null,
 ): Promise<void> {
   const { then } = job;
-  if (settled.length === 0 || then.to === 'caller') return;
+  if (then.to === 'caller') return;
+  if (settled.length === 0 && !(then.to === 'list' && waiting)) return;
   if (then.to === 'check') {
     const [index] = settled;
     if (then.join)
@@ -90,6 +93,10 @@ async function deliver(
     facts: job.facts,
     inspections: settled.map((index) => job.inspections[index]),
     outcomes: settled.map((index) => outcomes[index]),
+    // Told to the list's store with the settled rows (the scoring worker has the database; this one does not).
+    ...(waiting
+      ? { greylisted: { rows: waiting.positions.map((index) => then.rows[index]), retryAt: waiting.retryAt } }
+      : {}),
   };
   await queue.enqueue('scoring.concludeGroup', group, {
     jobId: jobIdFor(job.key, 'scoring.concludeGroup', job.attempt),
@@ -133,6 +140,7 @@ export function probeHandler(
       asked.filter((index) => !again.has(index)),
       outcomes,
       queue,
+      retry ? { positions: [...again], retryAt: Date.now() + retry.delayMs } : null,
     );
     const answered = !retry && job.then.to === 'caller';
     return { probed: asked.length, outcomes: answered ? (outcomes as ProbeOutcome[]) : null };

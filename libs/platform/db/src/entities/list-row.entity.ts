@@ -43,6 +43,10 @@ export class ListRowEntity {
   @Column('timestamptz', { name: 'dispatched_at', nullable: true })
   dispatchedAt!: Date | null;
 
+  /** When its greylisting retry is due, while it waits for one (a delayed probe); null otherwise. */
+  @Column('timestamptz', { name: 'retry_at', nullable: true })
+  retryAt!: Date | null;
+
   @Column('text', { nullable: true })
   status!: Status | null;
 

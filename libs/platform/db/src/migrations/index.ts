@@ -8,6 +8,7 @@ import { Retention1764633600000 } from './1764633600000-retention';
 import { OpenCharges1764720000000 } from './1764720000000-open-charges';
 import { LoginsOperators1764806400000 } from './1764806400000-logins-operators';
 import { PausedLists1765065600000 } from './1765065600000-paused-lists';
+import { GreylistWaits1765152000000 } from './1765152000000-greylist-waits';
 
 /**
  * Every schema change, in order. The service never uses `synchronize`: each change is a migration
@@ -24,4 +25,5 @@ export const MIGRATIONS: Function[] = [
   OpenCharges1764720000000,
   LoginsOperators1764806400000,
   PausedLists1765065600000,
+  GreylistWaits1765152000000,
 ];
