@@ -60,6 +60,8 @@ export async function usageBetween(
      FROM (SELECT date, kind, checks, 0 AS credits FROM checks
            UNION ALL SELECT date, kind, 0, credits FROM credits WHERE kind IS NOT NULL) u
      GROUP BY date, kind
+     -- A day and kind with neither (a charge refunded whole, such as a finder that found nobody) is no row.
+     HAVING coalesce(sum(checks), 0) > 0 OR coalesce(sum(credits), 0) <> 0
      ORDER BY date, kind`,
     [accountId, from, to],
   );
