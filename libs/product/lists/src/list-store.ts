@@ -319,9 +319,9 @@ export class ListStore {
    * Settles rows with their results (and their duplicates with them), moves the counters, counts
    * the rows in the day's usage and charges those that had an answer out of the list's hold (a
    * `release` and a `charge` row), and when the last row settles completes the list: what it
-   * still holds (unknown results) goes back to the balance as a `release` row. Rows already settled are skipped, so a job that
-   * runs twice changes nothing the second time. Returns the rows of `settled` that this call
-   * settled, and the list when this call completed it.
+   * still holds (unknown results) goes back to the balance as a `release` row. Rows already
+   * settled are skipped, so a job that runs twice changes nothing the second time. Returns the
+   * rows of `settled` that this call settled, and the list when this call completed it.
    */
   async settle(
     listId: string,
