@@ -499,6 +499,41 @@ export function apiSuite(driver: Driver): void {
       expect((await api('GET', '/v1/credits/transactions?limit=abc', { key: apiKey })).status).toBe(400);
     });
 
+    it('exports the whole ledger as CSV, oldest first, over many batches, to every scope that reads credits', async () => {
+      const { apiKey, account } = await signup();
+      // 2,500 more rows than one read of the export takes (1,000), one with a reason a spreadsheet would run.
+      await database.query(
+        `INSERT INTO credit_transactions (account_id, delta, kind, reason, ref, balance_after)
+         SELECT $1, 1, 'grant', CASE WHEN n = 1200 THEN '=HYPERLINK("http://x")' ELSE 'grant ' || n END, NULL, 2500 + n
+         FROM generate_series(1, 2500) AS n ORDER BY n`,
+        [account.id],
+      );
+      const readOnly = await createKey(apiKey, 'read-only');
+      const exported = await fetch(`${gateway.url}/v1/credits/transactions?format=csv`, {
+        headers: { 'X-API-Key': readOnly.key },
+      });
+      expect(exported.status).toBe(200);
+      expect(exported.headers.get('content-type')).toBe('text/csv; charset=utf-8');
+      expect(exported.headers.get('content-disposition')).toBe('attachment; filename="transactions.csv"');
+      const lines = (await exported.text()).split('\r\n');
+      expect(lines.pop()).toBe('');
+      expect(lines[0]).toBe('id,date,kind,delta,balance_after,reason,ref');
+      // The header, sign-up's two grants, then ours.
+      expect(lines).toHaveLength(1 + 2 + 2_500);
+      expect(lines[1]).toMatch(/^txn_\d+,\d{4}-\d\d-\d\dT[\d:.]+Z,grant,1000,1000,signup,$/);
+      expect(lines[2]).toMatch(/^txn_\d+,[^,]+,grant,1500,2500,signup bonus: work email,$/);
+      expect(lines[3]).toMatch(/^txn_\d+,[^,]+,grant,1,2501,grant 1,$/);
+      expect(lines[lines.length - 1]).toMatch(/,grant,1,5000,grant 2500,$/);
+      expect(lines[2 + 1200]).toMatch(/,grant,1,3700,"'=HYPERLINK\(""http:\/\/x""\)",$/);
+      const ids = lines.slice(1).map((line) => Number(line.split(',')[0].slice(4)));
+      expect(ids).toEqual([...ids].sort((a, b) => a - b));
+      expect(new Set(ids).size).toBe(ids.length);
+      expect((await api('GET', '/v1/credits/transactions?format=xml', { key: apiKey })).status).toBe(400);
+      const widget = await createKey(apiKey, 'verify', 'widget');
+      expect((await api('GET', '/v1/credits/transactions?format=csv', { key: widget.key })).status).toBe(403);
+      expect((await fetch(`${gateway.url}/v1/credits/transactions?format=csv`)).status).toBe(401);
+    });
+
     it('reports usage per UTC day and kind, with inclusive dates', async () => {
       const { apiKey } = await signup();
       await api('GET', '/v1/email-validation/jane@acme.test', { key: apiKey });

@@ -197,10 +197,11 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
       `fuzz: seed ${options.seed}, ${options.inputs.toLocaleString('en')} inputs, ${laneCount} lanes, check deadline ${deadlineMs} ms, gateway ${running.url}`,
     );
 
-    // What a lane's account has been charged, but for the refunds of lists (those arrive whenever a list completes).
+    // What a lane's account has been charged, but for what lists release as they end (whenever a list completes;
+    // the release and charge rows of its rows as they settle add up to nothing).
     const charged = async (lane: Lane): Promise<number> => {
       const { rows } = await pool.query<{ sum: string }>(
-        "SELECT coalesce(sum(delta), 0) AS sum FROM credit_transactions WHERE account_id = $1 AND NOT (kind = 'refund' AND ref LIKE 'lst\\_%')",
+        "SELECT coalesce(sum(delta), 0) AS sum FROM credit_transactions WHERE account_id = $1 AND NOT (kind = 'release' AND ref LIKE 'lst\\_%' AND ref NOT LIKE '%.%')",
         [lane.accountId],
       );
       return Number(rows[0].sum);

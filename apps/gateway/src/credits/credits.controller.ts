@@ -1,15 +1,35 @@
-import { Controller, Get, Query, Req } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { CreditLedger, usageBetween, type TransactionPage, type UsageRow } from '@mailguard/credits';
+import type { Writable } from 'node:stream';
+import { Controller, Get, Query, Req, Res } from '@nestjs/common';
+import { ApiExtraModels, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import type { Response } from 'express';
+import { CreditLedger, usageBetween, type UsageRow } from '@mailguard/credits';
 import { Database } from '@mailguard/db';
 import { AppError } from '@mailguard/errors';
+import { csvLine } from '@mailguard/lists';
 import { Scopes, type AuthedRequest } from '../auth/access';
 import { ApiErrors, ApiQueryParams } from '../docs/api-docs';
 import { parsePage } from '../http/paging';
-import { PageQuery } from '../http/paging.dto';
-import { CreditsDto, TransactionPageDto, UsageDto, UsageQuery } from './credits.dto';
+import {
+  CreditsDto,
+  TRANSACTIONS_CSV_COLUMNS,
+  TRANSACTIONS_RESPONSE,
+  TransactionPageDto,
+  TransactionsQuery,
+  UsageDto,
+  UsageQuery,
+} from './credits.dto';
 
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
+/** Ledger rows read per query of the CSV export. */
+const EXPORT_BATCH = 1_000;
+
+/**
+ * A text cell a spreadsheet would take for a formula (=, +, -, @, a tab or a carriage return first)
+ * is written after a quote mark: a reason may carry a list's name, which the customer chose.
+ */
+function inert(text: string): string {
+  return /^[=+\-@\t\r]/.test(text) ? `'${text}` : text;
+}
 const DAY_MS = 86_400_000;
 
 function parseDate(name: string, value: string | undefined, fallback: Date): string {
@@ -61,17 +81,61 @@ export class CreditsController {
     };
   }
 
+  /**
+   * #22: a page of the ledger, newest first; or the whole ledger as CSV (`format=csv`), oldest
+   * first, streamed in keyset batches with back-pressure.
+   */
   @Get('transactions')
-  @ApiOperation({ summary: 'The credit ledger, newest first' })
-  @ApiQueryParams(PageQuery)
-  @ApiOkResponse({ type: TransactionPageDto })
+  @ApiOperation({ summary: 'The credit ledger: JSON pages, newest first, or the whole of it as CSV' })
+  @ApiQueryParams(TransactionsQuery)
+  @ApiExtraModels(TransactionPageDto)
+  @ApiOkResponse(TRANSACTIONS_RESPONSE)
   @ApiErrors(400)
-  transactions(
+  async transactions(
     @Req() req: AuthedRequest,
+    @Res() res: Response,
+    @Query('format') format = 'json',
     @Query('page') page?: string,
     @Query('limit') limit?: string,
-  ): Promise<TransactionPage> {
-    const paging = parsePage(page, limit);
-    return this.ledger.transactions(req.auth.account.id, paging.page, paging.limit);
+  ): Promise<void> {
+    if (format !== 'json' && format !== 'csv') throw new AppError('bad_request', 'format must be json or csv');
+    const accountId = req.auth.account.id;
+    if (format === 'json') {
+      const paging = parsePage(page, limit);
+      res.json(await this.ledger.transactions(accountId, paging.page, paging.limit));
+      return;
+    }
+    res.status(200);
+    res.setHeader('Content-Type', 'text/csv; charset=utf-8');
+    res.setHeader('Content-Disposition', 'attachment; filename="transactions.csv"');
+    await this.writeCsv(accountId, res);
+    res.end();
+  }
+
+  private async writeCsv(accountId: string, out: Writable): Promise<void> {
+    out.write(csvLine([...TRANSACTIONS_CSV_COLUMNS], ','));
+    for (let after: string | null = null; !out.destroyed;) {
+      const rows = await this.ledger.transactionsAfter(accountId, after, EXPORT_BATCH);
+      if (rows.length === 0) break;
+      const chunk = rows
+        .map((row) =>
+          csvLine(
+            [
+              row.id,
+              row.createdAt,
+              row.kind,
+              String(row.delta),
+              String(row.balanceAfter),
+              inert(row.reason),
+              inert(row.ref ?? ''),
+            ],
+            ',',
+          ),
+        )
+        .join('');
+      // Respect back-pressure: a slow client does not make the gateway buffer the whole ledger.
+      if (!out.write(chunk)) await new Promise((resolve) => out.once('drain', resolve).once('close', resolve));
+      after = rows[rows.length - 1].cursor;
+    }
   }
 }

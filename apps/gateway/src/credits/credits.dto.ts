@@ -1,8 +1,8 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, getSchemaPath } from '@nestjs/swagger';
 import type { TransactionPage, UsageRow } from '@mailguard/credits';
 import type { TransactionKind, UsageKind } from '@mailguard/db';
 import { unionMembers } from '../docs/api-docs';
-import { PageDto } from '../http/paging.dto';
+import { PageDto, PageQuery } from '../http/paging.dto';
 
 const TRANSACTION_KINDS = unionMembers<TransactionKind>()('grant', 'charge', 'hold', 'release', 'refund', 'adjust');
 const USAGE_KINDS = unionMembers<UsageKind>()('single', 'batch', 'list', 'finder', 'widget');
@@ -62,3 +62,23 @@ export class TransactionDto implements Transaction {
 export class TransactionPageDto extends PageDto implements TransactionPage {
   @ApiProperty({ type: [TransactionDto] }) data!: TransactionDto[];
 }
+
+/** #22's query: `format=csv` exports the whole ledger (page and limit are then not read). */
+export class TransactionsQuery extends PageQuery {
+  @ApiPropertyOptional({ enum: ['json', 'csv'], default: 'json' })
+  format?: string;
+}
+
+/** The columns of the ledger's CSV export, in order. */
+export const TRANSACTIONS_CSV_COLUMNS = ['id', 'date', 'kind', 'delta', 'balance_after', 'reason', 'ref'] as const;
+
+/** #22 answers JSON or CSV, as `format` asks. */
+export const TRANSACTIONS_RESPONSE = {
+  description:
+    'A page of ledger rows, newest first (format=json), or the whole ledger as CSV, oldest first (format=csv): ' +
+    `${TRANSACTIONS_CSV_COLUMNS.join(', ')} (date: the row's ISO 8601 time)`,
+  content: {
+    'application/json': { schema: { $ref: getSchemaPath(TransactionPageDto) } },
+    'text/csv': { schema: { type: 'string' } },
+  },
+};

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '@mailguard/config';
 import { ENGINE } from '@mailguard/core';
-import { CreditLedger, FINDER_PRICE, finderKeepsCharge } from '@mailguard/credits';
+import { CreditLedger, FINDER_PRICE, finderKeepsCharge, USAGE_REF_PREFIX } from '@mailguard/credits';
 import type { VerificationEngine } from '@mailguard/engine';
 import { AppError } from '@mailguard/errors';
 import { DomainKnowledge } from '@mailguard/feedback';
@@ -54,7 +54,7 @@ export class FinderService {
    */
   async find(accountId: string, query: FinderQuery): Promise<{ answer: FinderAnswer; balance: number }> {
     const { name, domain } = parseFinderQuery(query);
-    const ref = newId('fnd');
+    const ref = newId(USAGE_REF_PREFIX.finder);
     const charged = await this.ledger.charge(accountId, FINDER_PRICE, 'finder', ref, {
       kind: 'finder',
       checks: [],

@@ -2,7 +2,7 @@ import type { Writable } from 'node:stream';
 import { Inject, Injectable } from '@nestjs/common';
 import { resultKey } from '@mailguard/cache';
 import { ENGINE, OUTBOUND } from '@mailguard/core';
-import { CreditLedger } from '@mailguard/credits';
+import { CreditLedger, USAGE_REF_PREFIX } from '@mailguard/credits';
 import type { VerificationEngine } from '@mailguard/engine';
 import { AppError } from '@mailguard/errors';
 import { newId } from '@mailguard/keys';
@@ -88,7 +88,7 @@ export class ListsService {
    */
   async create(accountId: string, source: ListSource): Promise<{ list: ListView; balance: number }> {
     if (!source.path) throw new AppError('bad_request', 'The CSV must be sent in a multipart part named "file"');
-    const id = newId('lst');
+    const id = newId(USAGE_REF_PREFIX.list);
     let created = false;
     try {
       const webhookUrl = source.fields.webhookUrl?.trim() || null;

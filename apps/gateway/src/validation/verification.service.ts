@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { resultKey, type ResultCache } from '@mailguard/cache';
 import { APP_CONFIG, type AppConfig } from '@mailguard/config';
 import { ENGINE, RESULT_CACHE } from '@mailguard/core';
-import { checksCost, checksRefund, CreditLedger } from '@mailguard/credits';
+import { checksCost, checksRefund, CreditLedger, USAGE_REF_PREFIX } from '@mailguard/credits';
 import type { ChargeKind, UsageKind } from '@mailguard/db';
 import type { VerificationEngine, VerificationResult } from '@mailguard/engine';
 import { printable } from '@mailguard/email';
@@ -151,7 +151,8 @@ export class VerificationService {
 
   /** What a check's charge is called in the ledger, and its reference. */
   private billing(kind: UsageKind, addresses: number): { ref: string; label: string } {
-    const ref = newId(kind === 'single' ? 'chk' : kind === 'widget' ? 'wgt' : 'bat');
+    // The ref's prefix names the kind of usage its charge and refund count as (docs/api.md#usage).
+    const ref = newId(USAGE_REF_PREFIX[kind]);
     const label =
       kind === 'single' ? 'single check' : kind === 'widget' ? 'widget check' : `batch check (${addresses} addresses)`;
     return { ref, label };

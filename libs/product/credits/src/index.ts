@@ -8,4 +8,4 @@ export {
   type UsageRecord,
 } from './ledger';
 export * from './pricing';
-export { usageBetween, type UsageRow } from './usage';
+export { USAGE_REF_PREFIX, usageBetween, type UsageRow } from './usage';

@@ -159,45 +159,40 @@ describe('CreditLedger list holds', () => {
     });
   });
 
-  it('releases a hold in the caller transaction: what was not charged comes back as one refund row', async () => {
+  it('charges settled list rows out of the hold (release + charge, the balance unmoved), then releases the rest', async () => {
     const id = await account(10);
     const ledger = new CreditLedger(() => sources[0]);
     await sources[0].transaction((manager) => ledger.hold(id, 8, 'hold: list', `lst_${id}`, manager));
-    await sources[0].transaction((manager) => ledger.releaseHold(id, 8, 3, 'refund: list', `lst_${id}`, manager));
+    await sources[0].transaction((manager) => ledger.chargeHeld(id, 3, 'list rows', `lst_${id}.1`, manager));
+    expect(await credits(id)).toMatchObject({ balance: 2, held: 5 });
+    await sources[0].transaction((manager) => ledger.releaseHold(id, 5, 'release: list', `lst_${id}`, manager));
     expect(await credits(id)).toEqual({
-      balance: 5,
+      balance: 7,
       held: 0,
       ledger: [
         { kind: 'hold', delta: -8, ref: `lst_${id}` },
-        { kind: 'refund', delta: 3, ref: `lst_${id}` },
+        { kind: 'release', delta: 3, ref: `lst_${id}.1` },
+        { kind: 'charge', delta: -3, ref: `lst_${id}.1` },
+        { kind: 'release', delta: 5, ref: `lst_${id}` },
       ],
     });
   });
 
-  it('writes no row when everything held was charged, and moves nothing when the transaction rolls back', async () => {
+  it('moves nothing when the transaction rolls back, and refuses a second charge of the same settlement', async () => {
     const id = await account(10);
     const ledger = new CreditLedger(() => sources[0]);
     await sources[0].transaction((manager) => ledger.hold(id, 4, 'hold: list', `lst_${id}`, manager));
     const rolledBack = sources[0].transaction(async (manager) => {
-      await ledger.releaseHold(id, 4, 2, 'refund: list', `lst_${id}`, manager);
+      await ledger.chargeHeld(id, 2, 'list rows', `lst_${id}.1`, manager);
+      await ledger.releaseHold(id, 2, 'release: list', `lst_${id}`, manager);
       throw new Error('the list could not be ended');
     });
     await expect(rolledBack).rejects.toThrow('the list could not be ended');
     expect(await credits(id)).toMatchObject({ balance: 6, held: 4 });
-    await sources[0].transaction((manager) => ledger.releaseHold(id, 4, 0, 'refund: list', `lst_${id}`, manager));
-    expect(await credits(id)).toEqual({ balance: 6, held: 0, ledger: [{ kind: 'hold', delta: -4, ref: `lst_${id}` }] });
-  });
-
-  it('refuses a second refund of the same list and moves nothing with it', async () => {
-    const id = await account(10);
-    const ledger = new CreditLedger(() => sources[0]);
-    await sources[0].transaction((manager) => ledger.hold(id, 4, 'hold: list', `lst_${id}`, manager));
-    await sources[0].transaction((manager) => ledger.releaseHold(id, 4, 1, 'refund: list', `lst_${id}`, manager));
-    const again = sources[0].transaction((manager) =>
-      ledger.releaseHold(id, 0, 1, 'refund: list', `lst_${id}`, manager),
-    );
+    await sources[0].transaction((manager) => ledger.chargeHeld(id, 2, 'list rows', `lst_${id}.1`, manager));
+    const again = sources[0].transaction((manager) => ledger.chargeHeld(id, 2, 'list rows', `lst_${id}.1`, manager));
     await expect(again).rejects.toMatchObject({ code: '23505' });
-    expect(await credits(id)).toMatchObject({ balance: 7, held: 0 });
+    expect(await credits(id)).toMatchObject({ balance: 6, held: 2 });
   });
 });
 

@@ -33,6 +33,19 @@ export interface TransactionPage {
 
 type Runner = Pick<EntityManager, 'query'>;
 
+/** A ledger row as the API shows it. */
+function transaction(row: CreditTransactionEntity): TransactionPage['data'][number] {
+  return {
+    id: `txn_${row.id}`,
+    delta: row.delta,
+    kind: row.kind,
+    reason: row.reason,
+    ref: row.ref,
+    createdAt: row.createdAt.toISOString(),
+    balanceAfter: row.balanceAfter,
+  };
+}
+
 interface PendingCharge {
   reason: string;
   ref: string;
@@ -326,23 +339,35 @@ export class CreditLedger {
   }
 
   /**
-   * Ends a list's hold (the list completed or was cancelled): `held` leaves the account's held
-   * credits, and `refund` of it — what was not charged — comes back to the balance as one refund
-   * row (ref: the list, so never twice). Runs in the transaction that ends the list.
+   * Pays for list rows as they settle, out of the list's hold, in the transaction that settles them
+   * (docs/api.md#holds-and-charges-for-lists): `amount` leaves `held`, written as a `release` row (back to the
+   * balance) and a `charge` row (taken again) in one statement, so the balance does not move and
+   * the day the rows settled has its charge. `ref` names the settlement (unique, as every charge's).
    */
-  async releaseHold(
-    accountId: string,
-    held: number,
-    refund: number,
-    reason: string,
-    ref: string,
-    runner: Runner,
-  ): Promise<void> {
+  async chargeHeld(accountId: string, amount: number, reason: string, ref: string, runner: Runner): Promise<void> {
     const rows: Array<{ balance_after: number }> = await runner.query(
-      `WITH moved AS (UPDATE accounts SET held = held - $2, balance = balance + $3 WHERE id = $1 RETURNING balance)
+      // One INSERT of both rows in order (the release first), not two CTEs whose order is the planner's.
+      `WITH moved AS (UPDATE accounts SET held = held - $2 WHERE id = $1 RETURNING balance)
        INSERT INTO credit_transactions (account_id, delta, kind, reason, ref, balance_after)
-       SELECT $1, $3, 'refund', $4, $5, balance FROM moved WHERE $3 > 0 RETURNING balance_after`,
-      [accountId, held, refund, reason, ref],
+       SELECT $1, m.delta, m.kind, $3, $4, balance + m.after
+       FROM moved, (VALUES (1, $2::int, 'release', $2::int), (2, -$2::int, 'charge', 0)) AS m(n, delta, kind, after)
+       ORDER BY m.n RETURNING balance_after`,
+      [accountId, amount, reason, ref],
+    );
+    this.moved(accountId, rows.slice(-1));
+  }
+
+  /**
+   * Ends a list's hold (the list completed or was cancelled): what it still holds — rows never
+   * charged — leaves `held` for the balance as one `release` row (ref: the list). Runs in the
+   * transaction that ends the list.
+   */
+  async releaseHold(accountId: string, held: number, reason: string, ref: string, runner: Runner): Promise<void> {
+    const rows: Array<{ balance_after: number }> = await runner.query(
+      `WITH moved AS (UPDATE accounts SET held = held - $2, balance = balance + $2 WHERE id = $1 RETURNING balance)
+       INSERT INTO credit_transactions (account_id, delta, kind, reason, ref, balance_after)
+       SELECT $1, $2, 'release', $3, $4, balance FROM moved RETURNING balance_after`,
+      [accountId, held, reason, ref],
     );
     this.moved(accountId, rows);
   }
@@ -406,6 +431,26 @@ export class CreditLedger {
     return { balance: account.balance, held: account.held };
   }
 
+  /**
+   * The account's ledger rows after the row `afterId` (null: from the first), oldest first, up to
+   * `limit`: the keyset pages of the whole ledger's export. Each row's `id` is the raw one, the cursor.
+   */
+  async transactionsAfter(
+    accountId: string,
+    afterId: string | null,
+    limit: number,
+  ): Promise<Array<TransactionPage['data'][number] & { cursor: string }>> {
+    const query = this.dataSource()
+      .getRepository(CreditTransactionEntity)
+      .createQueryBuilder('t')
+      .where('t.accountId = :accountId', { accountId })
+      .orderBy('t.id', 'ASC')
+      .limit(limit);
+    if (afterId !== null) query.andWhere('t.id > :afterId', { afterId });
+    const rows = await query.getMany();
+    return rows.map((row) => ({ ...transaction(row), cursor: row.id }));
+  }
+
   async transactions(accountId: string, page: number, limit: number): Promise<TransactionPage> {
     const repository = this.dataSource().getRepository(CreditTransactionEntity);
     const [rows, total] = await repository.findAndCount({
@@ -415,15 +460,7 @@ export class CreditLedger {
       take: limit,
     });
     return {
-      data: rows.map((row) => ({
-        id: `txn_${row.id}`,
-        delta: row.delta,
-        kind: row.kind,
-        reason: row.reason,
-        ref: row.ref,
-        createdAt: row.createdAt.toISOString(),
-        balanceAfter: row.balanceAfter,
-      })),
+      data: rows.map(transaction),
       page,
       limit,
       total,

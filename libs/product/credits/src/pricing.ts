@@ -9,7 +9,7 @@ import type { VerificationResult } from '@mailguard/engine';
  * |-----------------------------------------------------|---------------------------------------------|
  * | single check, widget check with a widget key        | CHECK_PRICE (cached and syntax failures too) |
  * | batch                                               | CHECK_PRICE per distinct address            |
- * | list                                                | CHECK_PRICE per chargeable row, held at upload |
+ * | list                                                | CHECK_PRICE per chargeable row, held at upload, charged as it settles |
  * | finder                                              | FINDER_PRICE when an address is returned    |
  * | domain insight, feedback, widget public tier, reads | free                                        |
  * | MCP tools                                           | those of their REST twins: they run the same services |
@@ -69,14 +69,12 @@ export function listHold(chargeableRows: number): number {
   return chargeableRows * CHECK_PRICE;
 }
 
-/** What settling these first occurrences of their addresses charges (their duplicates are free). */
+/**
+ * What settling these first occurrences of their addresses charges (their duplicates are free),
+ * out of the list's hold; what is still held when the list ends is released.
+ */
 export function listCharge(settled: Answer[]): number {
   return settled.reduce((sum, result) => sum + checkCost(result), 0);
-}
-
-/** What a list gives back when it ends (completed or cancelled): everything held and not charged. */
-export function listRefund(list: { held: number; charged: number }): number {
-  return list.held - list.charged;
 }
 
 /** Whether a finder call keeps its up-front FINDER_PRICE: only when it returned an address. */

@@ -5,7 +5,7 @@ import type { VerificationResult } from '@mailguard/engine';
 import { createTestDatabase, type TestDatabase } from '../../../../test/support/services';
 import { ListStore, type UploadRow } from './list-store';
 
-/** The list store's credits against a real Postgres: held at seal, charged once per row, the rest refunded at the end. */
+/** The list store's credits against a real Postgres: held at seal, charged out of the hold once per row as rows settle, the rest released at the end. */
 let database: TestDatabase;
 let source: DataSource;
 let store: ListStore;
@@ -79,6 +79,12 @@ async function credits(accountId: string) {
   return { ...account, ledger };
 }
 
+async function usageOf(accountId: string) {
+  return database.query('SELECT list_id, checks FROM list_usage WHERE account_id = $1 ORDER BY list_id, day', [
+    accountId,
+  ]);
+}
+
 it('holds one credit per chargeable row when the list is sealed, and nothing when the balance is short', async () => {
   const poor = await account(2);
   const refused = await upload(poor);
@@ -100,7 +106,7 @@ it('holds one credit per chargeable row when the list is sealed, and nothing whe
   });
 });
 
-it('settles a row once however often its job runs, and refunds at completion what unknown results did not use', async () => {
+it('settles a row once however often its job runs, charges it out of the hold, and releases at completion what unknown results did not use', async () => {
   const accountId = await account(10);
   const id = await upload(accountId);
   await store.seal(id, accountId);
@@ -116,9 +122,11 @@ it('settles a row once however often its job runs, and refunds at completion wha
   expect(await store.settle(id, [{ row: 1, result: result('safe', 'valid') }])).toEqual({ rows: [], finished: null });
   expect((await store.find(id))?.view).toMatchObject({
     processed: 4,
+    creditsHeld: 2,
     creditsCharged: 1,
     counts: { valid: 2, risky: 1, invalid: 1 },
   });
+  expect(await credits(accountId)).toMatchObject({ balance: 7, held: 2 });
 
   const { rows, finished } = await store.settle(id, [{ row: 5, result: result('invalid', 'invalid') }]);
   expect(rows).toEqual([5]);
@@ -134,9 +142,15 @@ it('settles a row once however often its job runs, and refunds at completion wha
     held: 0,
     ledger: [
       { kind: 'hold', delta: -3 },
-      { kind: 'refund', delta: 1 },
+      { kind: 'release', delta: 1 },
+      { kind: 'charge', delta: -1 },
+      { kind: 'release', delta: 1 },
+      { kind: 'charge', delta: -1 },
+      { kind: 'release', delta: 1 },
     ],
   });
+  // Usage: every row on the day it settled (the syntax failure at upload, the repeat with its first row).
+  expect(await usageOf(accountId)).toEqual([{ list_id: id, checks: 5 }]);
 });
 
 it("pauses an account's running lists: nothing more fed, rows in flight settle, credits held, the end only once resumed", async () => {
@@ -161,10 +175,10 @@ it("pauses an account's running lists: nothing more fed, rows in flight settle, 
   expect((await store.find(id))?.view).toMatchObject({
     status: 'paused',
     processed: 5,
-    creditsHeld: 3,
+    creditsHeld: 1,
     creditsCharged: 2,
   });
-  expect(await credits(accountId)).toMatchObject({ held: 3 });
+  expect(await credits(accountId)).toMatchObject({ held: 1 });
 
   expect(await source.transaction((manager) => store.resumeAccount(manager, accountId))).toEqual([id]);
   const ended = await store.completeIfDone(id);
@@ -174,12 +188,14 @@ it("pauses an account's running lists: nothing more fed, rows in flight settle, 
     held: 0,
     ledger: [
       { kind: 'hold', delta: -3 },
-      { kind: 'refund', delta: 1 },
+      { kind: 'release', delta: 2 },
+      { kind: 'charge', delta: -2 },
+      { kind: 'release', delta: 1 },
     ],
   });
 });
 
-it('gives back everything not charged when a running list is cancelled, once', async () => {
+it('releases everything not charged when a running list is cancelled, once', async () => {
   const accountId = await account(10);
   const id = await upload(accountId);
   await store.seal(id, accountId);
@@ -198,9 +214,13 @@ it('gives back everything not charged when a running list is cancelled, once', a
     held: 0,
     ledger: [
       { kind: 'hold', delta: -3 },
-      { kind: 'refund', delta: 2 },
+      { kind: 'release', delta: 1 },
+      { kind: 'charge', delta: -1 },
+      { kind: 'release', delta: 2 },
     ],
   });
+  // What it really settled: the syntax failure at upload and row 2.
+  expect(await usageOf(accountId)).toEqual([{ list_id: id, checks: 2 }]);
 });
 
 it('settles groups of one list side by side: the list row is key-share locked until the counters move', async () => {

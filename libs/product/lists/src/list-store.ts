@@ -1,5 +1,5 @@
 import { In, Not, type DataSource, type EntityManager } from 'typeorm';
-import { CreditLedger, listCharge, listHold, listRefund } from '@mailguard/credits';
+import { CreditLedger, listCharge, listHold } from '@mailguard/credits';
 import { ListEntity, ListRowEntity, type ListStatus } from '@mailguard/db';
 import type { VerificationResult } from '@mailguard/engine';
 import type { Status } from '@mailguard/verdict';
@@ -203,6 +203,8 @@ export class ListStore {
       ) {
         return { chargeable: counts.chargeable, sealed: false };
       }
+      // Rows whose syntax failed settled at upload: they count in usage on this day, free.
+      if (counts.failed > 0) await this.countUsage(manager, listId, accountId, counts.failed);
       await manager.update(
         ListEntity,
         { id: listId },
@@ -339,12 +341,23 @@ export class ListStore {
     );
   }
 
+  /** Counts `rows` settled now in the list's usage of the day (the transaction's UTC day, the ledger's too). */
+  private async countUsage(manager: EntityManager, listId: string, accountId: string, rows: number): Promise<void> {
+    await manager.query(
+      `INSERT INTO list_usage (list_id, day, account_id, checks)
+       VALUES ($1, (now() AT TIME ZONE 'UTC')::date, $2, $3)
+       ON CONFLICT (list_id, day) DO UPDATE SET checks = list_usage.checks + excluded.checks`,
+      [listId, accountId, rows],
+    );
+  }
+
   /**
-   * Settles rows with their results (and their duplicates with them), moves the counters, and
-   * when the last row settles completes the list: what was held and not used (unknown results)
-   * goes back to the balance as a refund row. Rows already settled are skipped, so a job that
-   * runs twice changes nothing the second time. Returns the rows of `settled` that this call
-   * settled, and the list when this call completed it.
+   * Settles rows with their results (and their duplicates with them), moves the counters, counts
+   * the rows in the day's usage and charges those that had an answer out of the list's hold (a
+   * `release` and a `charge` row), and when the last row settles completes the list: what it
+   * still holds (unknown results) goes back to the balance as a `release` row. Rows already
+   * settled are skipped, so a job that runs twice changes nothing the second time. Returns the
+   * rows of `settled` that this call settled, and the list when this call completed it.
    */
   async settle(
     listId: string,
@@ -354,9 +367,9 @@ export class ListStore {
     return this.dataSource().transaction(async (manager) => {
       // A key-share lock: groups of one list settle side by side (their rows are theirs), while a
       // cancel or a delete (FOR UPDATE) waits for them, and they for it: the list is locked first by both.
-      const [list] = (await manager.query('SELECT status FROM lists WHERE id = $1 FOR KEY SHARE', [listId])) as Array<{
-        status: ListStatus;
-      }>;
+      const [list] = (await manager.query('SELECT status, account_id, name FROM lists WHERE id = $1 FOR KEY SHARE', [
+        listId,
+      ])) as Array<{ status: ListStatus; account_id: string; name: string }>;
       if (!list || !OPEN.includes(list.status)) return nothing;
       // Raw: one conditional statement settles only the rows not settled yet (a job run twice finds none).
       const [fresh] = (await manager.query(
@@ -377,13 +390,27 @@ export class ListStore {
       )) as [Array<{ row: number; status: string }>, number];
       const all = [...fresh, ...copies];
       const counted = (status: Status) => all.filter((row) => row.status === status).length;
-      // The counters move in place, the list's row locked only from here to the commit.
+      const charged = listCharge(fresh);
+      // The counters move in place, the list's row locked only from here to the commit; what the
+      // rows cost leaves the list's hold for its charges.
       const [[moved]] = (await manager.query(
         `UPDATE lists SET processed = processed + $2, valid = valid + $3, risky = risky + $4, invalid = invalid + $5,
-           credits_charged = credits_charged + $6
+           credits_charged = credits_charged + $6, credits_held = credits_held - $6
          WHERE id = $1 RETURNING processed, total`,
-        [listId, all.length, counted('valid'), counted('risky'), counted('invalid'), listCharge(fresh)],
+        [listId, all.length, counted('valid'), counted('risky'), counted('invalid'), charged],
       )) as [Array<{ processed: number; total: number }>, number];
+      // Usage (docs/api.md#usage): the rows count on the UTC day they settled, and the ledger
+      // charges them on that day (ref: the list and the first row this call settled, unique as a row settles once).
+      await this.countUsage(manager, listId, list.account_id, all.length);
+      if (charged > 0) {
+        await this.ledger.chargeHeld(
+          list.account_id,
+          charged,
+          `list ${list.name}: ${charged} rows`,
+          `${listId}.${Math.min(...rows)}`,
+          manager,
+        );
+      }
       // A paused list ends only once resumed (see resumeAccount): its account is suspended meanwhile.
       if (moved.processed < moved.total || list.status === 'paused') return { rows, finished: null };
       return {
@@ -395,22 +422,20 @@ export class ListStore {
 
   /**
    * Ends a list (completed or cancelled), in the transaction that holds its row: the ledger
-   * releases what it holds, refunding everything not charged as one row (ref: the list id, so
-   * never twice), and a completed list with a webhookUrl is owed its delivery (the outbox's row,
-   * whose body is the list object as it ended).
+   * releases what it still holds (rows never charged: unknown answers, and the rows a cancel
+   * left unsettled) as one `release` row (ref: the list id), and a completed list with a
+   * webhookUrl is owed its delivery (the outbox's row, whose body is the list object as it ended).
    */
   private async finish(
     manager: EntityManager,
     list: ListEntity,
     status: 'completed' | 'cancelled',
   ): Promise<StoredList> {
-    const refund = listRefund({ held: list.creditsHeld, charged: list.creditsCharged });
     if (list.creditsHeld > 0) {
       await this.ledger.releaseHold(
         list.accountId,
         list.creditsHeld,
-        refund,
-        `refund: list ${list.name} (${status}), ${refund} rows not charged`,
+        `release: list ${list.name} (${status}), ${list.creditsHeld} rows not charged`,
         list.id,
         manager,
       );

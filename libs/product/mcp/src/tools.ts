@@ -175,7 +175,7 @@ export const TOOLS = {
       'Starts a bulk check of a CSV (header row required; comma or semicolon; the email column is found by its header, or name it in ' +
       'emailColumn) and returns at once with the list id and status "queued". Poll list_status until status is "completed", then read ' +
       'list_results. Use it for more than 100 addresses. Costs 1 credit per row, except repeated addresses and syntax failures; the credits ' +
-      `are held at once (fails when the balance is short) and rows whose server gave no answer are refunded at the end. CSV text up to ` +
+      `are held at once (fails when the balance is short), charged as rows are answered, and what rows whose server gave no answer held is released at the end. CSV text up to ` +
       `${MAX_CSV_TEXT_BYTES / 1024 / 1024} MB here (larger files: POST /v1/lists, up to 50 MB).`,
     input: z.object({
       csv: z.string().describe('The CSV file content, header row first'),

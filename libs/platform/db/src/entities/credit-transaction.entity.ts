@@ -8,6 +8,8 @@ export type TransactionKind = 'grant' | 'charge' | 'hold' | 'release' | 'refund'
 @Entity('credit_transactions')
 // The migration orders it (account_id, id DESC): newest first, as the transactions page reads.
 @Index('credit_transactions_account', ['accountId', 'id'])
+// Usage sums an account's charges and refunds by day.
+@Index('credit_transactions_usage', ['accountId', 'createdAt'])
 // One charge and at most one refund per check, whatever retries or races happen.
 @Index('credit_transactions_once', ['accountId', 'kind', 'ref'], {
   unique: true,

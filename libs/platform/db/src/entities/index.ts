@@ -6,6 +6,7 @@ import { CreditTransactionEntity } from './credit-transaction.entity';
 import { DomainEvidenceEntity } from './domain-evidence.entity';
 import { FeedbackEntity } from './feedback.entity';
 import { ListRowEntity } from './list-row.entity';
+import { ListUsageEntity } from './list-usage.entity';
 import { ListEntity } from './list.entity';
 import { MemberEntity } from './member.entity';
 import { OpenChargeEntity } from './open-charge.entity';
@@ -24,6 +25,7 @@ export {
   FeedbackEntity,
   ListEntity,
   ListRowEntity,
+  ListUsageEntity,
   MemberEntity,
   OpenChargeEntity,
   SessionEntity,
@@ -60,4 +62,5 @@ export const ENTITIES = [
   SessionEntity,
   AuthTokenEntity,
   AuditEntryEntity,
+  ListUsageEntity,
 ];

@@ -7,6 +7,7 @@ import { WebhookOutbox1764547200000 } from './1764547200000-webhook-outbox';
 import { Retention1764633600000 } from './1764633600000-retention';
 import { OpenCharges1764720000000 } from './1764720000000-open-charges';
 import { LoginsOperators1764806400000 } from './1764806400000-logins-operators';
+import { ListUsage1764892800000 } from './1764892800000-list-usage';
 import { PausedLists1765065600000 } from './1765065600000-paused-lists';
 import { GreylistWaits1765152000000 } from './1765152000000-greylist-waits';
 
@@ -24,6 +25,7 @@ export const MIGRATIONS: Function[] = [
   Retention1764633600000,
   OpenCharges1764720000000,
   LoginsOperators1764806400000,
+  ListUsage1764892800000,
   PausedLists1765065600000,
   GreylistWaits1765152000000,
 ];

@@ -1,0 +1,3 @@
+import { usageSuite } from './usage-suite';
+
+usageSuite('bullmq');
