@@ -1,5 +1,6 @@
 import { LabDnsServer } from './dns-server';
 import { LabHttpServer } from './http-server';
+import { LabMailRelay } from './mail-relay';
 import type { Scenario } from './scenario';
 import { LabSmtpServer, type SmtpStats } from './smtp-server';
 import { LabSocksServer } from './socks-server';
@@ -26,6 +27,11 @@ export interface Lab {
   http: LabHttpServer;
   /** A SOCKS5 proxy (user `lab`, password `lab-secret`) for testing SMTP_PROXY. */
   socks: LabSocksServer;
+  /**
+   * The service's own outgoing mail relay: keeps every message (`relay.messages`, `relay.waitFor`).
+   * Not in `env`: the service needs `PUBLIC_URL` with it; add `relay.env` where mail is wanted.
+   */
+  relay: LabMailRelay;
   /** `DNS_SERVERS` value for the service. */
   dnsServer: string;
   /** The docs/configuration.md variables that point MailGuard at this lab. */
@@ -71,6 +77,7 @@ async function startOnce(scenario: Scenario, options: LabOptions & { network: st
     { username: 'lab', password: 'lab-secret' },
     { outboundAddress: options.socksOutboundAddress },
   );
+  const relay = new LabMailRelay(`${options.network}.0.26`);
   const smtpServers = new Map(
     world.servers.map((server) => [
       server.name,
@@ -79,7 +86,7 @@ async function startOnce(scenario: Scenario, options: LabOptions & { network: st
   );
   const started: Array<{ stop(): Promise<void> }> = [];
   try {
-    for (const part of [dns, http, socks, ...smtpServers.values()]) {
+    for (const part of [dns, http, socks, relay, ...smtpServers.values()]) {
       await part.start();
       started.push(part);
     }
@@ -98,6 +105,7 @@ async function startOnce(scenario: Scenario, options: LabOptions & { network: st
     dns,
     http,
     socks,
+    relay,
     dnsServer,
     smtpPort,
     env: {

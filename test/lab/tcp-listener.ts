@@ -20,6 +20,12 @@ export class TcpListener {
     this.server = server;
   }
 
+  /** The port it listens on (the one given, or the one picked for port 0). */
+  get port(): number {
+    const address = this.server?.address();
+    return address && typeof address === 'object' ? address.port : 0;
+  }
+
   /** Also tracks connections the handler opened itself (a proxy's upstream). */
   track(socket: Socket): void {
     this.sockets.add(socket);

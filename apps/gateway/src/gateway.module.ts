@@ -12,6 +12,7 @@ import { FinderModule } from './finder/finder.module';
 import { HealthModule } from './health/health.module';
 import { KeysModule } from './keys/keys.module';
 import { ListsModule } from './lists/lists.module';
+import { LoginsModule } from './logins/logins.module';
 import { McpModule } from './mcp/mcp.module';
 import { PipelineModule } from './pipeline/pipeline.module';
 import { RetentionModule } from './retention/retention.module';
@@ -40,6 +41,7 @@ export class GatewayModule implements BeforeApplicationShutdown {
         DashboardModule,
         AccountsModule.withPipeline(pipeline),
         KeysModule,
+        LoginsModule,
         CreditsModule,
         ValidationModule.withPipeline(pipeline),
         ListsModule.withPipeline(pipeline),

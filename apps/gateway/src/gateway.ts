@@ -113,6 +113,8 @@ export async function startGateway(config: AppConfig, logger: Logger): Promise<G
       'docs-json',
       'docs/assets/docs-init.js',
       'mcp',
+      // People's sign-in sits beside the API, not in it (docs/api.md#accounts-sessions-and-members).
+      'auth/{*path}',
       BULL_BOARD_ROUTE,
       ...ADMIN_ROUTES,
     ],

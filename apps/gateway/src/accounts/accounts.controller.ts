@@ -17,6 +17,6 @@ export class AccountsController {
   @ApiCreatedResponse({ type: SignupResponseDto })
   @ApiErrors(400, 409, 429)
   signup(@Body() body: SignupDto, @Ip() ip: string): Promise<SignupResponse> {
-    return this.accounts.signup(body.email.trim(), body.name, ip);
+    return this.accounts.signup(body.email.trim(), body.name, ip, body.password);
   }
 }

@@ -20,6 +20,15 @@ export class SignupDto {
   @IsString({ message: 'name must be a string' })
   @MaxLength(100, { message: 'name must be at most 100 characters' })
   name?: string;
+
+  @ApiPropertyOptional({
+    minLength: 10,
+    maxLength: 256,
+    description: 'Lets the owner sign in (POST /auth/login): at least 10 characters, not the email',
+  })
+  @IsOmittable()
+  @IsString({ message: 'password must be a string' })
+  password?: string;
 }
 
 export class AccountDto {

@@ -1,7 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '@mailguard/config';
 import { CreditLedger, earnsWorkBonus } from '@mailguard/credits';
-import { AccountEntity, ApiKeyEntity, Database } from '@mailguard/db';
+import { assertPasswordAllowed, hashPassword } from '@mailguard/accounts';
+import { AccountEntity, ApiKeyEntity, Database, MemberEntity } from '@mailguard/db';
 import { AppError, assertPlainText } from '@mailguard/errors';
 import { base62, generateKey, newId } from '@mailguard/keys';
 import type { RateLimiter } from '@mailguard/ratelimit';
@@ -25,7 +26,9 @@ export class AccountsService {
     private readonly database: Database,
   ) {}
 
-  async signup(email: string, name: string | undefined, ip: string): Promise<SignupResponse> {
+  async signup(email: string, name: string | undefined, ip: string, password?: string): Promise<SignupResponse> {
+    // The password's rules before anything is counted or checked: a refused one costs the client nothing.
+    if (password !== undefined) assertPasswordAllowed(password, email);
     const limit = this.config.signup.limitPerIpHour;
     const decision = await this.limiter.hit(`signup:${ip}`, limit, 3_600_000);
     if (!decision.allowed)
@@ -34,7 +37,11 @@ export class AccountsService {
     const accounts = this.database.dataSource.getRepository(AccountEntity);
     // The address is an identity here, stored and looked up as it is: refused outright when no text can hold it.
     assertPlainText('email', email);
-    if (await accounts.exists({ where: { emailKey: email.toLowerCase() } }))
+    if (
+      (await accounts.exists({ where: { emailKey: email.toLowerCase() } })) ||
+      // One login per address: a member signs in with theirs.
+      (await this.database.dataSource.getRepository(MemberEntity).exists({ where: { emailKey: email.toLowerCase() } }))
+    )
       throw new AppError('conflict', 'An account with this email already exists');
 
     // Our own engine judges the sign-up address: it must be able to receive mail, and not be throwaway.
@@ -48,6 +55,7 @@ export class AccountsService {
     const id = newId('acc');
     const webhookSecret = `whsec_${base62(32)}`;
     const { key, prefix, hash } = generateKey('secret');
+    const passwordHash = password === undefined ? null : await hashPassword(password);
     const credits = await this.database.dataSource
       .transaction(async (manager) => {
         await manager.insert(AccountEntity, {
@@ -59,6 +67,7 @@ export class AccountsService {
           held: 0,
           webhookSecret,
           signupIp: ip,
+          passwordHash,
         });
         await manager.insert(ApiKeyEntity, {
           id: newId('key'),

@@ -2,10 +2,11 @@ import { applyDecorators, SetMetadata } from '@nestjs/common';
 import { ApiExtension, ApiSecurity } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import type { KeyScope } from '@mailguard/db';
-import type { Authenticated } from '@mailguard/keys';
+import { actorOf, type Principal, type Right } from '@mailguard/accounts';
 import { API_KEY_SCHEME, ApiErrors, SCOPES_EXTENSION } from '../docs/api-docs';
 
 export const ACCESS = Symbol('ACCESS');
+export const AREA = Symbol('AREA');
 
 /** Who may call a route: the scopes allowed (docs/api.md#endpoints), or `public` for routes without a key. */
 export type AccessRule = { public: true } | { public: false; scopes: KeyScope[] };
@@ -26,7 +27,15 @@ export const Scopes = (...scopes: KeyScope[]) =>
 export const Public = () =>
   applyDecorators(SetMetadata(ACCESS, { public: true } satisfies AccessRule), ApiExtension(SCOPES_EXTENSION, []));
 
-export type AuthedRequest = Request & { auth: Authenticated };
+/**
+ * The area of the account a route belongs to (keys, checks, billing, …): what a person signed in
+ * needs their role to grant (libs/product/accounts/src/roles.ts) on top of the route's scopes, which
+ * keep deciding for keys. A route without an area is closed to sessions.
+ */
+export const Area = (right: Right) => SetMetadata(AREA, right);
+
+/** Whoever the request acts as: a key of the account or a person signed in to it (`auth.session`). */
+export type AuthedRequest = Request & { auth: Principal };
 
 /** Every response to a request with a valid secret key says the balance after the call (docs/api.md#credits). */
 export function setCreditsRemaining(res: Response, balance: number): void {
@@ -37,6 +46,16 @@ export function setCreditsRemaining(res: Response, balance: number): void {
  * The scopes a route allows, read from its declaration (the method's, else its controller's): the MCP
  * tools take their scopes from the REST route they mirror, so the two cannot drift apart.
  */
+export function routeArea<T extends object>(
+  controller: abstract new (...args: never[]) => T,
+  method: keyof T & string,
+): Right | null {
+  return (
+    ((Reflect.getMetadata(AREA, controller.prototype[method] as object) ?? Reflect.getMetadata(AREA, controller)) as
+      Right | undefined) ?? null
+  );
+}
+
 export function routeScopes<T extends object>(
   controller: abstract new (...args: never[]) => T,
   method: keyof T & string,
@@ -45,4 +64,20 @@ export function routeScopes<T extends object>(
     Reflect.getMetadata(ACCESS, controller)) as AccessRule | undefined;
   if (!rule || rule.public) throw new Error(`${controller.name}.${method} declares no scopes`);
   return rule.scopes;
+}
+
+/** Who made a change and from where, as the audit log records it (docs/api.md#accounts-sessions-and-members). */
+export interface ChangeOrigin {
+  actor: string;
+  clientIp: string | null;
+  requestId: string | null;
+}
+
+/** The id the request-logging middleware gave the request (echoed as X-Request-Id). */
+export function requestIdOf(req: Request): string | null {
+  return (req as Request & { id?: string }).id ?? null;
+}
+
+export function changeOrigin(req: AuthedRequest): ChangeOrigin {
+  return { actor: actorOf(req.auth), clientIp: req.ip ?? null, requestId: requestIdOf(req) };
 }

@@ -3,16 +3,17 @@ import { Reflector } from '@nestjs/core';
 import type { Request, Response } from 'express';
 import type { KeyScope } from '@mailguard/db';
 import { AppError } from '@mailguard/errors';
-import type { Authenticated } from '@mailguard/keys';
+import { CSRF_COOKIE, csrfMatches, roleAllows, SESSION_COOKIE, type Principal, type Right } from '@mailguard/accounts';
 import type { RateDecision } from '@mailguard/ratelimit';
-import { ACCESS, type AccessRule, type AuthedRequest } from './access';
+import { ACCESS, AREA, type AccessRule, type AuthedRequest } from './access';
+import { readCookie } from './cookies';
 import { KeyMeter, retryAfter } from './key-meter';
 
 /**
  * What a metered key may do, in the order docs/api.md asks once the key is known: the rate limit (429,
  * decided before anything is charged), then the scope (403). Shared by REST routes and MCP tools.
  */
-export function admit(auth: Authenticated, decision: RateDecision, scopes: KeyScope[]): void {
+export function admit(auth: Principal, decision: RateDecision, scopes: KeyScope[], area: Right | null = null): void {
   assertActive(auth);
   if (!decision.allowed) {
     const wait = retryAfter(decision);
@@ -21,6 +22,12 @@ export function admit(auth: Authenticated, decision: RateDecision, scopes: KeySc
       `Rate limit of ${decision.limit} requests per minute exceeded; retry in ${wait} s`,
       { retryAfterSeconds: wait },
     );
+  }
+  if (auth.session) {
+    // A session is a `full` key of its account, narrowed by the person's role (roles.ts).
+    if (!scopes.includes('full') || area === null || !roleAllows(auth.session.role, area))
+      throw new AppError('forbidden', `Your role (${auth.session.role}) does not allow this endpoint`);
+    return;
   }
   if (!scopes.includes(auth.key.scope)) {
     throw new AppError(
@@ -31,7 +38,7 @@ export function admit(auth: Authenticated, decision: RateDecision, scopes: KeySc
 }
 
 /** A suspended account's keys and sessions are refused (403 `account_suspended`), whatever they ask for. */
-export function assertActive(auth: Authenticated): void {
+export function assertActive(auth: Principal): void {
   if (auth.account.status === 'suspended') {
     throw new AppError('account_suspended', 'This account is suspended; contact support');
   }
@@ -42,15 +49,55 @@ export function assertActive(auth: Authenticated): void {
  * scope (403). Headers for a valid key are set first, so every response carries them whatever its
  * status. The guard of every route, and the single check's fast path (validation/fast-path.ts).
  */
-export async function authorize(meter: KeyMeter, req: Request, res: Response, scopes: KeyScope[]): Promise<void> {
+export async function authorize(
+  meter: KeyMeter,
+  req: Request,
+  res: Response,
+  scopes: KeyScope[],
+  area: Right | null = null,
+): Promise<void> {
   const presented = req.header('x-api-key');
-  if (!presented) throw new AppError('unauthorized', 'Missing API key: send it in the X-API-Key header');
+  // A key sent wins over a session cookie: scripts run in a browser someone is signed in to.
+  if (!presented) return authorizeSession(meter, req, res, scopes, area);
   const metered = await meter.meter(presented, req.ip ?? '', res);
   if (!metered) throw new AppError('unauthorized', 'Invalid or revoked API key');
   const { auth, decision } = metered;
   if (!decision) throw new AppError('forbidden', 'Widget keys work only on POST /v1/widget/verify');
   admit(auth, decision, scopes);
   (req as AuthedRequest).auth = auth;
+}
+
+/** Methods that change nothing: the only ones a cookie-authenticated request may send without the CSRF token. */
+const SAFE_METHODS = new Set(['GET', 'HEAD']);
+
+/**
+ * A request with no key but a session cookie (docs/api.md#accounts-sessions-and-members): the
+ * session (401 when unknown or ended), the account's status, the rate limit, the CSRF token for
+ * anything but GET and HEAD (403 `csrf`), then the role.
+ */
+async function authorizeSession(
+  meter: KeyMeter,
+  req: Request,
+  res: Response,
+  scopes: KeyScope[],
+  area: Right | null,
+): Promise<void> {
+  const token = readCookie(req, SESSION_COOKIE);
+  if (!token) throw new AppError('unauthorized', 'Missing API key: send it in the X-API-Key header, or sign in');
+  const metered = await meter.meterSession(token, res);
+  if (!metered) throw new AppError('unauthorized', 'Your session has ended: sign in again');
+  const { auth, decision } = metered;
+  assertCsrf(req, auth.session.csrf);
+  admit(auth, decision, scopes, area);
+  (req as AuthedRequest).auth = auth;
+}
+
+/** 403 `csrf` unless a state-changing request carries its session's CSRF token in `X-CSRF-Token`, and the cookie agrees. */
+export function assertCsrf(req: Request, expected: string): void {
+  if (SAFE_METHODS.has(req.method)) return;
+  const header = req.header('x-csrf-token');
+  if (!csrfMatches(header, expected) || !csrfMatches(readCookie(req, CSRF_COOKIE) ?? undefined, expected))
+    throw new AppError('csrf', 'Missing or wrong X-CSRF-Token: send the value of the mg_csrf cookie');
 }
 
 /** One guard for every route: its declared access rule, then `authorize` for the metered ones. */
@@ -70,7 +117,8 @@ export class ApiKeyGuard implements CanActivate {
     if (!rule) throw new AppError('forbidden', 'This route declares no access rule');
     if (rule.public) return true;
     const http = context.switchToHttp();
-    await authorize(this.meter, http.getRequest<Request>(), http.getResponse<Response>(), rule.scopes);
+    const area = this.reflector.getAllAndOverride<Right | undefined>(AREA, [context.getHandler(), context.getClass()]);
+    await authorize(this.meter, http.getRequest<Request>(), http.getResponse<Response>(), rule.scopes, area ?? null);
     return true;
   }
 }

@@ -2,6 +2,8 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { Response } from 'express';
 import { APP_CONFIG, type AppConfig } from '@mailguard/config';
 import { AppError } from '@mailguard/errors';
+import { findSession, type Principal, type SessionPrincipal } from '@mailguard/accounts';
+import { Database } from '@mailguard/db';
 import { ApiKeys, type Authenticated } from '@mailguard/keys';
 import type { RateDecision, RateLimiter } from '@mailguard/ratelimit';
 import { setCreditsRemaining } from './access';
@@ -19,7 +21,7 @@ export function retryAfter(decision: RateDecision): number {
 }
 
 export interface Metered {
-  auth: Authenticated;
+  auth: Principal;
   /** null for widget keys: they are not metered on the REST API. */
   decision: RateDecision | null;
 }
@@ -35,7 +37,19 @@ export class KeyMeter {
     private readonly keys: ApiKeys,
     @Inject(RATE_LIMITER) private readonly limiter: RateLimiter,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly database: Database,
   ) {}
+
+  /**
+   * The person signed in with this session cookie, counted like a key: in a window of the session's
+   * own (each browser its 60 a minute, as each key has). null when the session is unknown or ended.
+   */
+  async meterSession(token: string, res: Response): Promise<{ auth: SessionPrincipal; decision: RateDecision } | null> {
+    const auth = await findSession(this.database.dataSource, token);
+    if (!auth) return null;
+    setCreditsRemaining(res, auth.account.balance);
+    return { auth, decision: await this.count(auth, res) };
+  }
 
   /**
    * null when no key was sent or the key is unknown or revoked; an unknown key from a client IP that
@@ -61,8 +75,9 @@ export class KeyMeter {
    * Counts one request against the key's rolling window, shared by REST and the MCP tool calls;
    * `res` gets the `RateLimit-*` headers when the answer is an HTTP response of its own.
    */
-  async count(auth: Authenticated, res?: Response): Promise<RateDecision> {
-    const decision = await this.limiter.hit(`key:${auth.key.id}`, this.config.http.rateLimitPerMinute, 60_000);
+  async count(auth: Principal, res?: Response): Promise<RateDecision> {
+    const bucket = auth.session ? `session:${auth.session.id}` : `key:${auth.key.id}`;
+    const decision = await this.limiter.hit(bucket, this.config.http.rateLimitPerMinute, 60_000);
     if (res) {
       res.setHeader('RateLimit-Limit', String(decision.limit));
       res.setHeader('RateLimit-Remaining', String(decision.remaining));

@@ -6,7 +6,7 @@ import { CreditLedger, usageBetween, type UsageRow } from '@mailguard/credits';
 import { Database } from '@mailguard/db';
 import { AppError } from '@mailguard/errors';
 import { csvLine } from '@mailguard/lists';
-import { Scopes, type AuthedRequest } from '../auth/access';
+import { Area, Scopes, type AuthedRequest } from '../auth/access';
 import { ApiErrors, ApiQueryParams } from '../docs/api-docs';
 import { parsePage } from '../http/paging';
 import {
@@ -45,6 +45,8 @@ function parseDate(name: string, value: string | undefined, fallback: Date): str
 @ApiTags('credits')
 @Controller('credits')
 @Scopes('full', 'verify', 'lists', 'read-only')
+// Signed-in people: usage and transactions are billing; the balance, which every answer carries anyway, everyone's.
+@Area('billing')
 export class CreditsController {
   constructor(
     private readonly ledger: CreditLedger,
@@ -52,6 +54,7 @@ export class CreditsController {
   ) {}
 
   @Get()
+  @Area('balance')
   @ApiOperation({ summary: 'Credit balance' })
   @ApiOkResponse({ type: CreditsDto })
   async balance(@Req() req: AuthedRequest): Promise<{ balance: number; held: number; currency: 'credits' }> {

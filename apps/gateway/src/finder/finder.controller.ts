@@ -2,12 +2,13 @@ import { Controller, Get, Param, Query, Req, Res } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import type { DomainInsight, FinderAnswer } from '@mailguard/finder';
-import { Scopes, setCreditsRemaining, type AuthedRequest } from '../auth/access';
+import { Area, Scopes, setCreditsRemaining, type AuthedRequest } from '../auth/access';
 import { ApiErrors, ApiQueryParams } from '../docs/api-docs';
 import { DomainInsightDto, FinderAnswerDto, FinderQueryDto } from './finder.dto';
 import { FinderService } from './finder.service';
 
 @ApiTags('finder')
+@Area('checks')
 @Controller('email-finder')
 export class FinderController {
   constructor(private readonly finder: FinderService) {}

@@ -87,7 +87,7 @@ export function answerError(
   }
   // The balance as it stands now (a 402 has just read it), not as the guard saw it.
   const { auth } = req as Partial<AuthedRequest>;
-  if (auth?.key.type === 'secret') setCreditsRemaining(res, auth.account.balance);
+  if (auth?.session || auth?.key.type === 'secret') setCreditsRemaining(res, auth.account.balance);
   // A refusal that says when to come back says it in the header too (upload staging limits).
   if (exception instanceof AppError && exception.retryAfterSeconds !== undefined && !res.hasHeader('Retry-After'))
     res.setHeader('Retry-After', String(exception.retryAfterSeconds));

@@ -8,7 +8,7 @@ import {
   ApiTags,
 } from '@nestjs/swagger';
 import type { ApiKeyEntity } from '@mailguard/db';
-import { Scopes, type AuthedRequest } from '../auth/access';
+import { Area, changeOrigin, Scopes, type AuthedRequest } from '../auth/access';
 import { ApiErrors } from '../docs/api-docs';
 import { CreateKeyDto, KeyListDto, KeyRecordDto, NewKeyDto, UpdateKeyDto, type KeyRecord } from './keys.dto';
 import { KeysService } from './keys.service';
@@ -27,6 +27,7 @@ export function keyRecord(key: ApiKeyEntity): KeyRecord {
 }
 
 @ApiTags('keys')
+@Area('keys')
 @Controller('keys')
 export class KeysController {
   constructor(private readonly keys: KeysService) {}
@@ -45,7 +46,13 @@ export class KeysController {
   @ApiCreatedResponse({ type: NewKeyDto })
   @ApiErrors(400)
   async create(@Body() body: CreateKeyDto, @Req() req: AuthedRequest): Promise<KeyRecord & { key: string }> {
-    const { entity, key } = await this.keys.create(req.auth.account.id, body.name, body.scope, body.type ?? 'secret');
+    const { entity, key } = await this.keys.create(
+      req.auth.account.id,
+      body.name,
+      body.scope,
+      body.type ?? 'secret',
+      changeOrigin(req),
+    );
     return { ...keyRecord(entity), key };
   }
 
@@ -56,7 +63,9 @@ export class KeysController {
   @ApiOkResponse({ type: KeyRecordDto })
   @ApiErrors(400, 404)
   async update(@Param('id') id: string, @Body() body: UpdateKeyDto, @Req() req: AuthedRequest): Promise<KeyRecord> {
-    return keyRecord(await this.keys.update(req.auth.account.id, id, { name: body.name, scope: body.scope }));
+    return keyRecord(
+      await this.keys.update(req.auth.account.id, id, { name: body.name, scope: body.scope }, changeOrigin(req)),
+    );
   }
 
   @Delete(':id')
@@ -67,6 +76,6 @@ export class KeysController {
   @ApiNoContentResponse({ description: 'Revoked: the key answers 401 from then on' })
   @ApiErrors(404)
   async revoke(@Param('id') id: string, @Req() req: AuthedRequest): Promise<void> {
-    await this.keys.revoke(req.auth.account.id, id);
+    await this.keys.revoke(req.auth.account.id, id, changeOrigin(req));
   }
 }

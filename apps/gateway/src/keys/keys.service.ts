@@ -1,9 +1,14 @@
 import { Injectable } from '@nestjs/common';
+import { recordAudit } from '@mailguard/accounts';
 import { ApiKeyEntity, Database, type KeyScope, type KeyType } from '@mailguard/db';
 import { AppError } from '@mailguard/errors';
 import { ApiKeys, generateKey, newId } from '@mailguard/keys';
+import type { ChangeOrigin } from '../auth/access';
 
-/** An account's API keys (#15–#18); every change reaches every gateway's key cache before it is answered. */
+/**
+ * An account's API keys (#15–#18); every change reaches every gateway's key cache before it is answered,
+ * and is written to the account's audit log in the transaction that makes it.
+ */
 @Injectable()
 export class KeysService {
   constructor(
@@ -32,6 +37,7 @@ export class KeysService {
     name: string,
     scope: KeyScope,
     type: KeyType,
+    origin: ChangeOrigin,
   ): Promise<{ entity: ApiKeyEntity; key: string }> {
     const { key, prefix, hash } = generateKey(type);
     const entity = this.repository.create({
@@ -45,28 +51,50 @@ export class KeysService {
       lastUsedAt: null,
       revokedAt: null,
     });
-    await this.repository.insert(entity);
+    await this.database.dataSource.transaction(async (manager) => {
+      await manager.insert(ApiKeyEntity, entity);
+      await recordAudit(manager, { accountId, ...origin, action: 'key.create', target: entity.id, detail: scope });
+    });
     return { entity: await this.owned(accountId, entity.id), key };
   }
 
-  async update(accountId: string, id: string, change: { name?: string; scope?: KeyScope }): Promise<ApiKeyEntity> {
+  async update(
+    accountId: string,
+    id: string,
+    change: { name?: string; scope?: KeyScope },
+    origin: ChangeOrigin,
+  ): Promise<ApiKeyEntity> {
     const key = await this.owned(accountId, id);
     if (change.name === undefined && change.scope === undefined)
       throw new AppError('bad_request', 'Nothing to change: give name and/or scope');
-    await this.repository.update(
-      { id: key.id },
-      {
-        ...(change.name !== undefined ? { name: change.name } : {}),
-        ...(change.scope !== undefined ? { scope: change.scope } : {}),
-      },
-    );
+    await this.database.dataSource.transaction(async (manager) => {
+      await manager.update(
+        ApiKeyEntity,
+        { id: key.id },
+        {
+          ...(change.name !== undefined ? { name: change.name } : {}),
+          ...(change.scope !== undefined ? { scope: change.scope } : {}),
+        },
+      );
+      await recordAudit(manager, {
+        accountId,
+        ...origin,
+        action: change.scope !== undefined ? 'key.rescope' : 'key.rename',
+        target: key.id,
+        detail: change.scope ?? null,
+      });
+    });
     await this.keys.changed(key.keyHash);
     return this.owned(accountId, id);
   }
 
-  async revoke(accountId: string, id: string): Promise<void> {
+  async revoke(accountId: string, id: string, origin: ChangeOrigin): Promise<void> {
     const key = await this.owned(accountId, id);
-    if (!key.revokedAt) await this.repository.update({ id: key.id }, { revokedAt: new Date() });
+    if (!key.revokedAt)
+      await this.database.dataSource.transaction(async (manager) => {
+        await manager.update(ApiKeyEntity, { id: key.id }, { revokedAt: new Date() });
+        await recordAudit(manager, { accountId, ...origin, action: 'key.revoke', target: key.id });
+      });
     await this.keys.changed(key.keyHash);
   }
 }

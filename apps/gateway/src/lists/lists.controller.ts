@@ -13,7 +13,7 @@ import {
 import type { Request, Response } from 'express';
 import { AppError } from '@mailguard/errors';
 import type { ListView } from '@mailguard/lists';
-import { Scopes, setCreditsRemaining, type AuthedRequest } from '../auth/access';
+import { Area, Scopes, setCreditsRemaining, type AuthedRequest } from '../auth/access';
 import { ApiErrors, ApiQueryParams } from '../docs/api-docs';
 import { parsePage } from '../http/paging';
 import { PageQuery } from '../http/paging.dto';
@@ -29,6 +29,7 @@ import { ListsService } from './lists.service';
 import { UploadStaging } from './upload';
 
 @ApiTags('validation')
+@Area('lists')
 @Controller('lists')
 export class ListsController {
   constructor(

@@ -4,7 +4,7 @@ import type { Express, Request, Response } from 'express';
 import { MAX_ADDRESS_INPUT } from '@mailguard/errors';
 import type { Logger } from '@mailguard/logger';
 import type { Metrics } from '@mailguard/metrics';
-import { routeScopes, type AuthedRequest } from '../auth/access';
+import { routeArea, routeScopes, type AuthedRequest } from '../auth/access';
 import { authorize } from '../auth/api-key.guard';
 import type { KeyMeter } from '../auth/key-meter';
 import { answerError } from '../http/error.filter';
@@ -81,6 +81,7 @@ export function singleCheckFastPath({
   metrics,
 }: FastPathParts): (req: IncomingMessage, res: ServerResponse) => boolean {
   const scopes = routeScopes(ValidationController, 'single');
+  const area = routeArea(ValidationController, 'single');
   const answer = async (req: Request, res: Response, raw: string): Promise<void> => {
     // The cached answer is read while the key's requests are counted (Redis commands of one turn go
     // in one write): one round trip for both. Used only once the request is admitted and the pipes
@@ -88,7 +89,7 @@ export function singleCheckFastPath({
     const ahead =
       req.headers['x-api-key'] && raw.length <= MAX_ADDRESS_INPUT ? verifications.readAnswer(raw) : undefined;
     ahead?.catch(() => undefined);
-    await authorize(meter, req, res, scopes);
+    await authorize(meter, req, res, scopes, area);
     let email: unknown = raw;
     for (const pipe of pipes) email = await pipe.transform(email, PARAM);
     const result = await controller.single(

@@ -3,13 +3,14 @@ import { ApiAcceptedResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } f
 import type { Response } from 'express';
 import type { VerificationResult } from '@mailguard/engine';
 import { AppError, MAX_ADDRESS_INPUT } from '@mailguard/errors';
-import { Scopes, setCreditsRemaining, type AuthedRequest } from '../auth/access';
+import { Area, Scopes, setCreditsRemaining, type AuthedRequest } from '../auth/access';
 import { ApiErrors } from '../docs/api-docs';
 import { VerificationResultDto } from './result.dto';
 import { BatchDto, BatchResultsDto, FeedbackAcceptedDto, FeedbackDto } from './validation.dto';
 import { VerificationService, type CachedAnswer } from './verification.service';
 
 @ApiTags('validation')
+@Area('checks')
 @Controller('email-validation')
 export class ValidationController {
   constructor(private readonly verifications: VerificationService) {}

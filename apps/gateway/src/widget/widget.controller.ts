@@ -13,7 +13,7 @@ import {
 import type { Request, Response } from 'express';
 import type { VerificationResult } from '@mailguard/engine';
 import { parseDefaults, parseOrigins, WidgetSettingsStore, type WidgetSettings } from '@mailguard/widget';
-import { Public, Scopes, type AuthedRequest } from '../auth/access';
+import { Area, Public, Scopes, type AuthedRequest } from '../auth/access';
 import { ApiErrors } from '../docs/api-docs';
 import { VerificationResultDto } from '../validation/result.dto';
 import { WIDGET_VERIFY_HEADERS, WidgetSettingsDto, WidgetSettingsViewDto, WidgetVerifyDto } from './widget.dto';
@@ -121,6 +121,7 @@ export class WidgetController {
    */
   @Post('preview')
   @Scopes('full', 'read-only')
+  @Area('widget')
   @HttpCode(200)
   @ApiExcludeEndpoint()
   preview(@Body() body: WidgetVerifyDto, @Req() req: AuthedRequest): Promise<VerificationResult> {
@@ -130,6 +131,7 @@ export class WidgetController {
   /** #13 */
   @Get('settings')
   @Scopes('full', 'read-only')
+  @Area('widget')
   @ApiOperation({ summary: 'Widget settings' })
   @ApiOkResponse({ type: WidgetSettingsViewDto })
   read(@Req() req: AuthedRequest): Promise<WidgetSettings> {
@@ -139,6 +141,7 @@ export class WidgetController {
   /** #14: the fields given replace the stored ones; `defaults` left out of the body stay, fields left out of `defaults` take the built-ins. */
   @Put('settings')
   @Scopes('full')
+  @Area('widget')
   @ApiOperation({ summary: 'Change the widget settings' })
   @ApiOkResponse({ type: WidgetSettingsViewDto })
   @ApiErrors(400)

@@ -1,6 +1,7 @@
 import { hostname } from 'node:os';
 import { ConfigError, EnvReader, isHostname } from './env-reader';
 import { readLogConfig, type LogConfig } from './log';
+import { readLoginConfig, type LoginConfig } from './logins';
 import { readProberConfig, type ProberConfig } from './prober';
 import { readUploadConfig, type UploadConfig } from './uploads';
 
@@ -123,6 +124,7 @@ export interface AppConfig {
   retention: RetentionConfig;
   metrics: MetricsConfig;
   log: LogConfig;
+  logins: LoginConfig;
 }
 
 /** A token on the public port: long enough not to be guessed. */
@@ -179,6 +181,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     sweepSeconds: read.int('RETENTION_SWEEP_SECONDS', 3_600, 1, 86_400),
   };
 
+  const logins = readLoginConfig(read);
+
   const config: AppConfig = {
     http: {
       port,
@@ -219,10 +223,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     workers: { ports: workerPorts, concurrency: read.int('WORKER_CONCURRENCY', 0, 1, 10_000) || null },
     retention,
     metrics: { port: metricsPort, token: metricsToken },
+    logins,
     log: readLogConfig(
       read,
       { redisUrl: redisUrl?.toString() ?? null, databaseUrl: databaseUrl?.toString() ?? null, keyPrefix },
-      [adminToken, metricsToken],
+      [adminToken, metricsToken, logins.mailRelay?.password ?? null],
     ),
   };
 

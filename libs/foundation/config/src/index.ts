@@ -2,6 +2,7 @@ export * from './config';
 export * from './log';
 export * from './prober';
 export type { UploadConfig } from './uploads';
+export type { LoginConfig, MailRelayConfig } from './logins';
 export { loadClientConfig, type ClientConfig } from './client';
 export { ConfigError, isHostname } from './env-reader';
 export { APP_CONFIG, ConfigModule } from './config.module';
