@@ -46,12 +46,24 @@ export interface Account {
 /** A member's role (§ accounts and members in docs/api.md); the owner has none and every right. */
 export type Role = 'admin' | 'developer' | 'billing';
 
-/** The account a password session belongs to, as `POST /auth/login` answers it. */
+/** The account a password session belongs to, and the person's role (null for the owner). */
 export interface LoginAccount {
   id: string;
   email: string;
   name?: string | null;
   role?: Role | null;
+}
+
+/** What `POST /auth/login` and `POST /auth/invitations/accept` answer: the account and who signed in. */
+export interface SignedIn {
+  account: { id: string; email: string; name: string | null };
+  user: { email: string; role: Role | 'owner' };
+}
+
+/** The session a sign-in starts, from the service's answer. */
+export function loginSession({ account, user }: SignedIn): Session {
+  const role = user.role === 'owner' ? null : user.role;
+  return { kind: 'login', key: null, scope: roleScope(role), account: { ...account, email: user.email, role } };
 }
 
 /**

@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import { ApiError, call, detectScope, num, roleScope, type LoginAccount, type Session, type Signup } from '../api';
+import { ApiError, call, detectScope, loginSession, num, type Session, type SignedIn, type Signup } from '../api';
 import { Problem, Secret } from '../ui';
 
 /** A form's busy flag and refusal around one submission. */
@@ -135,11 +135,11 @@ export function SignIn({ onSignIn }: { onSignIn: (session: Session) => void }) {
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
   const form = useSubmit(async () => {
-    const { account } = await call<{ account: LoginAccount }>(null, 'POST', '//auth/login', {
+    const answer = await call<SignedIn>(null, 'POST', '//auth/login', {
       body: { email: email.trim(), password },
       signingIn: true,
     });
-    onSignIn({ kind: 'login', key: null, scope: roleScope(account.role), account });
+    onSignIn(loginSession(answer));
   });
   return (
     <section aria-labelledby="signin-title">
@@ -288,11 +288,11 @@ export function ResetPassword({ token }: { token: string }) {
 export function AcceptInvite({ token, onSignIn }: { token: string; onSignIn: (session: Session) => void }) {
   const [password, setPassword] = useState('');
   const form = useSubmit(async () => {
-    const answer = await call<{ account: LoginAccount }>(null, 'POST', '//auth/invitations/accept', {
+    const answer = await call<SignedIn>(null, 'POST', '//auth/invitations/accept', {
       body: { token, password },
       signingIn: true,
     });
-    onSignIn({ kind: 'login', key: null, scope: roleScope(answer.account.role), account: answer.account });
+    onSignIn(loginSession(answer));
   });
   return (
     <section aria-labelledby="invite-title">

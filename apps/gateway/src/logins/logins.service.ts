@@ -393,7 +393,7 @@ export class LoginsService implements OnApplicationShutdown {
         throw error;
       });
     if (token) {
-      const link = `${this.config.logins.publicUrl}/dashboard/#/accept?token=${token}`;
+      const link = `${this.config.logins.publicUrl}/dashboard/#/invite?token=${token}`;
       this.send(email, 'You are invited to a MailGuard account', [
         `You were invited to the MailGuard account of ${auth.account.email} as ${role}.`,
         '',
