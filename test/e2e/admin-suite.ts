@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import type { AuditEntryView, OperatorAccountView } from '@mailguard/accounts';
 import { Database } from '@mailguard/db';
 import type { ListView } from '@mailguard/lists';
 import { createLogger } from '@mailguard/logger';
@@ -17,29 +18,6 @@ import type { Driver } from './api-suite';
 
 const BIN = resolve(__dirname, '../../bin/mailguard.js');
 const TOKEN = `admin-${randomBytes(12).toString('hex')}`;
-
-interface AccountView {
-  id: string;
-  email: string;
-  name: string | null;
-  balance: number;
-  held: number;
-  status: string;
-  createdAt: string;
-  lastActiveAt: string | null;
-}
-
-interface AuditView {
-  id: string;
-  accountId: string | null;
-  actor: string;
-  action: string;
-  target: string | null;
-  detail: string | null;
-  clientIp: string | null;
-  requestId: string | null;
-  createdAt: string;
-}
 
 interface Page<T> {
   data: T[];
@@ -147,9 +125,9 @@ export function adminSuite(driver: Driver): void {
   }
 
   const accountOf = async (id: string, email: string) =>
-    (await admin<Page<AccountView>>('GET', `/admin/accounts?email=${encodeURIComponent(email)}`)).body.data.find(
-      (account) => account.id === id,
-    );
+    (
+      await admin<Page<OperatorAccountView>>('GET', `/admin/accounts?email=${encodeURIComponent(email)}`)
+    ).body.data.find((account) => account.id === id);
 
   function mcpInitialize(url: string, key: string): Promise<ApiResponse> {
     return apiClient(url)('POST', '/mcp', {
@@ -264,14 +242,14 @@ export function adminSuite(driver: Driver): void {
     ]);
     expect((await accountOf(account.id, account.email))?.lastActiveAt).toEqual(expect.any(String));
 
-    const audit = await admin<Page<AuditView>>('GET', `/admin/audit?accountId=${account.id}`);
+    const audit = await admin<Page<AuditEntryView>>('GET', `/admin/audit?accountId=${account.id}`);
     expect(audit.status).toBe(200);
     expect(audit.body.data.map((entry) => [entry.actor, entry.action, entry.target, entry.detail])).toEqual([
       ['operator', 'account.adjust', account.id, '-200: refund undo'],
       ['operator', 'account.grant', account.id, '+500: goodwill'],
     ]);
     expect(audit.body.data[0]).toMatchObject({ clientIp: expect.any(String), requestId: expect.any(String) });
-    expect((await admin<Page<AuditView>>('GET', '/admin/audit?limit=100')).body.total).toBeGreaterThanOrEqual(2);
+    expect((await admin<Page<AuditEntryView>>('GET', '/admin/audit?limit=100')).body.total).toBeGreaterThanOrEqual(2);
   });
 
   it('suspends: keys, widget keys and MCP answer 403 account_suspended, the running list pauses; unsuspended, all resume and the list completes', async () => {
@@ -293,7 +271,7 @@ export function adminSuite(driver: Driver): void {
       ['email', ...STUBBORN.map((box) => `${box}@stubborn.test`)].join('\n'),
       'slow.csv',
     );
-    const suspended = await admin<AccountView>('POST', `/admin/accounts/${account.id}/suspend`, {
+    const suspended = await admin<OperatorAccountView>('POST', `/admin/accounts/${account.id}/suspend`, {
       reason: 'abuse report',
     });
     expect(suspended.status).toBe(200);
@@ -309,7 +287,7 @@ export function adminSuite(driver: Driver): void {
       expect(response.status).toBe(403);
       expect(response.body).toMatchObject({ code: 'account_suspended' });
     }
-    const audit = await admin<Page<AuditView>>('GET', `/admin/audit?accountId=${account.id}`);
+    const audit = await admin<Page<AuditEntryView>>('GET', `/admin/audit?accountId=${account.id}`);
     expect(audit.body.data[0]).toMatchObject({
       actor: 'operator',
       action: 'account.suspend',
@@ -322,7 +300,7 @@ export function adminSuite(driver: Driver): void {
     // Credits stay held while paused.
     expect(await accountOf(account.id, account.email)).toMatchObject({ status: 'suspended', held: list.creditsHeld });
 
-    const resumed = await admin<AccountView>('POST', `/admin/accounts/${account.id}/unsuspend`, {});
+    const resumed = await admin<OperatorAccountView>('POST', `/admin/accounts/${account.id}/unsuspend`, {});
     expect(resumed.status).toBe(200);
     expect(resumed.body.status).toBe('active');
     expect((await api('GET', '/v1/credits', { key: account.key })).status).toBe(200);
@@ -335,18 +313,21 @@ export function adminSuite(driver: Driver): void {
     );
     expect(done).toMatchObject({ processed: STUBBORN.length, creditsHeld: 0 });
     expect(await accountOf(account.id, account.email)).toMatchObject({ status: 'active', held: 0 });
-    const actions = (await admin<Page<AuditView>>('GET', `/admin/audit?accountId=${account.id}`)).body.data;
+    const actions = (await admin<Page<AuditEntryView>>('GET', `/admin/audit?accountId=${account.id}`)).body.data;
     expect(actions[0]).toMatchObject({ actor: 'operator', action: 'account.unsuspend' });
   });
 
   it('lists accounts by any part of their address, whatever its case, with paging', async () => {
     const account = await signup();
     const part = account.email.slice(0, 10).toUpperCase();
-    const found = await admin<Page<AccountView>>('GET', `/admin/accounts?email=${encodeURIComponent(part)}&limit=5`);
+    const found = await admin<Page<OperatorAccountView>>(
+      'GET',
+      `/admin/accounts?email=${encodeURIComponent(part)}&limit=5`,
+    );
     expect(found.body).toMatchObject({ page: 1, limit: 5, total: 1 });
     expect(found.body.data[0]).toMatchObject({ id: account.id, email: account.email, status: 'active' });
     expect((await admin('GET', '/admin/accounts?page=0')).status).toBe(400);
-    const all = await admin<Page<AccountView>>('GET', '/admin/accounts?limit=1000');
+    const all = await admin<Page<OperatorAccountView>>('GET', '/admin/accounts?limit=1000');
     expect(all.body.limit).toBe(100);
     expect(all.body.total).toBeGreaterThanOrEqual(3);
   });
@@ -355,7 +336,7 @@ export function adminSuite(driver: Driver): void {
     const account = await signup();
     const listed = await cli(['accounts', '--email', account.email, '--json']);
     expect(listed).toMatchObject({ code: 0, stderr: '' });
-    expect((JSON.parse(listed.stdout) as Page<AccountView>).data).toEqual([
+    expect((JSON.parse(listed.stdout) as Page<OperatorAccountView>).data).toEqual([
       expect.objectContaining({ id: account.id, status: 'active' }),
     ]);
     const text = await cli(['accounts', '--email', account.email]);
@@ -485,7 +466,7 @@ export function adminSuite(driver: Driver): void {
     expect(view).toMatchObject({ status: 'erased', name: null, balance, held: 0 });
     expect((await admin('DELETE', `/admin/accounts/${account.id}`)).status).toBe(409);
     expect((await admin('POST', `/admin/accounts/${account.id}/credits`, { amount: 1, reason: 'x' })).status).toBe(409);
-    const audit = await admin<Page<AuditView>>('GET', `/admin/audit?accountId=${account.id}`);
+    const audit = await admin<Page<AuditEntryView>>('GET', `/admin/audit?accountId=${account.id}`);
     expect(audit.body.data[0]).toMatchObject({ actor: 'operator', action: 'account.erase', target: account.id });
 
     const needles = [...TELLTALES, account.email.split('@')[0]];

@@ -1,35 +1,8 @@
 import { createInterface } from 'node:readline/promises';
+import type { AuditEntryView, OperatorAccountView, Page } from '@mailguard/accounts';
 import type { AdminAction } from './args';
 import { refusal } from './backend';
 import { UsageError } from './args';
-
-interface AccountView {
-  id: string;
-  email: string;
-  name: string | null;
-  balance: number;
-  held: number;
-  status: string;
-  createdAt: string;
-  lastActiveAt: string | null;
-}
-
-interface AuditView {
-  createdAt: string;
-  accountId: string | null;
-  actor: string;
-  action: string;
-  target: string | null;
-  detail: string | null;
-  clientIp: string | null;
-}
-
-interface PageOf<T> {
-  data: T[];
-  page: number;
-  limit: number;
-  total: number;
-}
 
 /**
  * `mailguard admin …`: the operator console of a running service (docs/operations.md#operator-console),
@@ -78,7 +51,7 @@ const query = (params: Record<string, string | number | null>) =>
     ),
   ).toString();
 
-function accountLine(account: AccountView): string {
+function accountLine(account: OperatorAccountView): string {
   return [
     account.id,
     account.email,
@@ -89,7 +62,7 @@ function accountLine(account: AccountView): string {
   ].join('  ');
 }
 
-function auditLine(entry: AuditView): string {
+function auditLine(entry: AuditEntryView): string {
   return [
     entry.createdAt,
     entry.actor,
@@ -121,10 +94,10 @@ export async function runAdmin(client: AdminClient, action: AdminAction, json: b
   const id = (account: string) => encodeURIComponent(account);
   switch (action.kind) {
     case 'accounts': {
-      const page = (await client.call<PageOf<AccountView>>(
+      const page = (await client.call<Page<OperatorAccountView>>(
         'GET',
         `/admin/accounts?${query({ email: action.email, page: action.page, limit: action.limit })}`,
-      )) as PageOf<AccountView>;
+      )) as Page<OperatorAccountView>;
       const footer = `${page.total} account(s); page ${page.page} of ${Math.max(1, Math.ceil(page.total / page.limit))}`;
       return out(page, [...page.data.map(accountLine), footer].join('\n'));
     }
@@ -138,9 +111,13 @@ export async function runAdmin(client: AdminClient, action: AdminAction, json: b
     }
     case 'suspend':
     case 'unsuspend': {
-      const account = (await client.call<AccountView>('POST', `/admin/accounts/${id(action.account)}/${action.kind}`, {
-        ...(action.reason === null ? {} : { reason: action.reason }),
-      })) as AccountView;
+      const account = (await client.call<OperatorAccountView>(
+        'POST',
+        `/admin/accounts/${id(action.account)}/${action.kind}`,
+        {
+          ...(action.reason === null ? {} : { reason: action.reason }),
+        },
+      )) as OperatorAccountView;
       return out(account, accountLine(account));
     }
     case 'erase': {
@@ -153,10 +130,10 @@ export async function runAdmin(client: AdminClient, action: AdminAction, json: b
       return out({ id: action.account, status: 'erased' }, `${action.account} erased`);
     }
     case 'audit': {
-      const page = (await client.call<PageOf<AuditView>>(
+      const page = (await client.call<Page<AuditEntryView>>(
         'GET',
         `/admin/audit?${query({ accountId: action.account, page: action.page, limit: action.limit })}`,
-      )) as PageOf<AuditView>;
+      )) as Page<AuditEntryView>;
       return out(page, [...page.data.map(auditLine), `${page.total} entr${page.total === 1 ? 'y' : 'ies'}`].join('\n'));
     }
   }
