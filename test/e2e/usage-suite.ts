@@ -9,6 +9,7 @@ import { apiClient, type ApiCall } from '../support/api-client';
 import { E2E_CLUSTER_ENV } from '../support/cluster-env';
 import { startCluster, type TestCluster } from '../support/processes';
 import { createTestDatabase, flushRedisPrefix, TEST_REDIS_URL, type TestDatabase } from '../support/services';
+import { Random } from '../fuzz/random';
 
 type Kind = 'single' | 'batch' | 'list' | 'finder' | 'widget';
 const KINDS: Kind[] = ['batch', 'finder', 'list', 'single', 'widget'];
@@ -33,27 +34,6 @@ interface LedgerRow {
 interface Verdict {
   email: string;
   reachable: string;
-}
-
-/** A small seeded generator (mulberry32): the same seed makes the same mix of calls. */
-class Random {
-  constructor(private state: number) {}
-
-  next(): number {
-    this.state = (this.state + 0x6d2b79f5) | 0;
-    let t = this.state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  }
-
-  int(min: number, max: number): number {
-    return min + Math.floor(this.next() * (max - min + 1));
-  }
-
-  pick<T>(items: readonly T[]): T {
-    return items[Math.floor(this.next() * items.length)];
-  }
 }
 
 /** Lab addresses that answer at once: valid, invalid, catch-all (risky), a blocked sender (unknown: free). */

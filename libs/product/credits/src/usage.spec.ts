@@ -6,27 +6,7 @@ import { Database, type UsageKind } from '@mailguard/db';
 import { createLogger } from '@mailguard/logger';
 import { createTestDatabase, type TestDatabase } from '../../../../test/support/services';
 import { USAGE_REF_PREFIX, usageBetween, type UsageRow } from './usage';
-
-/** A small seeded generator (mulberry32). */
-class Random {
-  constructor(private state: number) {}
-
-  next(): number {
-    this.state = (this.state + 0x6d2b79f5) | 0;
-    let t = this.state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  }
-
-  int(min: number, max: number): number {
-    return min + Math.floor(this.next() * (max - min + 1));
-  }
-
-  pick<T>(items: readonly T[]): T {
-    return items[Math.floor(this.next() * items.length)];
-  }
-}
+import { Random } from '../../../../test/fuzz/random';
 
 const KINDS = Object.keys(USAGE_REF_PREFIX) as UsageKind[];
 const FIRST_DAY = Date.parse('2026-03-27T00:00:00Z');
