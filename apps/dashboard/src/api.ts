@@ -162,7 +162,7 @@ export interface VerificationResult {
 export interface List {
   id: string;
   name: string;
-  status: 'queued' | 'processing' | 'completed' | 'failed' | 'cancelled';
+  status: 'queued' | 'processing' | 'paused' | 'completed' | 'failed' | 'cancelled';
   total: number;
   processed: number;
   duplicates: number;

@@ -6,7 +6,8 @@ import { Pager, Problem, ReadOnly, useLoad, when } from '../ui';
 
 /** Two seconds: progress feels live while a list costs at most 30 of the key's 60 requests a minute. */
 const POLL_MS = 2_000;
-const RUNNING: Array<List['status']> = ['queued', 'processing'];
+// A paused list (its account suspended) is still open: it goes on once access comes back.
+const RUNNING: Array<List['status']> = ['queued', 'processing', 'paused'];
 
 function eta(seconds: number | null): string {
   if (seconds === null) return 'estimating…';
@@ -333,6 +334,11 @@ function Current({
         Status: <strong id="list-status">{list.status}</strong>
         {list.error && ` (${list.error})`}
       </p>
+      {list.status === 'paused' && (
+        <p id="list-paused" role="status">
+          Paused while the account is suspended: no more rows are checked, and the credits stay held.
+        </p>
+      )}
       {list.webhook && (
         <p id="list-webhook">
           Webhook: <strong>{list.webhook.status}</strong>
