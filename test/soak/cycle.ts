@@ -3,16 +3,28 @@ import { createServer, type Server } from 'node:http';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { apiClient, type ApiCall, type ApiOptions } from '../support/api-client';
-import { PEOPLE, STUBBORN_DOMAIN, type SoakDomain } from './world';
+import { PEOPLE, SOAK_ADMIN_TOKEN, STUBBORN_DOMAIN, type SoakDomain } from './world';
 
 /**
  * One soak cycle: every surface of the API at once, as customers use it — single and batch
  * checks, finder hits and misses, domain insight, two lists (one cancelled mid-way), widget checks
- * on the free tier and with a widget key, feedback, a sign-up, keys created and revoked, and an
- * agent's tool calls over MCP.
+ * on the free tier and with a widget key, feedback, a sign-up, keys created and revoked, an
+ * agent's tool calls over MCP, a person signed in with a password, and an operator's actions.
  */
 
-export const SURFACES = ['single', 'batch', 'finder', 'insight', 'lists', 'widget', 'feedback', 'keys', 'mcp'] as const;
+export const SURFACES = [
+  'single',
+  'batch',
+  'finder',
+  'insight',
+  'lists',
+  'widget',
+  'feedback',
+  'keys',
+  'mcp',
+  'people',
+  'operators',
+] as const;
 export type Surface = (typeof SURFACES)[number];
 
 interface Result {
@@ -452,6 +464,61 @@ export async function runCycle(context: CycleContext, cycle: number, scale = 1):
     }
   }
 
+  /**
+   * A person's visit: sign-up with a password, a session (cookie, CSRF token), its calls and sign-out; meanwhile an
+   * operator grants credits, suspends the account (its key and session refused) and lifts the suspension.
+   */
+  async function people(): Promise<void> {
+    const email = `owner.c${cycle}@${catchAll[cycle % catchAll.length].name}`;
+    const password = `soak password ${cycle}`;
+    const signup = await tally.track<{ apiKey: string; account: { id: string } }>(
+      'people',
+      [201],
+      'POST /v1/accounts (password)',
+      () => api('POST', '/v1/accounts', { headers: { 'X-Forwarded-For': clientIp(5) }, body: { email, password } }),
+    );
+    if (signup.status !== 201) return;
+    let cookie = '';
+    let csrf = '';
+    await tally.track('people', [200], 'POST /auth/login', async () => {
+      const response = await api('POST', '/auth/login', {
+        headers: { 'X-Forwarded-For': clientIp(5) },
+        body: { email, password },
+      });
+      const pairs = response.headers.getSetCookie().map((line) => line.split(';')[0]);
+      cookie = pairs.join('; ');
+      csrf = pairs.find((pair) => pair.startsWith('mg_csrf='))?.slice('mg_csrf='.length) ?? '';
+      return response;
+    });
+    const session = (expected: number[], method: string, path: string, body?: unknown, token = csrf) =>
+      tally.track('people', expected, `${method} ${path} (session${token ? '' : ', no CSRF token'})`, () =>
+        api(method, path, { headers: { Cookie: cookie, ...(token ? { 'X-CSRF-Token': token } : {}) }, body }),
+      );
+    const operator = (expected: number[], method: string, path: string, body?: unknown) =>
+      tally.track('operators', expected, `${method} ${path.replace(signup.body.account.id, ':id')}`, () =>
+        api(method, path, { headers: { Authorization: `Bearer ${SOAK_ADMIN_TOKEN}` }, body }),
+      );
+    const account = `/admin/accounts/${signup.body.account.id}`;
+    await session([200], 'GET', '/v1/credits');
+    await session([403], 'POST', '/v1/keys', { name: 'no token' }, '');
+    await session([201], 'POST', '/v1/keys', { name: `soak ${cycle}`, scope: 'verify' });
+    await session([200], 'GET', '/auth/sessions');
+    await session([202], 'POST', '/auth/password-reset', { email });
+    await operator([201], 'POST', `${account}/credits`, { amount: 100, reason: `soak ${cycle}` });
+    await operator([200], 'POST', `${account}/suspend`, { reason: `soak ${cycle}` });
+    await tally.track('operators', [403], 'check by a suspended account', () =>
+      api('GET', '/v1/credits', { key: signup.body.apiKey }),
+    );
+    await session([403], 'GET', '/v1/credits');
+    await operator([200], 'POST', `${account}/unsuspend`, { reason: `soak ${cycle}` });
+    await tally.track('operators', [200], 'check once unsuspended', () =>
+      api('GET', '/v1/credits', { key: signup.body.apiKey }),
+    );
+    await session([200], 'GET', '/auth/audit');
+    await session([204], 'POST', '/auth/logout');
+    await session([401], 'GET', '/v1/credits');
+  }
+
   const keyed = keys();
   await Promise.all([
     singles(),
@@ -464,6 +531,7 @@ export async function runCycle(context: CycleContext, cycle: number, scale = 1):
     feedback(),
     keyed,
     agent(),
+    people(),
   ]);
   return tally;
 }

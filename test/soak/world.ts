@@ -9,6 +9,9 @@ import type { DomainSpec, Scenario, ServerSpec } from '../lab';
 export const EGRESS_IPS = ['127.250.1.1', '127.250.1.2'];
 
 /** Settings of every process: short deadlines and retries so that one cycle takes seconds, not minutes. */
+/** The soak's operator credential (`ADMIN_TOKEN`). */
+export const SOAK_ADMIN_TOKEN = 'soak-operator-token-0123456789';
+
 export const SOAK_SETTINGS = {
   CHECK_DEADLINE_MS: '4000',
   SMTP_TIMEOUT_MS: '1500',
@@ -23,6 +26,8 @@ export const SOAK_SETTINGS = {
   // Two ways out (addresses no other test binds), and a back-off short enough to end within a cycle.
   SMTP_EGRESS: EGRESS_IPS.map((ip) => `local:${ip}`).join(','),
   PROBER_BLOCK_SECONDS: '3',
+  // The operator console, used by every cycle (grant, suspend, unsuspend).
+  ADMIN_TOKEN: SOAK_ADMIN_TOKEN,
 };
 
 /** What a domain's server does to a check, as far as the soak's assertions are concerned. */
