@@ -48,6 +48,19 @@ const UNDOCUMENTED = [
   'DELETE /mcp',
   'OPTIONS /v1/widget/verify',
   'POST /v1/widget/preview',
+  // Sign-in, sessions and members (docs/api.md#accounts-sessions-and-members): outside the 22.
+  'POST /auth/login',
+  'POST /auth/logout',
+  'GET /auth/sessions',
+  'DELETE /auth/sessions/:id',
+  'POST /auth/password',
+  'POST /auth/password-reset',
+  'POST /auth/password-reset/confirm',
+  'POST /auth/members',
+  'GET /auth/members',
+  'DELETE /auth/members/:id',
+  'POST /auth/invitations/accept',
+  'GET /auth/audit',
 ];
 
 const METHODS = ['get', 'post', 'put', 'patch', 'delete', 'options', 'head'] as const;
