@@ -10,6 +10,7 @@ import { Area, changeOrigin, Public, requestIdOf, Scopes, type AuthedRequest } f
 import { assertCsrf } from '../auth/api-key.guard';
 import { cookieHeader, readCookie, setCookies } from '../auth/cookies';
 import { parsePage } from '../http/paging';
+import { EmailDto, InviteDto, LoginDto, PasswordChangeDto, TokenPasswordDto } from './logins.dto';
 import {
   LoginsService,
   type AuditView,
@@ -18,12 +19,6 @@ import {
   type SessionView,
   type SignedInView,
 } from './logins.service';
-
-type Body = Record<string, unknown> | undefined;
-
-function field(body: Body, name: string): unknown {
-  return body && typeof body === 'object' ? body[name] : undefined;
-}
 
 /**
  * People's sign-in (docs/api.md#accounts-sessions-and-members), at `/auth` beside the API: sign-in and
@@ -66,15 +61,11 @@ export class LoginsController {
   @Public()
   @HttpCode(200)
   async login(
-    @Body() body: Body,
+    @Body() body: LoginDto,
     @Req() req: Request,
     @Res({ passthrough: true }) res: Response,
   ): Promise<SignedInView> {
-    const { session, ...view } = await this.logins.login(
-      field(body, 'email'),
-      field(body, 'password'),
-      this.origin(req),
-    );
+    const { session, ...view } = await this.logins.login(body.email, body.password, this.origin(req));
     this.setSession(res, session);
     return view;
   }
@@ -116,21 +107,16 @@ export class LoginsController {
   @Scopes('full')
   @Area('self')
   @HttpCode(204)
-  async changePassword(@Body() body: Body, @Req() req: AuthedRequest): Promise<void> {
+  async changePassword(@Body() body: PasswordChangeDto, @Req() req: AuthedRequest): Promise<void> {
     if (!req.auth.session) throw new AppError('forbidden', 'Only a person signed in changes their password');
-    await this.logins.changePassword(
-      req.auth,
-      field(body, 'currentPassword'),
-      field(body, 'password'),
-      changeOrigin(req),
-    );
+    await this.logins.changePassword(req.auth, body.currentPassword, body.password, changeOrigin(req));
   }
 
   @Post('password-reset')
   @Public()
   @HttpCode(202)
-  async requestReset(@Body() body: Body, @Req() req: Request): Promise<{ accepted: true }> {
-    await this.logins.requestReset(field(body, 'email'), this.origin(req));
+  async requestReset(@Body() body: EmailDto, @Req() req: Request): Promise<{ accepted: true }> {
+    await this.logins.requestReset(body.email, this.origin(req));
     return { accepted: true };
   }
 
@@ -138,11 +124,11 @@ export class LoginsController {
   @Public()
   @HttpCode(204)
   async confirmReset(
-    @Body() body: Body,
+    @Body() body: TokenPasswordDto,
     @Req() req: Request,
     @Res({ passthrough: true }) res: Response,
   ): Promise<void> {
-    await this.logins.confirmReset(field(body, 'token'), field(body, 'password'), this.origin(req));
+    await this.logins.confirmReset(body.token, body.password, this.origin(req));
     this.clearSession(res);
   }
 
@@ -150,8 +136,8 @@ export class LoginsController {
   @Scopes('full')
   @Area('members')
   @HttpCode(201)
-  invite(@Body() body: Body, @Req() req: AuthedRequest): Promise<MemberView> {
-    return this.logins.invite(req.auth, field(body, 'email'), field(body, 'role'), changeOrigin(req));
+  invite(@Body() body: InviteDto, @Req() req: AuthedRequest): Promise<MemberView> {
+    return this.logins.invite(req.auth, body.email, body.role, changeOrigin(req));
   }
 
   @Get('members')
@@ -173,15 +159,11 @@ export class LoginsController {
   @Public()
   @HttpCode(200)
   async accept(
-    @Body() body: Body,
+    @Body() body: TokenPasswordDto,
     @Req() req: Request,
     @Res({ passthrough: true }) res: Response,
   ): Promise<SignedInView> {
-    const { session, ...view } = await this.logins.acceptInvitation(
-      field(body, 'token'),
-      field(body, 'password'),
-      this.origin(req),
-    );
+    const { session, ...view } = await this.logins.acceptInvitation(body.token, body.password, this.origin(req));
     this.setSession(res, session);
     return view;
   }
