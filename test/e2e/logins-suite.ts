@@ -26,7 +26,7 @@ const PASSWORD = 'correct horse battery';
 const TOKEN = /token=([A-Za-z0-9_-]{43})/;
 
 /**
- * People's sign-in (docs/api.md#sign-in-sessions-and-members) against the built gateway and the lab:
+ * People's sign-in (docs/api.md#accounts-sessions-and-members) against the built gateway and the lab:
  * passwords, sessions on the API with CSRF and roles, throttled sign-in, password reset and
  * invitations through the lab's mail relay, the audit log — on both drivers.
  */
