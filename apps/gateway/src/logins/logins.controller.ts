@@ -10,7 +10,7 @@ import { Area, changeOrigin, Public, requestIdOf, Scopes, type AuthedRequest } f
 import { assertCsrf } from '../auth/api-key.guard';
 import { cookieHeader, readCookie, setCookies } from '../auth/cookies';
 import { parsePage } from '../http/paging';
-import { InviteDto, LoginDto, PasswordChangeDto, PasswordResetDto, TokenPasswordDto } from './logins.dto';
+import { EmailDto, InviteDto, LoginDto, PasswordChangeDto, TokenPasswordDto } from './logins.dto';
 import {
   LoginsService,
   type AuditView,
@@ -115,7 +115,7 @@ export class LoginsController {
   @Post('password-reset')
   @Public()
   @HttpCode(202)
-  async requestReset(@Body() body: PasswordResetDto, @Req() req: Request): Promise<{ accepted: true }> {
+  async requestReset(@Body() body: EmailDto, @Req() req: Request): Promise<{ accepted: true }> {
     await this.logins.requestReset(body.email, this.origin(req));
     return { accepted: true };
   }
