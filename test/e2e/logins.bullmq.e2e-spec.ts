@@ -1,0 +1,3 @@
+import { loginsSuite } from './logins-suite';
+
+loginsSuite('bullmq');
