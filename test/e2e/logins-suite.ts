@@ -196,6 +196,10 @@ export function loginsSuite(driver: Driver): void {
     const keys = await call<{ data: Array<{ prefix: string }> }>('GET', '/v1/keys', { jar });
     expect(keys.status).toBe(200);
     expect(keys.body.data.map((key) => key.prefix)).toContain(owner.key.slice(0, 12));
+    // A paid check too: the owner's session is a `full` key.
+    const check = await call<{ email: string }>('GET', '/v1/email-validation/someone@catchall.test', { jar });
+    expect(check.status).toBe(200);
+    expect(check.body.email).toBe('someone@catchall.test');
 
     // Without the cookie, nothing.
     expect((await call('GET', '/v1/keys')).status).toBe(401);
@@ -230,6 +234,7 @@ export function loginsSuite(driver: Driver): void {
     });
     expect(wrongEmail.status).toBe(401);
     expect(wrongPassword.status).toBe(401);
+    expect(wrongEmail.body).toMatchObject({ code: 'unauthorized' });
     expect(wrongPassword.text).toBe(wrongEmail.text);
     expect(wrongPassword.headers.getSetCookie()).toEqual([]);
   });
@@ -248,6 +253,7 @@ export function loginsSuite(driver: Driver): void {
     expect(Number(throttled.headers.get('retry-after'))).toBeGreaterThan(0);
     const right = await call('POST', '/auth/login', { body: { email: owner.email, password: PASSWORD } });
     expect(right.status).toBe(429);
+    expect(right.body).toMatchObject({ code: 'rate_limited' });
     expect(Number(right.headers.get('retry-after'))).toBeGreaterThan(0);
     expect(right.headers.getSetCookie()).toEqual([]);
 
@@ -424,7 +430,9 @@ export function loginsSuite(driver: Driver): void {
     // Billing: usage and the ledger; no check, no key.
     expect((await call('GET', '/v1/credits/usage', { jar: billing })).status).toBe(200);
     expect((await call('GET', '/v1/credits/transactions', { jar: billing })).status).toBe(200);
-    expect((await call('GET', '/v1/email-validation/x@catchall.test', { jar: billing })).status).toBe(403);
+    const billingCheck = await call('GET', '/v1/email-validation/x@catchall.test', { jar: billing });
+    expect(billingCheck.status).toBe(403);
+    expect(billingCheck.body).toMatchObject({ code: 'forbidden' });
     const billingKey = await call('POST', '/v1/keys', {
       jar: billing,
       csrf: true,
