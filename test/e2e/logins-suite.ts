@@ -32,6 +32,7 @@ interface CallOptions {
   /** The client address (X-Forwarded-For, the gateway trusts one proxy). */
   ip?: string;
   requestId?: string;
+  headers?: Record<string, string>;
 }
 
 interface SessionView {
@@ -60,6 +61,7 @@ interface MemberView {
 }
 
 const PASSWORD = 'correct horse battery';
+const ADMIN_TOKEN = `admin-${randomBytes(12).toString('hex')}`;
 
 /**
  * People's sign-in against the built service (docs/api.md#accounts-sessions-and-members): the session
@@ -89,7 +91,7 @@ export function loginsSuite(driver: Driver): void {
     path: string,
     options: CallOptions = {},
   ): Promise<Reply<T>> {
-    const headers: Record<string, string> = { 'X-Forwarded-For': options.ip ?? nextIp() };
+    const headers: Record<string, string> = { 'X-Forwarded-For': options.ip ?? nextIp(), ...options.headers };
     if (options.jar) headers.Cookie = `mg_session=${options.jar.session}; mg_csrf=${options.jar.csrf}`;
     if (options.csrf) headers['X-CSRF-Token'] = options.csrf === true ? options.jar!.csrf : options.csrf;
     if (options.key) headers['X-API-Key'] = options.key;
@@ -157,6 +159,7 @@ export function loginsSuite(driver: Driver): void {
       PUBLIC_URL: 'http://mailguard.test',
       COOKIE_SECURE: 'false',
       TRUST_PROXY: '1',
+      ADMIN_TOKEN,
       RATE_LIMIT_PER_MINUTE: '100000',
     };
     const cluster = await startCluster(env, distributed, () => cwd);
@@ -542,5 +545,71 @@ export function loginsSuite(driver: Driver): void {
     const stranger = await signup('stranger');
     const foreign = await call<{ data: AuditView[] }>('GET', '/auth/audit', { jar: await login(stranger.email) });
     expect(foreign.body.data.map((entry) => entry.action)).toEqual(['session.login']);
+  });
+
+  it('an admin member manages members and reads the audit; their own password reset ends only their sessions', async () => {
+    const owner = await signup();
+    const ownerJar = await login(owner.email);
+    const adminEmail = `admin.${randomBytes(4).toString('hex')}@catchall.test`;
+    const since = lab.relay.messages.length;
+    const invited = await call<MemberView>('POST', '/auth/members', {
+      jar: ownerJar,
+      csrf: true,
+      body: { email: adminEmail, role: 'admin' },
+    });
+    expect(invited.status).toBe(201);
+    const accepted = await call('POST', '/auth/invitations/accept', {
+      body: { token: await tokenMailed(adminEmail, since), password: 'admin passphrase one' },
+    });
+    expect(accepted.status).toBe(200);
+    expect(accepted.body).toMatchObject({ account: { id: owner.id }, user: { email: adminEmail, role: 'admin' } });
+    const adminJar = jarOf(accepted);
+    expect((await call('GET', '/auth/audit', { jar: adminJar })).status).toBe(200);
+    expect((await call('GET', '/v1/credits/usage', { jar: adminJar })).status).toBe(200);
+    const invitedByAdmin = await call('POST', '/auth/members', {
+      jar: adminJar,
+      csrf: true,
+      body: { email: `third.${randomBytes(4).toString('hex')}@catchall.test`, role: 'billing' },
+    });
+    expect(invitedByAdmin.status).toBe(201);
+    // A person sees their own sessions only.
+    const adminSessions = await call<{ data: SessionView[] }>('GET', '/auth/sessions', { jar: adminJar });
+    expect(adminSessions.body.data).toHaveLength(1);
+    expect(adminSessions.body.data[0].current).toBe(true);
+
+    const resetSince = lab.relay.messages.length;
+    expect((await call('POST', '/auth/password-reset', { body: { email: adminEmail } })).status).toBe(202);
+    const token = await tokenMailed(adminEmail, resetSince);
+    const confirmed = await call('POST', '/auth/password-reset/confirm', {
+      body: { token, password: 'admin passphrase two' },
+    });
+    expect(confirmed.status).toBe(204);
+    expect((await call('GET', '/v1/credits', { jar: adminJar })).status).toBe(401);
+    expect((await call('GET', '/v1/credits', { jar: ownerJar })).status).toBe(200);
+    expect(
+      (await call('POST', '/auth/login', { body: { email: adminEmail, password: 'admin passphrase one' } })).status,
+    ).toBe(401);
+    await login(adminEmail, 'admin passphrase two');
+    await login(owner.email);
+  });
+
+  it('refuses the sessions and the sign-in of a suspended account (403 account_suspended), a wrong password still 401', async () => {
+    const owner = await signup();
+    const jar = await login(owner.email);
+    const suspended = await call('POST', `/admin/accounts/${owner.id}/suspend`, {
+      body: { reason: 'e2e' },
+      headers: { Authorization: `Bearer ${ADMIN_TOKEN}` },
+    });
+    expect(suspended.status).toBeGreaterThanOrEqual(200);
+    expect(suspended.status).toBeLessThan(300);
+    const refused = await call('GET', '/v1/credits', { jar });
+    expect(refused.status).toBe(403);
+    expect(refused.body).toMatchObject({ code: 'account_suspended' });
+    const signIn = await call('POST', '/auth/login', { body: { email: owner.email, password: PASSWORD } });
+    expect(signIn.status).toBe(403);
+    expect(signIn.body).toMatchObject({ code: 'account_suspended' });
+    expect(signIn.headers.getSetCookie()).toEqual([]);
+    const wrong = await call('POST', '/auth/login', { body: { email: owner.email, password: 'not the password xx' } });
+    expect(wrong.status).toBe(401);
   });
 }
