@@ -308,11 +308,25 @@ export function loginsSuite(driver: Driver): void {
     const after = await call<{ data: SessionView[] }>('GET', '/auth/sessions', { jar: first });
     expect(after.body.data.map((session) => session.id)).toEqual([current.id]);
 
-    const out = await call('POST', '/auth/logout', { jar: first, csrf: true });
+    const outId = `logout-${randomBytes(6).toString('hex')}`;
+    const out = await call('POST', '/auth/logout', { jar: first, csrf: true, requestId: outId, ip: '10.78.0.1' });
     expect(out.status).toBe(204);
     expect(cookieOf(out, 'mg_session').value).toBe('');
     expect((await call('GET', '/v1/credits', { jar: first })).status).toBe(401);
     expect((await call('GET', '/v1/credits', { jar: strangerJar })).status).toBe(200);
+
+    const audit = await call<{ data: AuditView[] }>('GET', '/auth/audit', { jar: await login(owner.email) });
+    expect(audit.body.data.filter((entry) => entry.action === 'session.logout')).toEqual([
+      expect.objectContaining({
+        actor: `account:${owner.id}`,
+        target: current.id,
+        requestId: outId,
+        address: '10.78.0.1',
+      }),
+    ]);
+    expect(audit.body.data.filter((entry) => entry.action === 'session.end')).toEqual([
+      expect.objectContaining({ actor: `account:${owner.id}`, target: other.id }),
+    ]);
   });
 
   it('resets a password through the mailed link: every session ends, the old password stops, the link works once', async () => {
