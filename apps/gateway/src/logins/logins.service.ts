@@ -10,6 +10,7 @@ import {
   MEMBER_ROLES,
   recordAudit,
   sendMail,
+  SESSION_IDLE_MS,
   startSession,
   verifyPassword,
   type Principal,
@@ -202,14 +203,13 @@ export class LoginsService implements OnApplicationShutdown {
    * the account.
    */
   async sessions(auth: Principal): Promise<SessionView[]> {
-    const where = auth.session
-      ? { accountId: auth.account.id, memberId: auth.session.memberId ?? undefined }
-      : { accountId: auth.account.id };
+    // Sessions past their idle end are over too, though their rows wait for the retention sweep.
     const query = this.dataSource
       .getRepository(SessionEntity)
       .createQueryBuilder('session')
-      .where('session.accountId = :accountId', { accountId: where.accountId })
+      .where('session.accountId = :accountId', { accountId: auth.account.id })
       .andWhere('session.expiresAt > now()')
+      .andWhere('session.lastSeenAt > now() - make_interval(secs => :idle)', { idle: SESSION_IDLE_MS / 1000 })
       .orderBy('session.lastSeenAt', 'DESC');
     if (auth.session) {
       if (auth.session.memberId) query.andWhere('session.memberId = :memberId', { memberId: auth.session.memberId });

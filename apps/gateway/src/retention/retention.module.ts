@@ -6,6 +6,7 @@ import {
   type OnApplicationBootstrap,
 } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '@mailguard/config';
+import { removeEndedLogins } from '@mailguard/accounts';
 import { DatabaseModule, LOGGER } from '@mailguard/core';
 import { Database } from '@mailguard/db';
 import type { Logger } from '@mailguard/logger';
@@ -16,7 +17,8 @@ import { removeLeftoverStaging } from './staging-leftovers';
  * RETENTION_DAYS, applied by every gateway (the one process in embedded mode, each replica when
  * distributed: their sweeps share the work, see eraseExpired) from its start to its shutdown, every
  * RETENTION_SWEEP_SECONDS: the database's addresses past retention (and, in embedded mode, what
- * its files kept of them), and staging left on this host by gateways that stopped mid-upload.
+ * its files kept of them), staging left on this host by gateways that stopped mid-upload, and ended
+ * sessions and used or expired one-time links.
  */
 @Injectable()
 export class RetentionSweeps implements OnApplicationBootstrap, BeforeApplicationShutdown {
@@ -42,7 +44,8 @@ export class RetentionSweeps implements OnApplicationBootstrap, BeforeApplicatio
     // The embedded data folder is this service's own: nothing erased stays in its files.
     const compacted = this.database.mode === 'embedded' ? await compactErased(source, erased) : [];
     const stagingFolders = await removeLeftoverStaging();
-    this.logger.info({ retention: { ...erased, compacted, stagingFolders } }, 'retention sweep done');
+    const logins = await removeEndedLogins(source);
+    this.logger.info({ retention: { ...erased, compacted, stagingFolders, logins } }, 'retention sweep done');
   }
 
   /** Before the database closes: a sweep under way ends first. */

@@ -30,6 +30,7 @@ export {
   findSession,
   hashToken,
   newToken,
+  removeEndedLogins,
   SESSION_COOKIE,
   SESSION_IDLE_MS,
   SESSION_MAX_MS,
