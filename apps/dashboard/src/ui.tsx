@@ -139,3 +139,18 @@ export function useLoad<T>(
   }, [...deps, tick]);
   return { data, error, reload: () => setTick((value) => value + 1) };
 }
+
+/** A change the page sends, then `reload` on success; its refusal kept to show. */
+export function useAction(reload: () => void): { error: unknown; act: (run: () => Promise<unknown>) => Promise<void> } {
+  const [error, setError] = useState<unknown>(null);
+  const act = async (run: () => Promise<unknown>) => {
+    setError(null);
+    try {
+      await run();
+      reload();
+    } catch (failure) {
+      setError(failure);
+    }
+  };
+  return { error, act };
+}

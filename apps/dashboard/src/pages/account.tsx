@@ -9,7 +9,7 @@ import {
   type Session,
   type SessionRecord,
 } from '../api';
-import { Pager, Problem, useLoad, when } from '../ui';
+import { Pager, Problem, useAction, useLoad, when } from '../ui';
 
 const ROLES: Role[] = ['admin', 'developer', 'billing'];
 
@@ -64,16 +64,8 @@ function ChangePassword() {
 
 function Sessions() {
   const sessions = useLoad(() => call<{ data: SessionRecord[] }>(null, 'GET', '//auth/sessions'), []);
-  const [error, setError] = useState<unknown>(null);
-  const end = async (id: string) => {
-    setError(null);
-    try {
-      await call(null, 'DELETE', `//auth/sessions/${encodeURIComponent(id)}`);
-      sessions.reload();
-    } catch (failure) {
-      setError(failure);
-    }
-  };
+  const { error, act } = useAction(sessions.reload);
+  const end = (id: string) => act(() => call(null, 'DELETE', `//auth/sessions/${encodeURIComponent(id)}`));
   return (
     <section aria-labelledby="sessions-title">
       <h2 id="sessions-title">Sessions</h2>
@@ -121,17 +113,8 @@ function Members() {
   const members = useLoad(() => call<{ data: Member[] }>(null, 'GET', '//auth/members'), []);
   const [email, setEmail] = useState('');
   const [role, setRole] = useState<Role>('developer');
-  const [error, setError] = useState<unknown>(null);
+  const { error, act } = useAction(members.reload);
   const [invited, setInvited] = useState<string | null>(null);
-  const act = async (run: () => Promise<unknown>) => {
-    setError(null);
-    try {
-      await run();
-      members.reload();
-    } catch (failure) {
-      setError(failure);
-    }
-  };
   const invite = (event: Event) => {
     event.preventDefault();
     void act(async () => {
