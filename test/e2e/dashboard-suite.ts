@@ -704,6 +704,8 @@ export function dashboardSuite(driver: Driver): void {
     await page.selectOption('#member-role', 'developer');
     await page.click('text=Invite');
     await page.waitForSelector(`#members td:text("${developer}")`);
+    // Until the invitation is accepted, the member is listed as invited.
+    await page.waitForSelector(`#members tr:has(td:text("${developer}")) td[data-label="Status"]:text-is("invited")`);
     const invitation = await linkToken(developer, sent);
     const member = await open(`#/invite?token=${invitation}`);
     await member.waitForSelector('#invite-password');

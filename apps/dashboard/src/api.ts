@@ -86,8 +86,9 @@ export interface Member {
   id: string;
   email: string;
   role: Role;
-  status?: string;
-  createdAt?: string;
+  createdAt: string;
+  /** null while the invitation is open. */
+  acceptedAt: string | null;
 }
 
 export interface AuditEntry {

@@ -168,7 +168,7 @@ function Members() {
               <tr key={member.id}>
                 <td data-label="Email">{member.email}</td>
                 <td data-label="Role">{member.role}</td>
-                <td data-label="Status">{member.status ?? 'active'}</td>
+                <td data-label="Status">{member.acceptedAt ? 'active' : 'invited'}</td>
                 <td>
                   <button
                     type="button"
