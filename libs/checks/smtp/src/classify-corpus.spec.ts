@@ -16,6 +16,7 @@ interface Entry {
   tags?: string[];
 }
 
+const STAGES: SmtpStage[] = ['banner', 'ehlo', 'mail', 'rcpt', 'data'];
 const CLASSES: ReplyClass[] = [
   'accepted',
   'mailbox_exists',
@@ -73,9 +74,31 @@ function measure(entries: Entry[]): Figures {
 
 const percent = (value: number) => `${(value * 100).toFixed(1)}%`;
 
+/**
+ * Per kind of dialect (the `kind:` tag of issue 32's entries), per expected class: how many read as
+ * that class, and how many sender replies read as evidence against the mailbox.
+ */
+function byKind(entries: Entry[]): string[] {
+  const kinds = new Map<string, Entry[]>();
+  for (const entry of entries)
+    for (const tag of entry.tags ?? [])
+      if (tag.startsWith('kind:')) kinds.set(tag.slice(5), [...(kinds.get(tag.slice(5)) ?? []), entry]);
+  return [...kinds].map(([kind, members]) => {
+    const recall = [...new Set(members.map((entry) => entry.class))].map((expected) => {
+      const of = members.filter((entry) => entry.class === expected);
+      return `${expected} ${of.filter((entry) => classify(entry) === expected).length}/${of.length}`;
+    });
+    const senders = members.filter((entry) => ABOUT_US.includes(entry.class));
+    const misread = senders.filter((entry) => AGAINST_MAILBOX.includes(classify(entry))).length;
+    return `    ${kind.padEnd(18)} ${recall.join(' · ')}${senders.length ? ` · sender misread ${misread}/${senders.length}` : ''}`;
+  });
+}
+
 function dialects(entry: Entry): string[] {
   const reply = buildReply(entry.reply);
-  const found = [...(entry.tags ?? [])].map((tag) => (tag.startsWith('non-english:') ? 'non-english' : tag));
+  const found = [...(entry.tags ?? [])]
+    .filter((tag) => !tag.startsWith('kind:'))
+    .map((tag) => (tag.startsWith('non-english:') ? 'non-english' : tag));
   if (entry.reply.length > 1) found.push('multi-line');
   if (reply.code >= 400 && !reply.enhancedCode) found.push('no-enhanced-code');
   return found;
@@ -96,7 +119,7 @@ describe('the reply corpus', () => {
     ['held-back', heldBack],
   ])('%s part: every entry is well-formed and sourced', (_, entries) => {
     for (const entry of entries) {
-      expect(['banner', 'mail', 'rcpt']).toContain(entry.stage);
+      expect(STAGES).toContain(entry.stage);
       expect(CLASSES).toContain(entry.class);
       expect(entry.source.length).toBeGreaterThan(5);
       expect(entry.reply.every((line) => /^[2-5]\d\d[ -]/.test(line))).toBe(true);
@@ -117,7 +140,7 @@ describe('the reply corpus', () => {
       'sender-at-rcpt',
     ])
       expect(seen).toContain(dialect);
-    for (const stage of ['banner', 'mail', 'rcpt']) expect(all.some((entry) => entry.stage === stage)).toBe(true);
+    for (const stage of STAGES) expect(all.some((entry) => entry.stage === stage)).toBe(true);
   });
 });
 
@@ -137,6 +160,10 @@ describe('reply classification targets (issue 17)', () => {
         `  by class: ${tally(all.map((entry) => entry.class))}`,
         `  by stage: ${tally(all.map((entry) => entry.stage))}`,
         `  by dialect: ${tally(all.flatMap(dialects))}`,
+        `  by kind (tuning):`,
+        ...byKind(tuning),
+        `  by kind (held back):`,
+        ...byKind(heldBack),
         `  languages: ${tally(all.flatMap((entry) => (entry.tags ?? []).filter((tag) => tag.startsWith('non-english:')).map((tag) => tag.slice(12))))}`,
         // Only the tuning part's misses are shown: the held-back part stays a check, not a guide.
         `  tuning misses (${figures.tuning.misses.length}):`,

@@ -1,4 +1,4 @@
-import { classifyReply, type ReplyClass } from './classify';
+import { classifyReply, type ReplyClass, type SmtpStage } from './classify';
 import { buildReply } from './reply';
 
 /** Real reply texts from providers and filters, as they arrive on the wire. */
@@ -216,7 +216,7 @@ const REPLIES: Array<[string, string[], ReplyClass]> = [
   ],
   ['inactive text', ['550 5.2.1 <a@example.com>: Recipient address rejected: account inactive'], 'disabled'],
   ['temporary user unknown text', ['451 4.3.0 user unknown, try again later'], 'greylisted'],
-  ['unexplained 5xx', ['550 Rejected'], 'unclassified'],
+  ['unexplained 5xx', ['554 5.3.0 Transaction failed'], 'unclassified'],
   [
     'policy 5.7.1 mentioning user',
     ['550 5.7.1 <a@example.com>: Recipient address rejected: user unknown by policy'],
@@ -273,6 +273,75 @@ describe('classifyReply', () => {
     expect(classifyReply(buildReply(['421 4.7.0 Too many connections']), 'banner')).toBe('rate_limited');
     expect(classifyReply(buildReply(['421 4.3.0 Service temporarily unavailable']), 'banner')).toBe('temporary');
     expect(classifyReply(buildReply(['554 5.7.1 blocked using zen.spamhaus.org']), 'banner')).toBe('sender_blocked');
+  });
+});
+
+/** Issue 32: each dialect the classifier misread, at the stage it was given at (and the same words elsewhere). */
+const DIALECTS: Array<[string, SmtpStage, string, ReplyClass]> = [
+  // Suspended, locked or blocked accounts are disabled mailboxes, in any language.
+  ['suspended', 'rcpt', '550 5.0.0 Recipient suspend the service', 'disabled'],
+  ['locked', 'rcpt', '550 vdelivermail: account is locked email bounced', 'disabled'],
+  ['locked, French', 'rcpt', '550 5.5.0 Le compte du destinataire est bloque. LPN007_426', 'disabled'],
+  ['locked, Spanish', 'rcpt', '550 5.2.1 La cuenta del destinatario está bloqueada', 'disabled'],
+  ['locked, Russian', 'rcpt', '550 5.2.1 Учетная запись получателя заблокирована', 'disabled'],
+  ['our own account disabled at MAIL', 'mail', '550 5.2.1 Account disabled', 'sender_blocked'],
+  // RFC 5321's 551 and a bare no at RCPT refuse the mailbox; at MAIL or the banner they refuse us.
+  ['551 user not local', 'rcpt', '551 User not local; please try <other@example.net>', 'no_such_user'],
+  ['551 not our user', 'rcpt', '551 not our user', 'no_such_user'],
+  ['bare rejected at RCPT', 'rcpt', '550 Rejected', 'no_such_user'],
+  ['bare service unavailable at RCPT', 'rcpt', '554 Service unavailable', 'no_such_user'],
+  ['bare rejected at MAIL', 'mail', '550 Rejected', 'sender_blocked'],
+  ['bare service unavailable at the banner', 'banner', '554 Service unavailable', 'sender_blocked'],
+  // The recipient's domain cannot take mail: the address cannot receive.
+  ['no such domain', 'rcpt', '550 5.1.2 No such domain', 'no_such_user'],
+  ['no MX found', 'rcpt', '550 5.1.2 No MX found for domain example.org', 'no_such_user'],
+  ['host does not accept mail', 'rcpt', '550 5.1.2 Host does not accept mail', 'no_such_user'],
+  [
+    'domain not reachable',
+    'rcpt',
+    '554 The mail could not be delivered because the domain is not reachable.',
+    'no_such_user',
+  ],
+  ['no such domain at MAIL is ours', 'mail', '553 5.1.2 No such domain', 'sender_blocked'],
+  // Blocks of us that name neither a list nor our address.
+  ['access denied', 'rcpt', '550 Access denied', 'sender_blocked'],
+  ['invalid IP for sending', 'rcpt', '554 INVALID IP FOR SENDING MAIL OF DOMAIN example.com', 'sender_blocked'],
+  ['(BL) tag', 'rcpt', '554 5.7.1 Message rejected (BL)', 'sender_blocked'],
+  ['not accepting connections', 'rcpt', '554 mx.example.org ESMTP not accepting connections', 'sender_blocked'],
+  ['open relay', 'rcpt', '550 Mail from open relay refused', 'sender_blocked'],
+  ['rejected due to policy', 'rcpt', '550 Rejected due to policy', 'sender_blocked'],
+  // Slow down, and limits per hour or day: come back later, never another session now.
+  [
+    'try again slower',
+    'rcpt',
+    '451 4.7.1 <mx[192.0.2.3]>: Client host rejected: Please try again slower',
+    'rate_limited',
+  ],
+  ['recipients this hour', 'rcpt', '550 192.0.2.22 has sent to too many recipients this hour. IB607', 'rate_limited'],
+  ['messages today under a 4.5.3 code', 'rcpt', '452 4.5.3 Too many messages from you today', 'rate_limited'],
+  [
+    'max emails per hour',
+    'rcpt',
+    '550 Domain example.org has exceeded the max emails per hour (111/100) allowed.',
+    'rate_limited',
+  ],
+  ['hourly limit at MAIL', 'mail', '450 4.7.1 Sender has sent to too many recipients this hour', 'rate_limited'],
+  ['a per-transaction cap stays one', 'rcpt', '452 4.5.3 Too many recipients', 'too_many_recipients'],
+  // TLS first.
+  ['remote server does not support TLS', 'rcpt', '550 5.7.1 Remote server does not support TLS', 'tls_required'],
+  ['STARTTLS first, at RCPT', 'rcpt', '530 5.7.0 Must issue a STARTTLS command first', 'tls_required'],
+  ['STARTTLS first, at EHLO', 'ehlo', '530 5.7.0 Must issue a STARTTLS command first', 'tls_required'],
+  // DATA: a recipient refused there is refused for its mailbox; content refused there is ours.
+  ['user unknown at end of DATA', 'data', '550 5.1.1 User unknown', 'no_such_user'],
+  ['mailbox full at end of DATA', 'data', '552 5.2.2 Mailbox Full', 'full'],
+  ['spam at end of DATA', 'data', '554 5.7.1 Spam message rejected', 'sender_blocked'],
+  ['content at end of DATA', 'data', '554 5.7.1 Message rejected due to content restrictions', 'sender_blocked'],
+  ['user unknown at MAIL is our sender', 'mail', '550 5.1.1 User unknown', 'sender_blocked'],
+];
+
+describe('reply dialects by stage (issue 32)', () => {
+  it.each(DIALECTS)('%s (%s)', (_name, stage, line, expected) => {
+    expect(classifyReply(buildReply([line]), stage)).toBe(expected);
   });
 });
 

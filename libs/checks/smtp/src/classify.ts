@@ -36,7 +36,12 @@ export type ReplyClass =
   /** A permanent refusal whose reason cannot be told: not evidence against the mailbox. */
   | 'unclassified';
 
-export type SmtpStage = 'banner' | 'ehlo' | 'mail' | 'rcpt';
+/**
+ * Where in the dialogue a reply came: the same words are about us before RCPT and about the mailbox
+ * after it. The prober never sends DATA, but replies given at end of DATA (bounce texts, the corpus)
+ * are read too: a recipient refused there is refused for its mailbox, content refused there is ours.
+ */
+export type SmtpStage = 'banner' | 'ehlo' | 'mail' | 'rcpt' | 'data';
 
 interface Rule {
   class: ReplyClass;
@@ -46,7 +51,7 @@ interface Rule {
   enhanced?: string[];
   /** Text pattern; absent: any. */
   text?: RegExp;
-  /** Only on these stages; absent: RCPT only. */
+  /** Only on these stages; absent: the stages that speak of the mailbox (RCPT, DATA). */
   stages?: SmtpStage[];
 }
 
@@ -64,6 +69,8 @@ const ABOUT_US_TEXT = new RegExp(
     /sender (?:address )?(?:is )?(?:rejected|blocked|denied)|sender(?:'s)? (?:e-?mail |mail )?address\b.{0,40}(?:unknown|not found|invalid|does not exist|not exist|not resolve)|your (?:e-?mail |mail )?(?:address|domain) (?:is |was |has been )?(?:unknown|not found|invalid|does not exist)|invalid dns\b|resource record|sender verif(?:y|ication) failed|verification failed for|bad (?:outbound )?sender|sender'?s? (?:mailbox|system) address|fake sender|null sender|envelope sender|sender domain|domain of sender|sender has no|unregistered domains|unauthenticated|sender (?:was )?not authenticated|sendernotauthenticated|authentication didn't pass|\bspf\b|\bdkim\b|\bdmarc\b|sender id|spoof|permissions to (?:send|submit)|access to (?:submit messages to )?this e-?mail system|user in blacklist/,
     // Policy, content and behaviour.
     /spam|unsolicited|complaints|unusual (?:rate|traffic|sending)|suspicious|namespace mining|directory harvest|too many invalid recipients|excessive unknown recipients|(?:for|due to|by|under) (?:local |security |our )?polic(?:y|ies)\b|polic(?:y|ies) (?:reasons|violation|restrictions)|local policy|security polic|blocked senders|administrative prohibition|envelope blocked|content (?:filter|rejected|denied)|message content|banned word|not rfc compliant|invalid to header|unexpected volume|rejected due to content|access denied, /,
+    // Blocks of us that name neither a list nor our address: terse, vendor-tagged, or about our kind of host.
+    /^access denied\b|invalid ip for sending|\(bl\)|not accepting connections|open (?:relay|proxy)|not allowed to connect|host network not allowed|no access from mail server|smtp server of your isp|^go away\b/,
     // The same, in other languages: sender, blocklist, our IP address.
     /absender|exp[ée]diteur|remitente|mittente|remetente|afzender|nadawc|odesílatel|gönderen|avsändare|발신자|отправител|发件人|发信人|送信者|送信元|sperrliste|liste noire|lista negra|черн(?:ом|ый) списк|ブラックリスト|黑名单|adresse ip source|service refuse/,
   ]
@@ -71,6 +78,14 @@ const ABOUT_US_TEXT = new RegExp(
     .join('|'),
   'i',
 );
+
+/**
+ * Limits on how much we send per hour or day, or how fast: a request to come back later, whatever else
+ * the reply says of us ("client host rejected: please try again slower") or of recipients ("has sent to
+ * too many recipients this hour" is not a per-session cap: another session would be refused too).
+ */
+const SENDING_LIMIT_TEXT =
+  /try again slower|too many\b[^.]{0,40}?\b(?:this (?:hour|minute)|today|per (?:hour|day|minute)|an hour|a day)\b|(?:max(?:imum)?|limits?)\b[^.]{0,40}?\bper (?:hour|day|minute)\b|(?:hourly|daily)\b[^.]{0,20}\b(?:limit|quota)/i;
 
 /** Too much, too fast, too many connections from us. */
 const RATE_TEXT =
@@ -105,12 +120,21 @@ const NO_SUCH_USER_TEXT = new RegExp(
     .join('|'),
   'i',
 );
+/**
+ * The recipient's domain cannot take mail (said at RCPT, so of the address): the address cannot receive,
+ * which is what "no such user" means to a verdict.
+ */
+const NO_MAIL_DOMAIN_TEXT =
+  /no such domain|no mx (?:record )?found|(?:host|domain|server)(?:\/domain)? does not accept mail|domain is not reachable|mail receiving disabled|could not find a mail server|unknown mail server|host not found|domain \S+ does not exist|^invalid domain$/i;
+/** A reply at RCPT that says no more than no: RFC 5321's 551 "user not local", a bare "rejected". */
+const TERSE_REFUSAL_TEXT = /^(?:(?:user not local|not our user)\b.*|rejected|service unavailable)[.!]?$/i;
+
 /** Words that say "not this mailbox" only when nothing else is said (a 5.7.x code or words about us come first). */
 const WEAK_NO_SUCH_USER_TEXT =
   /mailbox (?:is |currently )?(?:unavailable|unavaiable|not found|invalid)|address rejected|recipient rejected|"rcpt to" mailbox unavailable|does not exist|doesn't exist/i;
 
 const DISABLED_TEXT =
-  /disabled|deactivated|inactiv|suspended|terminated|account (?:has been )?closed|no longer (?:active|available|in use|accepts? (?:e-?)?mail)|mailbox is frozen|archived recipient|destinataire archiv|deaktiviert|gesperrt|d[ée]sactiv[ée]|suspendu|deshabilitad|suspendid|disattivat|sospes[oa]|desativad|почтовый ящик заблокирован/i;
+  /disabled|(?:account|mailbox|user|recipient|compte|cuenta|conta|konto|casella|postfach|учетная запись|帐号|账号)\b.{0,40}?(?:\blocked|\bblocked|bloqu|gesperrt|bloccat|заблокирован|冻结|停止)|\bsuspend the service|停止されて|deactivated|inactiv|suspended|terminated|account (?:has been )?closed|no longer (?:active|available|in use|accepts? (?:e-?)?mail)|mailbox is frozen|archived recipient|destinataire archiv|deaktiviert|gesperrt|d[ée]sactiv[ée]|suspendu|deshabilitad|suspendid|disattivat|sospes[oa]|desativad|sospes[ao]|почтовый ящик заблокирован/i;
 const FULL_TEXT =
   /over ?quota|quota exceeded|exceeded (?:his |her |its |the )?quota|quota violation|(?:disk|maildir|mailbox) quota|full mailbox|mail ?folder is full|exceeds? (?:the )?(?:maximum )?allowed (?:size|storage)|would exceed (?:the )?maximum|space has been used up|not enough (?:storage )?space|exceeded (?:its|the) (?:storage|quota)|exceeded storage allocation|mailbox (?:for user )?(?:is )?full|mailbox size|mailbox has exceeded|inbox is out of storage|insufficient (?:storage|space)|out of storage|storage space|storage quota|too many messages on the server|blocks limit exceeded|\bvoll\b|speicher|pleine|quota d[ée]pass|lleno|cuota|piena|esaurit|cheia|\bcota\b|容量|いっぱい|переполнен|квот|空间不足|已满|\bvol\b|pełn|przepełnion|pln[áa]\b|\bdolu\b/i;
 const GREYLIST_TEXT =
@@ -121,32 +145,37 @@ const SERVER_TROUBLE_TEXT =
 const TOO_MANY_RCPT_TEXT = /too many recipients|recipients belong to multiple regions|too many rcpt|reciplimit/i;
 const MAILBOX_RATE_TEXT =
   /receiving (?:e?mail|mail) (?:at (?:a|too high a) rate|too quickly)|rate that prevents|received too much e?mail|слишком быстро|troppo rapidamente|demasiado rápido/i;
-const TLS_TEXT = /starttls|tls required|encryption (?:required|needed)|must issue a starttls/i;
+const TLS_TEXT = /starttls|tls required|encryption (?:required|needed)|does not support tls|tls is required/i;
 
-const BEFORE_DATA: SmtpStage[] = ['banner', 'ehlo', 'mail', 'rcpt'];
+const EVERY_STAGE: SmtpStage[] = ['banner', 'ehlo', 'mail', 'rcpt', 'data'];
+/** Replies that can speak of the mailbox: to RCPT, and to DATA for a recipient refused only then. */
+const MAILBOX_STAGES: SmtpStage[] = ['rcpt', 'data'];
 
 /** Ordered: the first rule that matches decides. */
 const RULES: Rule[] = [
   // Office 365 directory-based edge blocking: "550 5.4.1 Recipient address rejected: Access denied".
   { class: 'no_such_user', codes: [5], enhanced: ['5.4.1'], text: /recipient address rejected/i },
-  { class: 'tls_required', codes: [4, 5], enhanced: ['5.7.10', '5.7.11'], stages: ['mail', 'rcpt'] },
-  { class: 'tls_required', codes: [4, 5], text: TLS_TEXT, stages: ['mail', 'rcpt'] },
+  { class: 'tls_required', codes: [4, 5], enhanced: ['5.7.10', '5.7.11'], stages: ['ehlo', 'mail', 'rcpt'] },
+  { class: 'tls_required', codes: [4, 5], text: TLS_TEXT, stages: ['ehlo', 'mail', 'rcpt'] },
   { class: 'mailbox_exists', codes: [4, 5], enhanced: ['4.2.1', '5.2.1'], text: MAILBOX_RATE_TEXT },
   { class: 'relay_denied', codes: [4, 5], enhanced: ['5.7.54', '5.7.64'], stages: ['mail', 'rcpt'] },
   { class: 'relay_denied', codes: [4, 5], text: RELAY_TEXT, stages: ['mail', 'rcpt'] },
+  // Limits on our sending outrank what else is said of us or of recipients: come back later, in no other session.
+  { class: 'rate_limited', codes: [4, 5], text: SENDING_LIMIT_TEXT, stages: EVERY_STAGE },
   // Words about us outrank words about the mailbox, whatever the code.
-  { class: 'sender_blocked', codes: [4, 5], text: ABOUT_US_TEXT, stages: BEFORE_DATA },
-  { class: 'rate_limited', codes: [4, 5], text: RATE_TEXT, stages: BEFORE_DATA },
-  { class: 'sender_blocked', codes: [4, 5], text: OUR_IP_TEXT, stages: BEFORE_DATA },
-  { class: 'sender_blocked', codes: [4, 5], text: VENDOR_SENDER_TAG, stages: BEFORE_DATA },
+  { class: 'sender_blocked', codes: [4, 5], text: ABOUT_US_TEXT, stages: EVERY_STAGE },
+  { class: 'rate_limited', codes: [4, 5], text: RATE_TEXT, stages: EVERY_STAGE },
+  { class: 'sender_blocked', codes: [4, 5], text: OUR_IP_TEXT, stages: EVERY_STAGE },
+  { class: 'sender_blocked', codes: [4, 5], text: VENDOR_SENDER_TAG, stages: EVERY_STAGE },
   // Bad sender address (RFC 3463 X.1.7, X.1.8), whatever the text says of "unknown".
-  { class: 'sender_blocked', codes: [4, 5], enhanced: ['4.1.7', '4.1.8', '5.1.7', '5.1.8'], stages: BEFORE_DATA },
+  { class: 'sender_blocked', codes: [4, 5], enhanced: ['4.1.7', '4.1.8', '5.1.7', '5.1.8'], stages: EVERY_STAGE },
   { class: 'too_many_recipients', codes: [4, 5], enhanced: ['4.5.3', '5.5.3'] },
   { class: 'too_many_recipients', codes: [4, 5], text: TOO_MANY_RCPT_TEXT },
   { class: 'relay_denied', codes: [4, 5], text: AUTH_TEXT, stages: ['mail', 'rcpt'] },
   { class: 'full', codes: [4, 5], text: FULL_TEXT },
   { class: 'full', codes: [4, 5], enhanced: ['4.2.2', '5.2.2'] },
   // What the text says of the mailbox outranks a code that says otherwise ("550 5.1.1 Account disabled").
+  { class: 'no_such_user', codes: [5], text: NO_MAIL_DOMAIN_TEXT, stages: ['rcpt'] },
   { class: 'disabled', codes: [5], text: DISABLED_TEXT },
   { class: 'no_such_user', codes: [5], text: NO_SUCH_USER_TEXT },
   { class: 'disabled', codes: [5], enhanced: ['5.2.1'] },
@@ -156,6 +185,7 @@ const RULES: Rule[] = [
   // The message or the mail system (X.3.x, X.6.x: size, content, SMTPUTF8) is refused, not the mailbox.
   { class: 'unclassified', codes: [5], enhanced: ['5.3.*', '5.6.*'] },
   { class: 'no_such_user', codes: [5], text: WEAK_NO_SUCH_USER_TEXT },
+  { class: 'no_such_user', codes: [5], text: TERSE_REFUSAL_TEXT, stages: ['rcpt'] },
   { class: 'temporary', codes: [4], text: SERVER_TROUBLE_TEXT },
   { class: 'greylisted', codes: [4], text: GREYLIST_TEXT, stages: ['mail', 'rcpt'] },
   { class: 'greylisted', codes: [4], enhanced: ['4.7.1', '4.2.0', '4.7.0'] },
@@ -170,7 +200,7 @@ function enhancedMatches(patterns: string[], code: string | null): boolean {
   );
 }
 
-/** Classifies a reply received at `stage`; only RCPT-stage replies can speak of the mailbox. */
+/** Classifies a reply received at `stage`; only replies to RCPT (or DATA) can speak of the mailbox. */
 export function classifyReply(
   reply: Pick<SmtpReply, 'code' | 'enhancedCode' | 'message'>,
   stage: SmtpStage = 'rcpt',
@@ -179,7 +209,7 @@ export function classifyReply(
   if (codeClass === 2 || codeClass === 3) return 'accepted';
   for (const rule of RULES) {
     if (!rule.codes.includes(codeClass)) continue;
-    if (!(rule.stages ?? ['rcpt']).includes(stage)) continue;
+    if (!(rule.stages ?? MAILBOX_STAGES).includes(stage)) continue;
     if (rule.enhanced && !enhancedMatches(rule.enhanced, reply.enhancedCode)) continue;
     if (rule.text && !rule.text.test(reply.message)) continue;
     return rule.class;
