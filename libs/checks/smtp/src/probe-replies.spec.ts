@@ -24,6 +24,15 @@ const SERVERS: Record<string, ServerSpec> = {
   // Kerio Connect's relay refusal, for the domain it does not serve.
   'mx.norelay.test': { tls: 'none', replies: { relayDenied: '550 5.7.1 Relaying to <{addr}> denied' } },
   'mx.good.test': { tls: 'none' },
+  // GoDaddy's hourly limit (IB607): worded like a recipient cap, but another session is refused too.
+  'mx.hourly.test': { tls: 'none', replies: { accepted: '550 {ip} has sent to too many recipients this hour. IB607' } },
+  // The same limit told only at the made-up address.
+  'mx.decoyhourly.test': {
+    tls: 'none',
+    replies: { unknownUser: '550 {ip} has sent to too many recipients this hour. IB607' },
+  },
+  // A MAIL FROM refusal in words that, after RCPT, would say "no such user".
+  'mx.mailunknown.test': { tls: 'none', blockSender: 'mail', replies: { blocked: '550 5.1.1 User unknown' } },
 };
 
 const scenario: Scenario = {
@@ -36,6 +45,9 @@ const scenario: Scenario = {
     // whose stale first MX relays nothing for it.
     'split.test': { mx: [{ host: 'mx.good.test', priority: 20 }], mailboxes: { user1: 'ok' } },
     'norelay.test': { mx: [{ host: 'mx.norelay.test', priority: 10 }], mailboxes: { user1: 'ok' } },
+    'hourly.test': { mx: [{ host: 'mx.hourly.test', priority: 10 }], mailboxes: { user1: 'ok' } },
+    'decoyhourly.test': { mx: [{ host: 'mx.decoyhourly.test', priority: 10 }], mailboxes: { user1: 'ok' } },
+    'mailunknown.test': { mx: [{ host: 'mx.mailunknown.test', priority: 10 }], mailboxes: { user1: 'ok' } },
   },
 };
 
@@ -107,5 +119,25 @@ describe('each reply class drives the prober', () => {
 
     const served = await probeOne(options('user1@norelay.test', ['mx.norelay.test']));
     expect(served).toMatchObject({ definite: true, replyClass: 'accepted', host: 'mx.norelay.test' });
+  });
+
+  it('an hourly limit at RCPT is a rate limit: the host cools down and no second session is opened', async () => {
+    const result = await probeOne(options('user1@hourly.test', ['mx.hourly.test']));
+    expect(result).toMatchObject({ definite: false, replyClass: 'rate_limited', failure: 'rate_limited', sessions: 1 });
+    expect(gate.snapshot().coolDowns).toEqual([{ host: 'mx.hourly.test', reason: 'busy' }]);
+    expect(lab.stats('mx.hourly.test').sessions).toBe(1);
+  });
+
+  it('an hourly limit told at the made-up address ends the session and cools the host, keeping the answer', async () => {
+    const result = await probeOne(options('user1@decoyhourly.test', ['mx.decoyhourly.test']));
+    expect(result).toMatchObject({ definite: true, replyClass: 'accepted', catchAll: null, sessions: 1 });
+    expect(gate.snapshot().coolDowns).toEqual([{ host: 'mx.decoyhourly.test', reason: 'busy' }]);
+    expect(lab.stats('mx.decoyhourly.test').sessions).toBe(1);
+  });
+
+  it('a refusal at MAIL FROM keeps the class it has there, whatever it would say after RCPT', async () => {
+    const result = await probeOne(options('user1@mailunknown.test', ['mx.mailunknown.test']));
+    expect(result).toMatchObject({ definite: false, failure: 'sender_blocked', replyClass: 'sender_blocked' });
+    expect(result.reply?.message).toBe('User unknown');
   });
 });

@@ -139,10 +139,18 @@ function catchAllOf(reply: SmtpReply | undefined): boolean | null | 'separately'
   return null;
 }
 
+/** Why a host gave no answer: the reply, when there was one, with its class as read at the stage it came. */
+interface Refusal {
+  failure: ProbeFailure;
+  reply: SmtpReply | null;
+  replyClass: ReplyClass | null;
+  host: string;
+}
+
 class Attempt {
   sessions = 0;
   roundTrips = 0;
-  failures: Array<{ failure: ProbeFailure; reply: SmtpReply | null; host: string }> = [];
+  failures: Refusal[] = [];
 
   /** MAIL FROM of every transaction of this probe. */
   readonly mail: string;
@@ -165,8 +173,13 @@ class Attempt {
   /** The lease and pool key of each session of this attempt, for parking it when it ends well. */
   private readonly held = new Map<SmtpSession, { lease: SlotLease; key: string }>();
 
-  note(failure: ProbeFailure, host: string, reply: SmtpReply | null = null): void {
-    this.failures.push({ failure, reply, host });
+  note(
+    failure: ProbeFailure,
+    host: string,
+    reply: SmtpReply | null = null,
+    replyClass: ReplyClass | null = null,
+  ): void {
+    this.failures.push({ failure, reply, replyClass, host });
   }
 
   /**
@@ -287,7 +300,7 @@ class Attempt {
       const replyClass = classifyReply(banner, 'banner');
       // A server that turns us away at the greeting is busy, unless it says why.
       await this.backOff(host, replyClass, BUSY);
-      this.note(failureOf(replyClass), host, banner);
+      this.note(failureOf(replyClass), host, banner, replyClass);
       return null;
     }
     let hello: SmtpReply;
@@ -306,7 +319,7 @@ class Attempt {
       this.end(session);
       const replyClass = classifyReply(hello, 'ehlo');
       await this.backOff(host, replyClass);
-      this.note(failureOf(replyClass), host, hello);
+      this.note(failureOf(replyClass), host, hello, replyClass);
       return null;
     }
     return session;
@@ -346,7 +359,8 @@ function summarise(attempt: Attempt, forced: ProbeFailure | null): ProbeResult {
   const best = ranked[0];
   return {
     definite: false,
-    replyClass: best?.reply ? classifyReply(best.reply) : null,
+    // Read at the stage it came: a MAIL FROM refusal is about us, whatever it would say after RCPT.
+    replyClass: best?.replyClass ?? null,
     failure: forced ?? best?.failure ?? 'no_connection',
     reply: best?.reply ?? null,
     host: best?.host ?? null,
@@ -440,7 +454,7 @@ export async function probeMailboxes(options: ProbeOptions): Promise<GroupProbeR
   const answers: Array<{ replyClass: ReplyClass; reply: SmtpReply; host: string } | null> = options.addresses.map(
     () => null,
   );
-  const refusals = new Map<number, Array<{ failure: ProbeFailure; reply: SmtpReply | null; host: string }>>();
+  const refusals = new Map<number, Refusal[]>();
   let pending = options.addresses.map((_, index) => index);
   const skipped = new Set<number>();
   let aborted = false;
@@ -481,7 +495,7 @@ export async function probeMailboxes(options: ProbeOptions): Promise<GroupProbeR
             reusable = false;
             const mailClass = classifyReply(replies[0], 'mail');
             await attempt.backOff(host.exchange, mailClass);
-            attempt.note(failureOf(mailClass), host.exchange, replies[0]);
+            attempt.note(failureOf(mailClass), host.exchange, replies[0], mailClass);
             break;
           }
           const again: number[] = [];
@@ -496,13 +510,18 @@ export async function probeMailboxes(options: ProbeOptions): Promise<GroupProbeR
               if (replyClass === 'sender_blocked' || (replyClass === 'rate_limited' && !backOff)) backOff = replyClass;
               refusals.set(index, [
                 ...(refusals.get(index) ?? []),
-                { failure: failureOf(replyClass), reply, host: host.exchange },
+                { failure: failureOf(replyClass), reply, replyClass, host: host.exchange },
               ]);
               unsettled.push(index);
             }
           });
           if (decoy) {
-            const told = catchAllOf(replies[batch.length + 1]);
+            const decoyReply = replies[batch.length + 1];
+            const decoyClass = decoyReply ? classifyReply(decoyReply) : null;
+            // A limit or a block told at the made-up address is the host's word on us too: this session
+            // ends and the host cools down, rather than another session asking it again.
+            if (decoyClass === 'sender_blocked' || (decoyClass === 'rate_limited' && !backOff)) backOff = decoyClass;
+            const told = catchAllOf(decoyReply);
             if (told === 'separately') separately = { host: host.exchange, address, plain: opened.plain, decoy };
             else catchAll = told;
             // An unclear answer (greylisting, say) is asked again with the next transaction.
@@ -515,7 +534,12 @@ export async function probeMailboxes(options: ProbeOptions): Promise<GroupProbeR
             for (const index of again)
               refusals.set(index, [
                 ...(refusals.get(index) ?? []),
-                { failure: 'greylisted', reply: replies[batch.indexOf(index) + 1], host: host.exchange },
+                {
+                  failure: 'greylisted',
+                  reply: replies[batch.indexOf(index) + 1],
+                  replyClass: 'too_many_recipients',
+                  host: host.exchange,
+                },
               ]);
             unsettled.push(...again, ...queue.slice(batch.length));
             queue = [];
