@@ -23,9 +23,39 @@ function engineFor(extra: Record<string, string> = {}): VerificationEngine {
   );
 }
 
+/**
+ * Issue 32's reply dialects, each on a server of its own (a limit or a block cools its host): the
+ * mailbox-level ones on one server by local part, the others as the server's answer to every RCPT.
+ */
+const DIALECT_MAILBOXES: Record<string, string> = {
+  locked: '550 5.5.0 Le compte du destinataire est bloque. The recipient account isblocked. LPN007_426',
+  suspended: '550 5.0.0 Recipient suspend the service',
+  notlocal: '551 User not local; please try <other@example.net>',
+  rejected: '550 Rejected',
+  nodomain: '550 5.1.2 Host does not accept mail',
+};
+const DIALECT_SERVERS: Record<string, string> = {
+  denied: '550 Access denied',
+  slower: '451 4.7.1 <{host}[{ip}]>: Client host rejected: Please try again slower',
+  hourly: '550 {ip} has sent to too many recipients this hour. IB607',
+  notls: '550 5.7.1 Remote server does not support TLS',
+};
+
 beforeAll(async () => {
   const scenario = loadScenario();
   scenario.servers!['mx.greylist.test'].greylistMs = 400;
+  scenario.servers!['mx.dialects.test'] = { tls: 'none' };
+  scenario.domains!['dialects.test'] = {
+    mx: [{ host: 'mx.dialects.test', priority: 10 }],
+    mailboxes: DIALECT_MAILBOXES,
+  };
+  for (const [name, reply] of Object.entries(DIALECT_SERVERS)) {
+    scenario.servers![`mx.${name}.dialects.test`] = { tls: 'none', replies: { accepted: reply } };
+    scenario.domains![`${name}.dialects.test`] = {
+      mx: [{ host: `mx.${name}.dialects.test`, priority: 10 }],
+      mailboxes: { someone: 'ok' },
+    };
+  }
   lab = await startLab(scenario);
   engine = engineFor();
 });
@@ -85,6 +115,23 @@ describe('docs/api.md#substatus: subStatus from what the checks saw', () => {
     ['anyone@catchall.test', 'catch_all', null],
   ])('%j → %s / %s', async (email, reason, subStatus) => {
     expect(await engine.verify(email)).toMatchObject({ reason, subStatus });
+  });
+});
+
+describe('reply dialects of issue 32: reason and subStatus', () => {
+  it.each([
+    ['locked@dialects.test', 'invalid', 'disabled', 'disabled'],
+    ['suspended@dialects.test', 'invalid', 'disabled', 'disabled'],
+    ['notlocal@dialects.test', 'invalid', 'rejected_email', 'no_such_user'],
+    ['rejected@dialects.test', 'invalid', 'rejected_email', 'no_such_user'],
+    ['nodomain@dialects.test', 'invalid', 'rejected_email', 'no_such_user'],
+    ['someone@denied.dialects.test', 'risky', 'unknown', 'sender_blocked'],
+    ['someone@slower.dialects.test', 'risky', 'unknown', 'rate_limited'],
+    ['someone@hourly.dialects.test', 'risky', 'unknown', 'rate_limited'],
+    ['someone@notls.dialects.test', 'risky', 'unknown', 'tls_failed'],
+  ])('%s → %s / %s / %s', async (email, status, reason, subStatus) => {
+    // An engine of its own: a block of us leaves the egress out for the engine's later probes.
+    expect(await engineFor().verify(email)).toMatchObject({ status, reason, subStatus });
   });
 });
 
