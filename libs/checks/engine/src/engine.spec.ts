@@ -32,7 +32,7 @@ const DIALECT_MAILBOXES: Record<string, string> = {
   suspended: '550 5.0.0 Recipient suspend the service',
   notlocal: '551 User not local; please try <other@example.net>',
   rejected: '550 Rejected',
-  nodomain: '550 5.1.2 Host does not accept mail',
+  nodomain: '554 The mail could not be delivered to the recipient because the domain is not reachable.',
 };
 const DIALECT_SERVERS: Record<string, string> = {
   denied: '550 Access denied',
