@@ -31,6 +31,12 @@ const SERVERS: Record<string, ServerSpec> = {
     tls: 'none',
     replies: { unknownUser: '550 {ip} has sent to too many recipients this hour. IB607' },
   },
+  // One recipient per session, and the hourly limit told when the made-up address is asked alone.
+  'mx.capped.test': {
+    tls: 'none',
+    maxRecipients: 1,
+    replies: { unknownUser: '550 {ip} has sent to too many recipients this hour. IB607' },
+  },
   // A MAIL FROM refusal in words that, after RCPT, would say "no such user".
   'mx.mailunknown.test': { tls: 'none', blockSender: 'mail', replies: { blocked: '550 5.1.1 User unknown' } },
 };
@@ -47,6 +53,7 @@ const scenario: Scenario = {
     'norelay.test': { mx: [{ host: 'mx.norelay.test', priority: 10 }], mailboxes: { user1: 'ok' } },
     'hourly.test': { mx: [{ host: 'mx.hourly.test', priority: 10 }], mailboxes: { user1: 'ok' } },
     'decoyhourly.test': { mx: [{ host: 'mx.decoyhourly.test', priority: 10 }], mailboxes: { user1: 'ok' } },
+    'capped.test': { mx: [{ host: 'mx.capped.test', priority: 10 }], mailboxes: { user1: 'ok' } },
     'mailunknown.test': { mx: [{ host: 'mx.mailunknown.test', priority: 10 }], mailboxes: { user1: 'ok' } },
   },
 };
@@ -133,6 +140,12 @@ describe('each reply class drives the prober', () => {
     expect(result).toMatchObject({ definite: true, replyClass: 'accepted', catchAll: null, sessions: 1 });
     expect(gate.snapshot().coolDowns).toEqual([{ host: 'mx.decoyhourly.test', reason: 'busy' }]);
     expect(lab.stats('mx.decoyhourly.test').sessions).toBe(1);
+  });
+
+  it('an hourly limit told when the made-up address is asked in a session of its own cools the host too', async () => {
+    const result = await probeOne(options('user1@capped.test', ['mx.capped.test']));
+    expect(result).toMatchObject({ definite: true, replyClass: 'accepted', catchAll: null, sessions: 2 });
+    expect(gate.snapshot().coolDowns).toEqual([{ host: 'mx.capped.test', reason: 'busy' }]);
   });
 
   it('a refusal at MAIL FROM keeps the class it has there, whatever it would say after RCPT', async () => {

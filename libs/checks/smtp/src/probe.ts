@@ -344,6 +344,9 @@ async function probeSeparately(
       : [await session.command(mail)];
     const reply = mailReply.code === 250 ? (decoyReply ?? (await session.command(decoy))) : undefined;
     attempt.end(session);
+    // Asked to slow down or refused, here too: the host cools down (or the egress hears of it).
+    const replyClass = reply ? classifyReply(reply) : mailReply.code === 250 ? null : classifyReply(mailReply, 'mail');
+    if (replyClass === 'rate_limited' || replyClass === 'sender_blocked') await attempt.backOff(host, replyClass);
     const catchAll = catchAllOf(reply);
     return catchAll === 'separately' ? null : catchAll;
   } catch {
