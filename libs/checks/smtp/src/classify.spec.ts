@@ -285,6 +285,13 @@ const DIALECTS: Array<[string, SmtpStage, string, ReplyClass]> = [
   ['locked, Spanish', 'rcpt', '550 5.2.1 La cuenta del destinatario está bloqueada', 'disabled'],
   ['locked, Russian', 'rcpt', '550 5.2.1 Учетная запись получателя заблокирована', 'disabled'],
   ['our own account disabled at MAIL', 'mail', '550 5.2.1 Account disabled', 'sender_blocked'],
+  [
+    'a recipient blocking us is not a blocked account',
+    'rcpt',
+    '550 5.7.1 The recipient has blocked your address',
+    'sender_blocked',
+  ],
+  ['our account blocked is not the mailbox', 'rcpt', '550 Your account has been blocked', 'unclassified'],
   // RFC 5321's 551 and a bare no at RCPT refuse the mailbox; at MAIL or the banner they refuse us.
   ['551 user not local', 'rcpt', '551 User not local; please try <other@example.net>', 'no_such_user'],
   ['551 not our user', 'rcpt', '551 not our user', 'no_such_user'],

@@ -133,8 +133,14 @@ const TERSE_REFUSAL_TEXT = /^(?:(?:user not local|not our user)\b.*|rejected|ser
 const WEAK_NO_SUCH_USER_TEXT =
   /mailbox (?:is |currently )?(?:unavailable|unavaiable|not found|invalid)|address rejected|recipient rejected|"rcpt to" mailbox unavailable|does not exist|doesn't exist/i;
 
-const DISABLED_TEXT =
-  /disabled|(?:account|mailbox|user|recipient|compte|cuenta|conta|konto|casella|postfach|учетная запись|帐号|账号)\b.{0,40}?(?:\blocked|\bblocked|bloqu|gesperrt|bloccat|заблокирован|冻结|停止)|\bsuspend the service|停止されて|deactivated|inactiv|suspended|terminated|account (?:has been )?closed|no longer (?:active|available|in use|accepts? (?:e-?)?mail)|mailbox is frozen|archived recipient|destinataire archiv|deaktiviert|gesperrt|d[ée]sactiv[ée]|suspendu|deshabilitad|suspendid|disattivat|sospes[oa]|desativad|sospes[ao]|почтовый ящик заблокирован/i;
+/** The account said to be locked or blocked: the mailbox's, not ours ("your account" is ours). */
+const LOCKED_ACCOUNT = String.raw`(?<!your )(?:account|mailbox|compte|cuenta|conta|konto|casella|postfach|учетная запись|帐号|账号)\b[^,;:]{0,40}?(?:locked|\bblocked|bloqu|gesperrt|bloccat|заблокирован|冻结|停止)|\buser \S+ temporar(?:il)?y locked`;
+const DISABLED_TEXT = new RegExp(
+  String.raw`${LOCKED_ACCOUNT}|\bsuspend the service|停止されて|` +
+    /disabled|deactivated|inactiv|suspended|terminated|account (?:has been )?closed|no longer (?:active|available|in use|accepts? (?:e-?)?mail)|mailbox is frozen|archived recipient|destinataire archiv|deaktiviert|gesperrt|d[ée]sactiv[ée]|suspendu|deshabilitad|suspendid|disattivat|sospes[oa]|desativad|почтовый ящик заблокирован/
+      .source,
+  'i',
+);
 const FULL_TEXT =
   /over ?quota|quota exceeded|exceeded (?:his |her |its |the )?quota|quota violation|(?:disk|maildir|mailbox) quota|full mailbox|mail ?folder is full|exceeds? (?:the )?(?:maximum )?allowed (?:size|storage)|would exceed (?:the )?maximum|space has been used up|not enough (?:storage )?space|exceeded (?:its|the) (?:storage|quota)|exceeded storage allocation|mailbox (?:for user )?(?:is )?full|mailbox size|mailbox has exceeded|inbox is out of storage|insufficient (?:storage|space)|out of storage|storage space|storage quota|too many messages on the server|blocks limit exceeded|\bvoll\b|speicher|pleine|quota d[ée]pass|lleno|cuota|piena|esaurit|cheia|\bcota\b|容量|いっぱい|переполнен|квот|空间不足|已满|\bvol\b|pełn|przepełnion|pln[áa]\b|\bdolu\b/i;
 const GREYLIST_TEXT =
