@@ -181,6 +181,7 @@ const RULES: Rule[] = [
   { class: 'full', codes: [4, 5], text: FULL_TEXT },
   { class: 'full', codes: [4, 5], enhanced: ['4.2.2', '5.2.2'] },
   // What the text says of the mailbox outranks a code that says otherwise ("550 5.1.1 Account disabled").
+  // At RCPT a recipient domain that takes no mail leaves the address nowhere to receive (before "disabled").
   { class: 'no_such_user', codes: [5], text: NO_MAIL_DOMAIN_TEXT, stages: ['rcpt'] },
   { class: 'disabled', codes: [5], text: DISABLED_TEXT },
   { class: 'no_such_user', codes: [5], text: NO_SUCH_USER_TEXT },
@@ -191,6 +192,7 @@ const RULES: Rule[] = [
   // The message or the mail system (X.3.x, X.6.x: size, content, SMTPUTF8) is refused, not the mailbox.
   { class: 'unclassified', codes: [5], enhanced: ['5.3.*', '5.6.*'] },
   { class: 'no_such_user', codes: [5], text: WEAK_NO_SUCH_USER_TEXT },
+  // A bare no at RCPT, with nothing about us or the message before it, refuses the mailbox.
   { class: 'no_such_user', codes: [5], text: TERSE_REFUSAL_TEXT, stages: ['rcpt'] },
   { class: 'temporary', codes: [4], text: SERVER_TROUBLE_TEXT },
   { class: 'greylisted', codes: [4], text: GREYLIST_TEXT, stages: ['mail', 'rcpt'] },
