@@ -333,6 +333,8 @@ const DIALECTS: Array<[string, SmtpStage, string, ReplyClass]> = [
     'rate_limited',
   ],
   ['hourly limit at MAIL', 'mail', '450 4.7.1 Sender has sent to too many recipients this hour', 'rate_limited'],
+  ['recipients per hour', 'rcpt', '450 4.7.1 Number recipients per hour exceeded', 'rate_limited'],
+  ['a sending quota is not a full mailbox', 'rcpt', '451 message count quota exceeded', 'rate_limited'],
   ['a per-transaction cap stays one', 'rcpt', '452 4.5.3 Too many recipients', 'too_many_recipients'],
   // TLS first.
   ['remote server does not support TLS', 'rcpt', '550 5.7.1 Remote server does not support TLS', 'tls_required'],

@@ -85,7 +85,7 @@ const ABOUT_US_TEXT = new RegExp(
  * too many recipients this hour" is not a per-session cap: another session would be refused too).
  */
 const SENDING_LIMIT_TEXT =
-  /try again slower|too many\b[^.]{0,40}?\b(?:this (?:hour|minute)|today|per (?:hour|day|minute)|an hour|a day)\b|(?:max(?:imum)?|limits?)\b[^.]{0,40}?\bper (?:hour|day|minute)\b|(?:hourly|daily)\b[^.]{0,20}\b(?:limit|quota)/i;
+  /try again slower|too many\b[^.]{0,40}?\b(?:this (?:hour|minute)|today|per (?:hour|day|minute)|an hour|a day)\b|(?:max(?:imum)?|limits?|recipients|messages|e?mails)\b[^.]{0,40}?\bper (?:hour|day|minute|\d+ minutes)\b|(?:hourly|daily)\b[^.]{0,20}\b(?:limit|quota)|(?:mail|sending|message) limit (?:has been |was )?(?:reached|exceeded)|too many (?:messages|e?mails)\W{0,3}try again|message count quota/i;
 
 /** Too much, too fast, too many connections from us. */
 const RATE_TEXT =
