@@ -83,6 +83,7 @@ function byKind(entries: Entry[]): string[] {
   for (const entry of entries)
     for (const tag of entry.tags ?? [])
       if (tag.startsWith('kind:')) kinds.set(tag.slice(5), [...(kinds.get(tag.slice(5)) ?? []), entry]);
+  if (kinds.size === 0) return ['    (no entry tagged with a kind)'];
   return [...kinds].map(([kind, members]) => {
     const recall = [...new Set(members.map((entry) => entry.class))].map((expected) => {
       const of = members.filter((entry) => entry.class === expected);
