@@ -241,7 +241,7 @@ describe('npx mailguard verify', () => {
   });
 
   it('gives the same results in each format: json (one array), jsonl (a line each, input order), csv, text', async () => {
-    const emails = ['peter@catchall.test', 'nobody@acme.test', 'jane@acme.test', 'a@b', 'x@nullmx.test'];
+    const emails = ['peter@catchall.test', 'nobody@acme.test', 'jane@acme.test', 'a@@b', 'x@nullmx.test'];
     const outputs = await Promise.all(
       ['json', 'jsonl', 'csv', 'text'].map((format) => cli(['verify', ...emails, '--format', format])),
     );
@@ -259,7 +259,7 @@ describe('npx mailguard verify', () => {
       ['peter@catchall.test', 'risky', 'catch_all', null],
       ['nobody@acme.test', 'invalid', 'rejected_email', 'no_such_user'],
       ['jane@acme.test', 'valid', 'accepted_email', null],
-      ['a@b', 'invalid', 'invalid_syntax', expect.any(String)],
+      ['a@@b', 'invalid', 'invalid_syntax', expect.any(String)],
       ['x@nullmx.test', 'invalid', 'no_mx', 'null_mx'],
     ]);
     const [header, ...rows] = csvRows(csv);
