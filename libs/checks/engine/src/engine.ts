@@ -13,7 +13,7 @@ import {
   isFreeDomain,
   isRoleLocalPart,
   parseAddress,
-  suggestCorrection,
+  typoOf,
   type SyntaxProblem,
 } from '@mailguard/email';
 import { DomainAgeLookup, hasGravatar, outboundGet, type DomainAge, type HttpGet } from '@mailguard/lookups';
@@ -312,6 +312,11 @@ export class VerificationEngine {
   private readonly inflight = new Map<string, DomainLookups>();
   /** What hosts' 452 4.5.3 taught this process's probes. */
   private readonly recipientLimits = new RecipientLimits();
+  /**
+   * Whether the providers typos are corrected to receive mail, and until when that is known: keyed
+   * by the curated providers alone (typoOf names no other), so never more than that list.
+   */
+  private readonly providersReceiving = new Map<string, { receives: Promise<boolean>; until: number }>();
 
   constructor(
     readonly options: EngineOptions,
@@ -359,7 +364,32 @@ export class VerificationEngine {
     return { mail, provider, authentication: NO_AUTH, age: UNKNOWN_AGE, catchAll: null };
   }
 
-  /** What can be said without the network: syntax, and the disposable, role, free and typo lists. */
+  /**
+   * The provider's address for a typo domain (`john@gmial.com` → `john@gmail.com`), only when the
+   * provider's domain receives mail as the resolver sees it (MX, or A for want of one): never an
+   * address that would bounce. Nothing when the look-up does not answer by the deadline.
+   */
+  private async suggestion(base: Inspection, signal: AbortSignal): Promise<Inspection> {
+    const provider = typoOf(base.asciiDomain as string);
+    if (provider === null) return base;
+    // The look-up in flight is what is kept, so that a list's many typos of one provider ask once.
+    const now = this.deps.now().getTime();
+    let receiving = this.providersReceiving.get(provider);
+    if (!receiving || receiving.until <= now) {
+      const receives = lookupMailDomain(this.deps.resolver, provider).then((mail) => {
+        // A DNS failure is not remembered: the next typo asks again.
+        if (mail.status === 'error') this.providersReceiving.delete(provider);
+        return mail.status === 'ok';
+      });
+      receiving = { receives, until: now + this.options.domainCacheTtlMs };
+      this.providersReceiving.set(provider, receiving);
+    }
+    return (await beforeDeadline(receiving.receives, signal, false))
+      ? { ...base, suggestion: `${base.localPart}@${provider}` }
+      : base;
+  }
+
+  /** What can be said without the network: syntax, and the disposable, role and free lists. */
   inspectLocally(input: string): Inspection {
     const syntax = parseAddress(input);
     if (!syntax.valid) {
@@ -394,7 +424,8 @@ export class VerificationEngine {
       disposable: !literal && isDisposableDomain(syntax.asciiDomain),
       role: isRoleLocalPart(syntax.localPart),
       free: !literal && isFreeDomain(syntax.asciiDomain),
-      suggestion: literal ? null : suggestCorrection(syntax.localPart, syntax.asciiDomain),
+      // Offered only once the provider is known to receive mail (see `suggestion`): a look-up.
+      suggestion: null,
       facts: null,
       gravatar: null,
       needsProbe: false,
@@ -430,7 +461,10 @@ export class VerificationEngine {
     const asciiDomain = base.asciiDomain as string;
     const deadline = deadlineSignal(deadlineAt, this.deps.now().getTime());
     const lookups = this.domainFacts(asciiDomain);
-    const early = settled(lookups, 'mail', deadline.signal).then((facts) => withFacts(base, facts, null));
+    const suggested = this.suggestion(base, deadline.signal);
+    const early = Promise.all([suggested, settled(lookups, 'mail', deadline.signal)]).then(([local, facts]) =>
+      withFacts(local, facts, null),
+    );
     // An avatar counts only for an address with a mail host to ask (see withFacts).
     const gravatar = early.then(async (first) => {
       if (!first.needsProbe) return null;
@@ -442,7 +476,7 @@ export class VerificationEngine {
       );
     });
     const full = Promise.all([settled(lookups, 'facts', deadline.signal), gravatar])
-      .then(([facts, avatar]) => withFacts(base, facts, avatar))
+      .then(async ([facts, avatar]) => withFacts(await suggested, facts, avatar))
       .finally(() => deadline.clear());
     // A caller may use one of the two and drop the other: a failure is reported through the one used.
     for (const step of [early, full]) step.catch(() => undefined);
@@ -467,7 +501,11 @@ export class VerificationEngine {
           const base = this.inspectLocally(input);
           // Address literals pass syntax but are never looked up or probed.
           if (!base.syntaxValid || base.domain.startsWith('[')) return base;
-          return withFacts(base, await factsOf(base.asciiDomain as string), null);
+          const [local, facts] = await Promise.all([
+            this.suggestion(base, deadline.signal),
+            factsOf(base.asciiDomain as string),
+          ]);
+          return withFacts(local, facts, null);
         }),
       );
     } finally {
