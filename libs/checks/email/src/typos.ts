@@ -119,18 +119,23 @@ function slipsFrom(domain: string, labels: string[], target: Target): number | n
   return (nameSlip === 'none' ? 0 : 1) + (endingSlip === 'none' ? 0 : 1);
 }
 
-/** The provider a domain is a typo of: the nearest, and none when two are equally near. */
+/** The providers most people use: of two equally near, one of these is the likelier meant (`hmail.com` is gmail, not ymail). */
+const MOST_USED: ReadonlySet<string> = new Set(['gmail.com', 'yahoo.com', 'hotmail.com', 'outlook.com']);
+
+/** The provider a domain is a typo of: the nearest, then the most used, and none when two are still even. */
 function nearestProvider(domain: string): string | null {
   if (BIG_PROVIDERS.has(domain) || THROWAWAY_SERVICES.has(domain)) return null;
   const labels = domain.split('.');
   let best: string | null = null;
-  let bestSlips = Infinity;
+  let bestRank = Infinity;
   let tied = false;
   for (const target of TARGETS) {
     const slips = slipsFrom(domain, labels, target);
-    if (slips === null || slips > bestSlips) continue;
-    tied = slips === bestSlips;
-    if (slips < bestSlips) [best, bestSlips] = [target.domain, slips];
+    if (slips === null) continue;
+    const rank = slips * 2 - (MOST_USED.has(target.domain) ? 1 : 0);
+    if (rank > bestRank) continue;
+    tied = rank === bestRank;
+    if (rank < bestRank) [best, bestRank] = [target.domain, rank];
   }
   return tied ? null : best;
 }
