@@ -255,7 +255,7 @@ describe('a seeded population of addresses: providers, their typos, throwaway se
     'seed %i: suggestion and disposable precision 0.95 or more, suggestion recall 0.90 or more',
     (seed) => {
       const figures = measure(population(seed));
-      console.log(`seed ${seed}: ${JSON.stringify(figures)}`);
+      process.stdout.write(`seed ${seed}: ${JSON.stringify(figures)}\n`);
       expect(figures.suggestionPrecision).toBeGreaterThanOrEqual(0.95);
       expect(figures.suggestionRecall).toBeGreaterThanOrEqual(0.9);
       expect(figures.disposablePrecision).toBeGreaterThanOrEqual(0.95);

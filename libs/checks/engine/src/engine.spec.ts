@@ -1,5 +1,6 @@
 import { loadConfig } from '@mailguard/config';
 import { createResolver } from '@mailguard/dns';
+import { typoOf } from '@mailguard/email';
 import { outboundGet, type HttpGet } from '@mailguard/lookups';
 import { startLab, type Lab } from '../../../../test/lab';
 import { loadScenario } from '../../../../test/lab/scenario';
@@ -151,7 +152,31 @@ describe('the result object', () => {
       checks: { mx: { provider: 'google' }, smtp: { code: 250 } },
     });
     const typo = await engine.verify('john@gmial.com');
-    expect(typo.suggestion).toBe('john@gmail.com');
+    expect(typo).toMatchObject({ suggestion: 'john@gmail.com', isDisposable: false, isFree: false });
+  });
+
+  it('suggests the provider for typos in the name and the ending, but not a throwaway service', async () => {
+    expect(await engine.verify('jane@hotmail.cm')).toMatchObject({ suggestion: 'jane@hotmail.com', isFree: false });
+    expect(await engine.verify('jane@gmail.con')).toMatchObject({ suggestion: 'jane@gmail.com', isFree: false });
+    expect(await engine.verify('x@yopmail.com')).toMatchObject({ suggestion: null, isDisposable: true });
+    expect((await engine.verify('jane@acme.test')).suggestion).toBeNull();
+  });
+
+  it('suggests nothing when the provider does not receive mail as DNS sees it', async () => {
+    // libero.ti is a typo of libero.it, which the lab's DNS does not know.
+    expect(typoOf('libero.ti')).toBe('libero.it');
+    expect((await engine.verify('mario@libero.ti')).suggestion).toBeNull();
+  });
+
+  it('suggests in a list group too', async () => {
+    const inspections = await engine.inspectGroup(['a@gmial.com', 'b@gmaill.com', 'c@libero.ti'], {
+      deadlineAt: Date.now() + 5_000,
+    });
+    expect(inspections.map((inspection) => inspection.suggestion)).toEqual(['a@gmail.com', 'b@gmail.com', null]);
+  });
+
+  it('answers without a suggestion when only the local lists could be read (no DNS: no suggestion)', () => {
+    expect(engine.concludeLocally('john@gmial.com').suggestion).toBeNull();
   });
 
   it('reads multi-line Gmail rejections', async () => {
