@@ -158,6 +158,10 @@ describe('the result object', () => {
   it('suggests the provider for typos in the name and the ending, but not a throwaway service', async () => {
     expect(await engine.verify('jane@hotmail.cm')).toMatchObject({ suggestion: 'jane@hotmail.com', isFree: false });
     expect(await engine.verify('jane@gmail.con')).toMatchObject({ suggestion: 'jane@gmail.com', isFree: false });
+    expect(await engine.verify('jane@gmailcom')).toMatchObject({
+      reason: 'invalid_syntax',
+      suggestion: 'jane@gmail.com',
+    });
     expect(await engine.verify('x@yopmail.com')).toMatchObject({ suggestion: null, isDisposable: true });
     expect((await engine.verify('jane@acme.test')).suggestion).toBeNull();
   });
@@ -169,10 +173,15 @@ describe('the result object', () => {
   });
 
   it('suggests in a list group too', async () => {
-    const inspections = await engine.inspectGroup(['a@gmial.com', 'b@gmaill.com', 'c@libero.ti'], {
+    const inspections = await engine.inspectGroup(['a@gmial.com', 'b@gmaill.com', 'c@libero.ti', 'd@hotmailcom'], {
       deadlineAt: Date.now() + 5_000,
     });
-    expect(inspections.map((inspection) => inspection.suggestion)).toEqual(['a@gmail.com', 'b@gmail.com', null]);
+    expect(inspections.map((inspection) => inspection.suggestion)).toEqual([
+      'a@gmail.com',
+      'b@gmail.com',
+      null,
+      'd@hotmail.com',
+    ]);
   });
 
   it('answers without a suggestion when only the local lists could be read (no DNS: no suggestion)', () => {

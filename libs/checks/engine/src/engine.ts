@@ -370,7 +370,9 @@ export class VerificationEngine {
    * address that would bounce. Nothing when the look-up does not answer by the deadline.
    */
   private async suggestion(base: Inspection, signal: AbortSignal): Promise<Inspection> {
-    const provider = typoOf(base.asciiDomain as string);
+    // A left-out dot (`john@gmailcom`) fails the syntax, and is still a typo of a provider.
+    const domain = base.asciiDomain ?? (base.syntaxProblem === 'bad_domain' ? base.domain : null);
+    const provider = domain === null ? null : typoOf(domain);
     if (provider === null) return base;
     // The look-up in flight is what is kept, so that a list's many typos of one provider ask once.
     const now = this.deps.now().getTime();
@@ -456,10 +458,13 @@ export class VerificationEngine {
   ): { early: Promise<Inspection>; full: Promise<Inspection> } {
     const base = this.inspectLocally(input);
     // Address literals pass syntax but are never looked up or probed.
-    if (!base.syntaxValid || base.domain.startsWith('['))
-      return { early: Promise.resolve(base), full: Promise.resolve(base) };
-    const asciiDomain = base.asciiDomain as string;
+    if (base.domain.startsWith('[')) return { early: Promise.resolve(base), full: Promise.resolve(base) };
     const deadline = deadlineSignal(deadlineAt, this.deps.now().getTime());
+    if (!base.syntaxValid) {
+      const suggested = this.suggestion(base, deadline.signal).finally(() => deadline.clear());
+      return { early: suggested, full: suggested };
+    }
+    const asciiDomain = base.asciiDomain as string;
     const lookups = this.domainFacts(asciiDomain);
     const suggested = this.suggestion(base, deadline.signal);
     const early = Promise.all([suggested, settled(lookups, 'mail', deadline.signal)]).then(([local, facts]) =>
@@ -500,7 +505,8 @@ export class VerificationEngine {
         inputs.map(async (input): Promise<Inspection> => {
           const base = this.inspectLocally(input);
           // Address literals pass syntax but are never looked up or probed.
-          if (!base.syntaxValid || base.domain.startsWith('[')) return base;
+          if (base.domain.startsWith('[')) return base;
+          if (!base.syntaxValid) return this.suggestion(base, deadline.signal);
           const [local, facts] = await Promise.all([
             this.suggestion(base, deadline.signal),
             factsOf(base.asciiDomain as string),
