@@ -476,6 +476,19 @@ describe('inspecting a group (a list feed)', () => {
   });
 });
 
+describe('typo suggestions and DNS', () => {
+  it('asks whether a provider receives mail once, not for every typo of it', async () => {
+    const fresh = engineFor();
+    const deadlineAt = Date.now() + 10_000;
+    const first = await fresh.inspectGroup(['a@gmial.com', 'b@gmial.com'], { deadlineAt });
+    expect(first.map((inspection) => inspection.suggestion)).toEqual(['a@gmail.com', 'b@gmail.com']);
+    const queries = lab.dns.queries;
+    const again = await fresh.inspectGroup(['c@gmial.com', 'd@gmial.com'], { deadlineAt });
+    expect(again.map((inspection) => inspection.suggestion)).toEqual(['c@gmail.com', 'd@gmail.com']);
+    expect(lab.dns.queries).toBe(queries);
+  });
+});
+
 describe('socket hygiene', () => {
   it('never writes CR, LF or NUL to a mail server, whatever the input', async () => {
     lab.resetStats();
