@@ -7,4 +7,5 @@ export {
   type ValidAddress,
 } from './syntax';
 export { isRoleLocalPart, ROLE_COUNT } from './role';
-export { DISPOSABLE_DOMAIN_COUNT, isDisposableDomain, isFreeDomain, suggestCorrection } from './providers';
+export { DISPOSABLE_DOMAIN_COUNT, isDisposableDomain, isFreeDomain } from './providers';
+export { typoOf } from './typos';

@@ -1,5 +1,6 @@
 import { loadConfig } from '@mailguard/config';
 import { createResolver } from '@mailguard/dns';
+import { typoOf } from '@mailguard/email';
 import { outboundGet, type HttpGet } from '@mailguard/lookups';
 import { startLab, type Lab } from '../../../../test/lab';
 import { loadScenario } from '../../../../test/lab/scenario';
@@ -198,7 +199,40 @@ describe('the result object', () => {
       checks: { mx: { provider: 'google' }, smtp: { code: 250 } },
     });
     const typo = await engine.verify('john@gmial.com');
-    expect(typo.suggestion).toBe('john@gmail.com');
+    expect(typo).toMatchObject({ suggestion: 'john@gmail.com', isDisposable: false, isFree: false });
+  });
+
+  it('suggests the provider for typos in the name and the ending, but not a throwaway service', async () => {
+    expect(await engine.verify('jane@hotmail.cm')).toMatchObject({ suggestion: 'jane@hotmail.com', isFree: false });
+    expect(await engine.verify('jane@gmail.con')).toMatchObject({ suggestion: 'jane@gmail.com', isFree: false });
+    expect(await engine.verify('jane@gmailcom')).toMatchObject({
+      reason: 'invalid_syntax',
+      suggestion: 'jane@gmail.com',
+    });
+    expect(await engine.verify('x@yopmail.com')).toMatchObject({ suggestion: null, isDisposable: true });
+    expect((await engine.verify('jane@acme.test')).suggestion).toBeNull();
+  });
+
+  it('suggests nothing when the provider does not receive mail as DNS sees it', async () => {
+    // libero.ti is a typo of libero.it, which the lab's DNS does not know.
+    expect(typoOf('libero.ti')).toBe('libero.it');
+    expect((await engine.verify('mario@libero.ti')).suggestion).toBeNull();
+  });
+
+  it('suggests in a list group too', async () => {
+    const inspections = await engine.inspectGroup(['a@gmial.com', 'b@gmaill.com', 'c@libero.ti', 'd@hotmailcom'], {
+      deadlineAt: Date.now() + 5_000,
+    });
+    expect(inspections.map((inspection) => inspection.suggestion)).toEqual([
+      'a@gmail.com',
+      'b@gmail.com',
+      null,
+      'd@hotmail.com',
+    ]);
+  });
+
+  it('answers without a suggestion when only the local lists could be read (no DNS: no suggestion)', () => {
+    expect(engine.concludeLocally('john@gmial.com').suggestion).toBeNull();
   });
 
   it('reads multi-line Gmail rejections', async () => {
@@ -486,6 +520,19 @@ describe('inspecting a group (a list feed)', () => {
     const queriesBefore = lab.dns.queries;
     await engineFor().inspect('john.doe@acme.test', { deadlineAt });
     expect(once).toBe(lab.dns.queries - queriesBefore);
+  });
+});
+
+describe('typo suggestions and DNS', () => {
+  it('asks whether a provider receives mail once, not for every typo of it', async () => {
+    const fresh = engineFor();
+    const deadlineAt = Date.now() + 10_000;
+    const first = await fresh.inspectGroup(['a@gmial.com', 'b@gmial.com'], { deadlineAt });
+    expect(first.map((inspection) => inspection.suggestion)).toEqual(['a@gmail.com', 'b@gmail.com']);
+    const queries = lab.dns.queries;
+    const again = await fresh.inspectGroup(['c@gmial.com', 'd@gmial.com'], { deadlineAt });
+    expect(again.map((inspection) => inspection.suggestion)).toEqual(['c@gmail.com', 'd@gmail.com']);
+    expect(lab.dns.queries).toBe(queries);
   });
 });
 

@@ -13,7 +13,7 @@ import {
   isFreeDomain,
   isRoleLocalPart,
   parseAddress,
-  suggestCorrection,
+  typoOf,
   type SyntaxProblem,
 } from '@mailguard/email';
 import { DomainAgeLookup, hasGravatar, outboundGet, type DomainAge, type HttpGet } from '@mailguard/lookups';
@@ -312,6 +312,11 @@ export class VerificationEngine {
   private readonly inflight = new Map<string, DomainLookups>();
   /** What hosts' 452 4.5.3 taught this process's probes. */
   private readonly recipientLimits = new RecipientLimits();
+  /**
+   * Whether the providers typos are corrected to receive mail, and until when that is known: keyed
+   * by the curated providers alone (typoOf names no other), so never more than that list.
+   */
+  private readonly providersReceiving = new Map<string, { receives: Promise<boolean>; until: number }>();
 
   constructor(
     readonly options: EngineOptions,
@@ -359,7 +364,34 @@ export class VerificationEngine {
     return { mail, provider, authentication: NO_AUTH, age: UNKNOWN_AGE, catchAll: null };
   }
 
-  /** What can be said without the network: syntax, and the disposable, role, free and typo lists. */
+  /**
+   * The provider's address for a typo domain (`john@gmial.com` → `john@gmail.com`), only when the
+   * provider's domain receives mail as the resolver sees it (MX, or A for want of one): never an
+   * address that would bounce. Nothing when the look-up does not answer by the deadline.
+   */
+  private async suggestion(base: Inspection, signal: AbortSignal): Promise<Inspection> {
+    // A left-out dot (`john@gmailcom`) fails the syntax, and is still a typo of a provider.
+    const domain = base.asciiDomain ?? (base.syntaxProblem === 'bad_domain' ? base.domain : null);
+    const provider = domain === null ? null : typoOf(domain);
+    if (provider === null) return base;
+    // The look-up in flight is what is kept, so that a list's many typos of one provider ask once.
+    const now = this.deps.now().getTime();
+    let receiving = this.providersReceiving.get(provider);
+    if (!receiving || receiving.until <= now) {
+      const receives = lookupMailDomain(this.deps.resolver, provider).then((mail) => {
+        // A DNS failure is not remembered: the next typo asks again.
+        if (mail.status === 'error') this.providersReceiving.delete(provider);
+        return mail.status === 'ok';
+      });
+      receiving = { receives, until: now + this.options.domainCacheTtlMs };
+      this.providersReceiving.set(provider, receiving);
+    }
+    return (await beforeDeadline(receiving.receives, signal, false))
+      ? { ...base, suggestion: `${base.localPart}@${provider}` }
+      : base;
+  }
+
+  /** What can be said without the network: syntax, and the disposable, role and free lists. */
   inspectLocally(input: string): Inspection {
     const syntax = parseAddress(input);
     if (!syntax.valid) {
@@ -394,7 +426,8 @@ export class VerificationEngine {
       disposable: !literal && isDisposableDomain(syntax.asciiDomain),
       role: isRoleLocalPart(syntax.localPart),
       free: !literal && isFreeDomain(syntax.asciiDomain),
-      suggestion: literal ? null : suggestCorrection(syntax.localPart, syntax.asciiDomain),
+      // Offered only once the provider is known to receive mail (see `suggestion`): a look-up.
+      suggestion: null,
       facts: null,
       gravatar: null,
       needsProbe: false,
@@ -425,12 +458,18 @@ export class VerificationEngine {
   ): { early: Promise<Inspection>; full: Promise<Inspection> } {
     const base = this.inspectLocally(input);
     // Address literals pass syntax but are never looked up or probed.
-    if (!base.syntaxValid || base.domain.startsWith('['))
-      return { early: Promise.resolve(base), full: Promise.resolve(base) };
-    const asciiDomain = base.asciiDomain as string;
+    if (base.domain.startsWith('[')) return { early: Promise.resolve(base), full: Promise.resolve(base) };
     const deadline = deadlineSignal(deadlineAt, this.deps.now().getTime());
+    if (!base.syntaxValid) {
+      const suggested = this.suggestion(base, deadline.signal).finally(() => deadline.clear());
+      return { early: suggested, full: suggested };
+    }
+    const asciiDomain = base.asciiDomain as string;
     const lookups = this.domainFacts(asciiDomain);
-    const early = settled(lookups, 'mail', deadline.signal).then((facts) => withFacts(base, facts, null));
+    const suggested = this.suggestion(base, deadline.signal);
+    const early = Promise.all([suggested, settled(lookups, 'mail', deadline.signal)]).then(([local, facts]) =>
+      withFacts(local, facts, null),
+    );
     // An avatar counts only for an address with a mail host to ask (see withFacts).
     const gravatar = early.then(async (first) => {
       if (!first.needsProbe) return null;
@@ -442,7 +481,7 @@ export class VerificationEngine {
       );
     });
     const full = Promise.all([settled(lookups, 'facts', deadline.signal), gravatar])
-      .then(([facts, avatar]) => withFacts(base, facts, avatar))
+      .then(async ([facts, avatar]) => withFacts(await suggested, facts, avatar))
       .finally(() => deadline.clear());
     // A caller may use one of the two and drop the other: a failure is reported through the one used.
     for (const step of [early, full]) step.catch(() => undefined);
@@ -466,8 +505,13 @@ export class VerificationEngine {
         inputs.map(async (input): Promise<Inspection> => {
           const base = this.inspectLocally(input);
           // Address literals pass syntax but are never looked up or probed.
-          if (!base.syntaxValid || base.domain.startsWith('[')) return base;
-          return withFacts(base, await factsOf(base.asciiDomain as string), null);
+          if (base.domain.startsWith('[')) return base;
+          if (!base.syntaxValid) return this.suggestion(base, deadline.signal);
+          const [local, facts] = await Promise.all([
+            this.suggestion(base, deadline.signal),
+            factsOf(base.asciiDomain as string),
+          ]);
+          return withFacts(local, facts, null);
         }),
       );
     } finally {
