@@ -22,10 +22,11 @@ describe('the CSV read in the browser before an upload', () => {
     expect(planCsv(parseCsv('email,name\na@b.test,Ann')).headerMissing).toBe(false);
   });
 
-  it('counts at most one credit per unique address that passes the syntax check', () => {
-    const records = parseCsv('email\na@b.test\nA@B.test\nnot an address\n\nc@d.test\n@x.test');
-    expect(planCsv(records).rows).toBe(5);
-    expect(chargeableRows(records, 'email')).toBe(2);
+  it('counts at most one credit per unique address that may pass the syntax check', () => {
+    const records = parseCsv('email\na@b.test\nA@B.test\nnot an address\n\nc@d.test\n@x.test\nx@io\ny@');
+    expect(planCsv(records).rows).toBe(7);
+    // x@io passes the service's syntax (a single-label domain is left to DNS), so it may cost a credit.
+    expect(chargeableRows(records, 'email')).toBe(3);
     expect(chargeableRows(records, 'missing')).toBe(0);
   });
 });

@@ -111,14 +111,20 @@ export function planCsv(records: string[][]): CsvPlan {
   return { header, headerMissing, column, rows: data.length };
 }
 
-/** The most a list can cost: unique addresses (case-folded) that pass the syntax check; duplicates and failures are free. */
+/**
+ * Whether a value could pass the service's syntax check: looser than `looksLikeEmail` (the service
+ * takes `a@io` and quoted local parts), so the estimate below stays an upper bound.
+ */
+const mayBeAddress = (value: string) => value.lastIndexOf('@') > 0 && !value.endsWith('@');
+
+/** The most a list can cost: unique addresses (case-folded) that may pass the syntax check; duplicates and failures are free. */
 export function chargeableRows(records: string[][], column: string): number {
   const index = (records[0] ?? []).indexOf(column);
   if (index < 0) return 0;
   const seen = new Set<string>();
   for (const row of records.slice(1)) {
     const email = (row[index] ?? '').trim();
-    if (looksLikeEmail(email)) seen.add(email.toLowerCase());
+    if (mayBeAddress(email)) seen.add(email.toLowerCase());
   }
   return seen.size;
 }
