@@ -91,8 +91,7 @@ interface Pool {
 const merge = (a: Pool, b: Pool): Pool => ({ low: a.low, high: b.high, real: a.real + b.real, n: a.n + b.n });
 const round = (value: number, digits: number) => Math.round(value * 10 ** digits) / 10 ** digits;
 /** What the map says across a pool: its share, as stored (so that pools the floor, the ceiling or rounding make equal are pooled too). */
-const percent = (pool: Pool) =>
-  round(Math.min(CEILING, Math.max(FLOOR, (100 * (pool.real + 0.5)) / (pool.n + 1))), 1);
+const percent = (pool: Pool) => round(Math.min(CEILING, Math.max(FLOOR, (100 * (pool.real + 0.5)) / (pool.n + 1))), 1);
 
 export function fitCalibration(labelled: ReadonlyArray<{ logit: number; real: boolean }>): CalibrationMap {
   // Weights have two decimals: sums that differ only by floating-point error are one log-odds.
