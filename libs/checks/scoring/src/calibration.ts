@@ -2,9 +2,9 @@
  * From the model's log-odds to a confidence that means what it says (docs/api.md#credits: among addresses
  * scored N, about N% are real mailboxes). The signals' weights rank addresses; how often an address
  * with a given sum really exists is an empirical question, answered by isotonic regression (pool
- * adjacent violators) on a labelled population: the lab's `fitting` population
- * (test/bench/scoring-populations.ts, names of its own, half unknown to names.ts), never on the
- * populations the calibration is judged on. The fitted maps are data (calibration-map.ts); refit
+ * adjacent violators) on a labelled population: the lab's `fitting` population drawn with each of
+ * FITTING_SEEDS (test/bench/scoring-populations.ts, names of its own, half unknown to names.ts), never
+ * on the HELD_OUT draws the calibration is judged on. The fitted maps are data (calibration-map.ts); refit
  * them with `npm run bench:calibrate -- --write`, which prints the reliability tables they then give.
  *
  * One map per regime, each fitted on the fitting population's addresses of that regime, because
