@@ -1,19 +1,20 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fitCalibration, REGIMES, type CalibrationMap, type Regime } from '@mailguard/scoring';
-import { population, type PopulationName } from './scoring-populations';
+import { FITTING_SEEDS, HELD_OUT, population, type PopulationName } from './scoring-populations';
 import { replay, type Scored } from './scoring-replay';
 import { auc, ceiling, reliability, reliabilityTable, rising, withoutLookalikes } from './scoring-report';
 
 /**
  * `npm run bench:calibrate`: refits the calibration maps (libs/checks/scoring/src/calibration.ts) on the
- * `fitting` population — both rounds, before and after feedback, since both reach customers; each
+ * `fitting` population drawn with each of FITTING_SEEDS — both rounds, before and after feedback, since both reach customers; each
  * map on the addresses of its regime (whether reports bear on them) — and prints the maps and, for
  * every population, the AUC and the reliability table the stored maps give
  * (in process: the scoring bench's checks replayed without the gateway, test/bench/scoring-replay.ts).
  * With `--write` it stores the new maps in libs/checks/scoring/src/calibration-map.ts first (then rebuild
- * and run it again to see the tables with the new maps). Judge the maps on `bench` and `second` only;
- * `BENCH_SEED=n` judges them on those populations drawn with another seed.
+ * and run it again to see the tables with the new maps). Judge the maps on the HELD_OUT draws only
+ * (each with its ceiling: the best AUC any score can reach on it); `BENCH_SEED=n` judges them on
+ * `bench` and `second` drawn with another seed.
  */
 const outcome = (scored: Scored[]) =>
   scored.map(({ address, confidence }) => ({
@@ -23,12 +24,10 @@ const outcome = (scored: Scored[]) =>
     avatar: address.avatar,
   }));
 
-function summary(name: PopulationName): string[] {
-  // BENCH_SEED draws the judged populations again with another seed (the maps stay fitted on `fitting`).
-  const seed = name !== 'fitting' && process.env.BENCH_SEED ? Number(process.env.BENCH_SEED) : undefined;
-  const { before, after } = replay(population(name, seed === undefined ? {} : { seed }));
+function summary(name: PopulationName, seed: number): string[] {
+  const { before, after } = replay(population(name, { seed }));
   const lines = [
-    `${name}${seed === undefined ? '' : ` (seed ${seed})`}: ${before.length} addresses (${before.filter((s) => s.address.real).length} real), ${after.length} held out after feedback`,
+    `${name} (seed ${seed}): ${before.length} addresses (${before.filter((s) => s.address.real).length} real), ${after.length} held out after feedback`,
   ];
   for (const [round, scored] of [
     ['without feedback (all)', outcome(before)],
@@ -36,7 +35,7 @@ function summary(name: PopulationName): string[] {
   ] as const) {
     const bands = reliability(scored);
     lines.push(
-      `  ${round}: AUC ${auc(scored).toFixed(3)} (best any score ${ceiling(scored).toFixed(3)}), without lookalikes ${auc(withoutLookalikes(scored)).toFixed(3)};` +
+      `  ${round}: AUC ${auc(scored).toFixed(3)} (ceiling ${ceiling(scored).toFixed(3)}), without lookalikes ${auc(withoutLookalikes(scored)).toFixed(3)};` +
         ` bands ${bands.every((band) => band.met) ? 'all within ±10' : 'NOT all within ±10'}, ${rising(bands) ? 'rising' : 'NOT rising'}`,
       ...reliabilityTable(bands),
     );
@@ -44,14 +43,15 @@ function summary(name: PopulationName): string[] {
   return lines;
 }
 
-/** The maps the fitting population gives, one per regime: what calibration-map.ts must hold. */
+/** The maps the fitting seeds give, one per regime (both rounds of each draw): what calibration-map.ts must hold. */
 export function fitMaps(): Record<Regime, CalibrationMap> {
-  const { before, after } = replay(population('fitting'));
+  const scored = FITTING_SEEDS.flatMap((seed) => {
+    const { before, after } = replay(population('fitting', { seed }));
+    return [...before, ...after];
+  });
   const fit = (regime: Regime) =>
     fitCalibration(
-      [...before, ...after]
-        .filter((scored) => scored.regime === regime)
-        .map(({ address, logit }) => ({ logit, real: address.real })),
+      scored.filter((item) => item.regime === regime).map(({ address, logit }) => ({ logit, real: address.real })),
     );
   return Object.fromEntries(REGIMES.map((regime) => [regime, fit(regime)])) as Record<Regime, CalibrationMap>;
 }
@@ -66,7 +66,7 @@ function main(): void {
     const source = [
       '/**',
       ' * The calibration maps (calibration.ts): log-odds → percent of real mailboxes, one per regime, fitted',
-      ' * by `npm run bench:calibrate -- --write` on the `fitting` population (test/bench/scoring-populations.ts).',
+      " * by `npm run bench:calibrate -- --write` on the `fitting` population's FITTING_SEEDS (test/bench/scoring-populations.ts).",
       ' * Generated: refit rather than edit.',
       ' */',
       "import type { CalibrationMap, Regime } from './calibration';",
@@ -83,7 +83,12 @@ function main(): void {
     writeFileSync(file, source);
     lines.push(`  written to ${file}`);
   }
-  for (const name of ['bench', 'second', 'fitting'] as const) lines.push(...summary(name));
+  // BENCH_SEED judges the maps on the held-out populations drawn with that seed instead.
+  const judged = process.env.BENCH_SEED
+    ? (['bench', 'second'] as const).map((name) => [name, Number(process.env.BENCH_SEED)] as const)
+    : HELD_OUT;
+  for (const [name, seed] of [...FITTING_SEEDS.map((seed) => ['fitting', seed] as const), ...judged])
+    lines.push(...summary(name, seed));
   process.stdout.write(lines.join('\n') + '\n');
 }
 

@@ -14,8 +14,15 @@ import { PATTERNS as TABLE } from '@mailguard/scoring';
  *   and avatar shares that vary, other junk; the made-up kinds in the bench's proportions, so that
  *   its AUC and ceiling compare with the bench's;
  * - `fitting`: the population the calibration map is fitted on (libs/checks/scoring/src/calibration.ts):
- *   names of its own, half of them unknown to the lists, more typos (a quarter drop a letter),
+ *   names of its own, half of them unknown to the lists, typos of both kinds (a quarter drop a letter),
  *   four times the domains; never judged on.
+ *
+ * In every population a fifth of the made-up addresses are lookalikes (mix 4:4:4:3): real-looking
+ * names in the domain's own pattern, as the service meets them. Nothing but outside evidence tells
+ * them from staff, which caps any score's AUC (scoring-report.ts `ceiling`, computed per drawn population).
+ *
+ * The seeds: FITTING_SEEDS draw the populations the maps are fitted on, HELD_OUT the ones they are
+ * judged on (libs/checks/scoring/src/calibration.spec.ts); no seed is in both.
  */
 export type Kind = 'staff' | 'junk' | 'wrong pattern' | 'typo' | 'lookalike';
 
@@ -97,7 +104,7 @@ const BENCH: Spec = {
     wright scott torres nguyen hill flores green adams nelson baker hall rivera campbell mitchell carter roberts kowalski okafor
     lindqvist nakamura abernathy vukovic oyelaran castellanos haugland brzezinski villeneuve tamura`),
   patterns: TABLE_WEIGHTS,
-  mix: { junk: 4, wrong: 4, typo: 2, lookalike: 2 },
+  mix: { junk: 4, wrong: 4, typo: 4, lookalike: 3 },
   company: () => ({ staff: 12, avatarShare: 1 / 3, spf: true, dmarc: true, ageDays: 5000 }),
   junk: (next, pick) =>
     pick([
@@ -147,7 +154,7 @@ const SECOND: Spec = {
     ['first-last', 0.08],
     ['lastf', 0.08],
   ],
-  mix: { junk: 4, wrong: 4, typo: 2, lookalike: 2 },
+  mix: { junk: 4, wrong: 4, typo: 4, lookalike: 3 },
   company: variedCompany,
   junk: (next, pick) =>
     pick([
@@ -184,7 +191,7 @@ const FITTING: Spec = {
     ['first-last', 0.05],
     ['lastf', 0.05],
   ],
-  mix: { junk: 4, wrong: 4, typo: 3, lookalike: 2 },
+  mix: { junk: 4, wrong: 4, typo: 4, lookalike: 3 },
   company: variedCompany,
   junk: (next, pick) =>
     pick([
@@ -198,7 +205,18 @@ const FITTING: Spec = {
 export const SPECS = { bench: BENCH, second: SECOND, fitting: FITTING } as const;
 export type PopulationName = keyof typeof SPECS;
 
-/** Overrides for the bench: BENCH_SEED, BENCH_DOMAINS, BENCH_MIX=junk:4,wrong:4,typo:2,lookalike:2. */
+/** The `fitting` population's draws the calibration maps are fitted on. */
+export const FITTING_SEEDS = [FITTING.seed, 5550124] as const;
+/** Populations held out from the fit and from tuning, each drawn with its own seed. */
+export const HELD_OUT: ReadonlyArray<readonly [PopulationName, number]> = [
+  ['bench', BENCH.seed],
+  ['bench', 20261127],
+  ['second', SECOND.seed],
+  ['second', 7130520],
+  ['second', 7130521],
+];
+
+/** Overrides for the bench: BENCH_SEED, BENCH_DOMAINS, BENCH_MIX=junk:4,wrong:4,typo:4,lookalike:3. */
 export interface Overrides {
   seed?: number;
   domains?: number;

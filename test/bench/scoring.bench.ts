@@ -26,7 +26,7 @@ import { auc, ceiling, reliability, reliabilityTable, withoutLookalikes } from '
  *
  * BENCH_POPULATION=second checks the population held out from all tuning and from the calibration
  * fit (test/bench/scoring-populations.ts); BENCH_SEED, BENCH_DOMAINS and
- * BENCH_MIX=junk:4,wrong:4,typo:2,lookalike:2 draw others.
+ * BENCH_MIX=junk:4,wrong:4,typo:4,lookalike:3 draw others.
  */
 const POPULATION = (process.env.BENCH_POPULATION ?? 'bench') as PopulationName;
 if (!(POPULATION in SPECS)) throw new Error(`BENCH_POPULATION must be one of ${Object.keys(SPECS).join(', ')}`);

@@ -2,9 +2,9 @@
  * From the model's log-odds to a confidence that means what it says (docs/api.md#credits: among addresses
  * scored N, about N% are real mailboxes). The signals' weights rank addresses; how often an address
  * with a given sum really exists is an empirical question, answered by isotonic regression (pool
- * adjacent violators) on a labelled population: the lab's `fitting` population
- * (test/bench/scoring-populations.ts, names of its own, half unknown to names.ts), never on the
- * populations the calibration is judged on. The fitted maps are data (calibration-map.ts); refit
+ * adjacent violators) on a labelled population: the lab's `fitting` population drawn with each of
+ * FITTING_SEEDS (test/bench/scoring-populations.ts, names of its own, half unknown to names.ts), never
+ * on the HELD_OUT draws the calibration is judged on. The fitted maps are data (calibration-map.ts); refit
  * them with `npm run bench:calibrate -- --write`, which prints the reliability tables they then give.
  *
  * One map per regime, each fitted on the fitting population's addresses of that regime, because
@@ -89,8 +89,9 @@ interface Pool {
 }
 
 const merge = (a: Pool, b: Pool): Pool => ({ low: a.low, high: b.high, real: a.real + b.real, n: a.n + b.n });
-const share = (pool: Pool) => pool.real / pool.n;
 const round = (value: number, digits: number) => Math.round(value * 10 ** digits) / 10 ** digits;
+/** What the map says across a pool: its share, as stored (so that pools the floor, the ceiling or rounding make equal are pooled too). */
+const percent = (pool: Pool) => round(Math.min(CEILING, Math.max(FLOOR, (100 * (pool.real + 0.5)) / (pool.n + 1))), 1);
 
 export function fitCalibration(labelled: ReadonlyArray<{ logit: number; real: boolean }>): CalibrationMap {
   // Weights have two decimals: sums that differ only by floating-point error are one log-odds.
@@ -104,7 +105,7 @@ export function fitCalibration(labelled: ReadonlyArray<{ logit: number; real: bo
       const last = pools[pools.length - 1];
       const before = pools[pools.length - 2];
       const small = before.n < MIN_POOL || (final && last.n < MIN_POOL);
-      if (share(before) < share(last) && !small) break;
+      if (percent(before) < percent(last) && !small) break;
       pools.splice(pools.length - 2, 2, merge(before, last));
     }
   };
@@ -119,12 +120,12 @@ export function fitCalibration(labelled: ReadonlyArray<{ logit: number; real: bo
     settle(false);
   }
   settle(true);
-  const percent = pools.map((pool) => Math.min(CEILING, Math.max(FLOOR, (100 * (pool.real + 0.5)) / (pool.n + 1))));
+  const shares = pools.map(percent);
   return pools.flatMap((pool, index): Array<readonly [number, number]> => {
-    const y = percent[index];
-    if (pool.low === pool.high) return [[round(pool.low, 2), round(y, 1)]];
-    const below = index > 0 ? (y - percent[index - 1]) / 4 : 0;
-    const above = index < pools.length - 1 ? (percent[index + 1] - y) / 4 : 0;
+    const y = shares[index];
+    if (pool.low === pool.high) return [[round(pool.low, 2), y]];
+    const below = index > 0 ? (y - shares[index - 1]) / 4 : 0;
+    const above = index < pools.length - 1 ? (shares[index + 1] - y) / 4 : 0;
     return [
       [round(pool.low, 2), round(y - below, 1)],
       [round(pool.high, 2), round(y + above, 1)],

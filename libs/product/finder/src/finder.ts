@@ -13,8 +13,6 @@ export interface FinderAnswer {
 }
 
 const NOTHING: FinderAnswer = { email: null, confidence: 0, pattern: null, result: null, alternatives: [] };
-/** A guess at a catch-all domain is never as sure as a server's yes. */
-const CATCH_ALL_CEILING = 70;
 const CANDIDATES_PER_TRANSACTION = 3;
 
 /**
@@ -31,9 +29,9 @@ export interface FinderDeps {
  * A person's professional address (docs/api.md endpoint #9). The candidates are asked in one SMTP probe
  * (one session where the server allows: three RCPT per transaction, the domain's learned pattern first, the made-up
  * address once, no more transactions after a yes): at a strict domain the first accepted
- * candidate wins with high confidence; at a catch-all domain no server can tell, so the likeliest
- * pattern wins — the domain's own once it has taught one, else the most used — with its share as
- * the confidence (capped).
+ * candidate wins with high confidence; at a catch-all domain no server can tell, so the candidate
+ * with the highest catch-all confidence wins — the very confidence a check of that address gives,
+ * with what the domain has taught (libs/checks/scoring/src/catch-all-confidence.ts).
  */
 export async function findAddress(
   { engine, probe }: FinderDeps,
@@ -53,21 +51,26 @@ export async function findAddress(
   // of the smtp job): "come back later" is not "nobody". No outcomes by the deadline: nobody found.
   const outcomes = await probe({ inspections, deadlineAt, stopAtAccepted: CANDIDATES_PER_TRANSACTION });
   const results = inspections.map((inspection, index) => engine.conclude(inspection, outcomes?.[index] ?? null, model));
-  const catchAll = results.some((result) => result.smtp.catchAll);
-  if (catchAll) {
-    const total = list.reduce((sum, candidate) => sum + candidate.weight, 0);
-    const scored = list.map((candidate, index) => ({
-      email: results[index].email,
-      confidence: Math.min(CATCH_ALL_CEILING, Math.round((100 * candidate.weight) / total)),
-      index,
-    }));
-    scored.sort((a, b) => b.confidence - a.confidence);
+  const proof = results.findIndex((result) => result.smtp.catchAll);
+  if (proof >= 0) {
+    // The server accepts every address: a candidate skipped after the first yes would have had the
+    // same answer. Each is concluded as a check of it would be, with the same knowledge of the domain,
+    // so that the confidence reported for an address is the one a check of it gives (ties keep the
+    // candidates' order: the domain's pattern shares).
+    const concluded = results.map((result, index) =>
+      outcomes?.[index]?.probe.failure === 'skipped'
+        ? engine.conclude(inspections[index], outcomes[proof], model)
+        : result,
+    );
+    const scored = concluded
+      .map((result, index) => ({ email: result.email, confidence: result.confidence ?? 0, index }))
+      .sort((a, b) => b.confidence - a.confidence);
     const [best, ...rest] = scored;
     return {
       email: best.email,
       confidence: best.confidence,
       pattern: list[best.index].pattern,
-      result: results[best.index],
+      result: concluded[best.index],
       alternatives: rest.slice(0, 3).map(({ email, confidence }) => ({ email, confidence })),
     };
   }

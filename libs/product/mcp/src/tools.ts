@@ -111,7 +111,7 @@ export const TOOLS = {
     description:
       "Finds the work address of a person at a company from their name and the company's domain (or website URL): tries the " +
       "likely patterns (first.last, flast, ...) against the company's mail server and returns the one it accepts, with its verification " +
-      'result. At a catch-all domain (accepts any address) it returns the likeliest pattern with a confidence of at most 70 and alternatives. ' +
+      'result. At a catch-all domain (accepts any address) it returns the candidate with the highest catch-all confidence (the confidence a check of that address gives) and alternatives. ' +
       'Costs 1 credit when an address is returned, nothing when email is null. Give firstName and lastName, or fullName.',
     input: z.object({
       firstName: z.string().optional().describe('Given name, e.g. Jane'),
