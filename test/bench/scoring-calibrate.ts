@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fitCalibration, REGIMES, type CalibrationMap, type Regime } from '@mailguard/scoring';
 import { FITTING_SEEDS, HELD_OUT, population, type PopulationName } from './scoring-populations';
-import { replay, type Scored } from './scoring-replay';
+import { outcome, replay } from './scoring-replay';
 import { auc, ceiling, reliability, reliabilityTable, rising, withoutLookalikes } from './scoring-report';
 
 /**
@@ -16,13 +16,6 @@ import { auc, ceiling, reliability, reliabilityTable, rising, withoutLookalikes 
  * (each with its ceiling: the best AUC any score can reach on it); `BENCH_SEED=n` judges them on
  * `bench` and `second` drawn with another seed.
  */
-const outcome = (scored: Scored[]) =>
-  scored.map(({ address, confidence }) => ({
-    real: address.real,
-    confidence,
-    kind: address.kind,
-    avatar: address.avatar,
-  }));
 
 function summary(name: PopulationName, seed: number): string[] {
   const { before, after } = replay(population(name, { seed }));

@@ -1,6 +1,7 @@
 import { isRoleLocalPart } from '@mailguard/email';
 import { catchAllConfidence, learnDomain, regimeOf, type Evidence, type Regime } from '@mailguard/scoring';
 import type { Address, Population } from './scoring-populations';
+import type { Outcome } from './scoring-report';
 
 /**
  * The scoring bench without the network: every address of a population concluded the way the
@@ -71,3 +72,12 @@ export function replay(population: Population): { before: Scored[]; after: Score
     .map((address) => conclude(address, [...known(address.domain), ...(reports.get(address.domain) ?? [])], elsewhere));
   return { before, after };
 }
+
+/** What the report judges of each scored address. */
+export const outcome = (scored: Scored[]): Outcome[] =>
+  scored.map(({ address, confidence }) => ({
+    real: address.real,
+    confidence,
+    kind: address.kind,
+    avatar: address.avatar,
+  }));

@@ -1,6 +1,6 @@
 import { fitMaps } from '../../../../test/bench/scoring-calibrate';
 import { HELD_OUT, population } from '../../../../test/bench/scoring-populations';
-import { replay, type Scored } from '../../../../test/bench/scoring-replay';
+import { outcome, replay } from '../../../../test/bench/scoring-replay';
 import { auc, ceiling, reliability, rising, TOLERANCE, type Band } from '../../../../test/bench/scoring-report';
 import { calibrate, CEILING, fitCalibration, FLOOR, REGIMES, regimeOf } from './calibration';
 import { CALIBRATION_MAPS } from './calibration-map';
@@ -12,13 +12,6 @@ import { CALIBRATION_MAPS } from './calibration-map';
  * Bands: 0–19 … 80–100, label = midpoint, within ±10 points, bands under 25 addresses not judged
  * (test/bench/scoring-report.ts).
  */
-const outcome = (scored: Scored[]) =>
-  scored.map(({ address, confidence }) => ({
-    real: address.real,
-    confidence,
-    kind: address.kind,
-    avatar: address.avatar,
-  }));
 const describeBands = (bands: Band[]) =>
   bands.map((band) => `${band.low}–${band.high}: n ${band.n}, ${band.observed.toFixed(0)}%`);
 
