@@ -346,6 +346,22 @@ const DIALECTS: Array<[string, SmtpStage, string, ReplyClass]> = [
   ['spam at end of DATA', 'data', '554 5.7.1 Spam message rejected', 'sender_blocked'],
   ['content at end of DATA', 'data', '554 5.7.1 Message rejected due to content restrictions', 'sender_blocked'],
   ['user unknown at MAIL is our sender', 'mail', '550 5.1.1 User unknown', 'sender_blocked'],
+  // Relaying refused in more words: never a disabled mailbox.
+  ['relay disabled', 'rcpt', '550 Relaying disabled', 'relay_denied'],
+  ['a mailbox disabled stays one', 'rcpt', '550 Mailbox disabled', 'disabled'],
+  ['host denies relay', 'rcpt', '553 this host denies relay', 'relay_denied'],
+  ['relay operation rejected', 'rcpt', '554 Relay operation rejected', 'relay_denied'],
+  ['used as a relay', 'rcpt', '550 You are trying to use me [mx.example.net] as a relay', 'relay_denied'],
+  ['requires authentication', 'rcpt', '530 This server requires authentication to send off-site', 'relay_denied'],
+  // A refusal that offers another reason beside the mailbox is undecided.
+  ['unavailable or access denied', 'rcpt', '550 Mailbox unavailable or access denied', 'unclassified'],
+  ['mailbox unavailable alone', 'rcpt', '550 Mailbox unavailable', 'no_such_user'],
+  // More ways to say there is no such mailbox.
+  ['a typo of "doesn\'t exist"', 'rcpt', '550 RCPT (someone@example.org) dosnt exist', 'no_such_user'],
+  ['no mail-box by that name', 'rcpt', '553 sorry, no mail-box by that name here', 'no_such_user'],
+  ['address not handled here', 'rcpt', '550 Address is not handled by this server', 'no_such_user'],
+  ['mailbox not allowed (553)', 'rcpt', '553 Mailbox name is not allowed', 'no_such_user'],
+  ['recipient domain no longer available', 'rcpt', '550 5.1.1 Domain example.org no longer available', 'no_such_user'],
 ];
 
 describe('reply dialects by stage (issue 32)', () => {

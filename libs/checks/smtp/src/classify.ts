@@ -98,13 +98,14 @@ const VENDOR_SENDER_TAG =
   /\[(?:tss?|bl|cs|hm)\d\d\]|\b(?:sc|dy|ou)-00\d\b|\bas\(\d+\)|\b(?:bl|hl)\d{6}\b|aup#(?:cx|in-13)|\bcxbl\b|\bipbl\d+|\bofr\d*_1\d\d\b|\bdt:spm\b/i;
 
 const RELAY_TEXT =
-  /relay(?:ing)? (?:access )?(?:denied|not permitted|prohibited|rejected|not allowed)|relaying to \S+ denied|relay denied|unable to relay|(?:we )?do not relay|not permitted to relay|open relay not allowed|allowed rcpthosts|credentials for relay|local user only|delivery is not allowed to this address|log in first/i;
-const AUTH_TEXT = /authentication required|not authenticated|auth(?:entication)? (?:is )?required|authrequired/i;
+  /relay(?:ing)? (?:access |operation )?(?:denied|not permitted|prohibited|rejected|not allowed|disabled)|relaying to \S+ denied|relay denied|denies relay|use me \S* ?as a relay|unable to relay|(?:we )?do not relay|not permitted to relay|open relay not allowed|allowed rcpthosts|credentials for relay|local user only|delivery is not allowed to this address|log in first/i;
+const AUTH_TEXT =
+  /authentication required|requires authentication|not authenticated|auth(?:entication)? (?:is )?required|authrequired/i;
 
 /** Who or what a reply may say is unknown: the mailbox, named as a word or written as an address. */
 const MAILBOX_NOUN = String.raw`(?:user(?:'s)?|recipient|addressee|mailbox|account|(?<!ip[ -])address|local[ -]?part|<[^<>\s]+>|[^\s<>()]+@[^\s<>()]+)`;
 /** What is said of it: unknown, absent, invalid. */
-const UNKNOWN_VERB = String.raw`(?:unknown|not known|(?:was |could not be |cannot be |can't be |is )?not found|(?:does|do|did) not? exists?|doesn't exist|(?:is )?not exists?|is not valid|invalid|not present|not listed)`;
+const UNKNOWN_VERB = String.raw`(?:unknown|not known|(?:was |could not be |cannot be |can't be |is )?not found|(?:does|do|did) not? exists?|do(?:es|s)?n'?t exists?|(?:is )?not exists?|is not valid|invalid|not present|not listed)`;
 
 const NO_SUCH_USER_TEXT = new RegExp(
   [
@@ -112,7 +113,7 @@ const NO_SUCH_USER_TEXT = new RegExp(
     String.raw`${MAILBOX_NOUN}(?:[\s:.]+[^\s]+){0,5}?[\s:.]+${UNKNOWN_VERB}\b`,
     // "<adjective> [one word] <noun>": "unknown e-mail address", "invalid-recipient", "bad recipient", "nonexistent user".
     String.raw`\b(?:unknown|invalid|bad|non-?existent|illegal)[ -](?:\S+ )?(?:user|recipient|addressee|mailbox|account|address|alias|local[ -]?part)`,
-    /userunknown|no such (?:user|recipient|mailbox|account|address|person)|no (?:account|mailbox|user) (?:by that name|here|found)|no one at this address|not a (?:valid|known|local) (?:user|recipient|mailbox|address)|not (?:listed in (?:the )?(?:public |domino )?(?:name & address book|directory)|user of this server|our customer)|(?:bad ?rcpt ?to|bad ?recipient ?to|valid ?rcpt ?to) list|don't exists that user|doesn't have an? [\w.-]+ account|does not have an account|no mailbox|unavailable mail user|undeliverable address|unrouteable address|unroutable address|host unknown|recipient domain must exist|recipientnotfound|recipnotfound|address (?:is )?possibly incorrect|mailbox name not allowed|recipient address has null mx|mailbox has moved/,
+    /userunknown|no such (?:user|recipient|mailbox|account|address|person)|no (?:account|mail-?box|user) (?:here )?(?:by that name|here|found)|no one at this address|not a (?:valid|known|local) (?:user|recipient|mailbox|address)|not (?:listed in (?:the )?(?:public |domino )?(?:name & address book|directory)|user of this server|our customer)|(?:bad ?rcpt ?to|bad ?recipient ?to|valid ?rcpt ?to) list|don't exists that user|doesn't have an? [\w.-]+ account|does not have an account|no mailbox|unavailable mail user|undeliverable address|unrouteable address|unroutable address|host unknown|recipient domain must exist|recipientnotfound|recipnotfound|address (?:is )?possibly incorrect|mailbox name not allowed|recipient address has null mx|mailbox has moved|(?:address|user|recipient|mailbox) (?:is )?not handled by this (?:system|server)/,
     // The same in other languages: unknown, does not exist, not found, no such user.
     /unbekannt|existiert nicht|nicht vorhanden|nicht gefunden|inconnu|n'existe pas|inexistant|introuvable|non répertorié|desconocido|no existe|no se encuentra|no encontrad|sconosciut|inesistent|non esist|non trovat|nessun utente|no tiene (?:una )?cuenta|não tem (?:uma )?conta|desconhecid|inexistente|não existe|não encontrad|onbekend|bestaat niet|niet gevonden|nie ma takiego|nie istnieje|nieznan|nie znaleziono|neexistuje|neznám|nenalezen|bulunamad|mevcut değil|kullanıcı yok|okänd|存在しません|見つかりません|宛先不明|不存在|无此用户|找不到|未开通|не найден|не существует|нет такого|неизвестн|존재하지/,
   ]
@@ -125,13 +126,16 @@ const NO_SUCH_USER_TEXT = new RegExp(
  * which is what "no such user" means to a verdict.
  */
 const NO_MAIL_DOMAIN_TEXT =
-  /no such domain|no mx (?:record )?found|(?:host|domain|server)(?:\/domain)? does not accept mail|domain is not reachable|mail receiving disabled|could not find a mail server|unknown mail server|host not found|domain \S+ does not exist|^invalid domain$/i;
+  /no such domain|no mx (?:record )?found|(?:host|domain|server)(?:\/domain)? does not accept mail|domain is not reachable|mail receiving disabled|could not find a mail server|unknown mail server|host not found|domain \S+ (?:does not exist|no longer available)|^invalid domain$/i;
 /** A reply at RCPT that says no more than no: RFC 5321's 551 "user not local", a bare "rejected". */
 const TERSE_REFUSAL_TEXT = /^(?:(?:user not local|not our user)\b.*|rejected|service unavailable)[.!]?$/i;
 
+/** A refusal that names a reason other than the mailbox beside it ("mailbox unavailable or access denied"): undecided. */
+const HEDGED_TEXT = /\bor (?:access|permission) denied|\bor (?:you are |sender )?(?:blocked|not allowed)/i;
+
 /** Words that say "not this mailbox" only when nothing else is said (a 5.7.x code or words about us come first). */
 const WEAK_NO_SUCH_USER_TEXT =
-  /mailbox (?:is |currently )?(?:unavailable|unavaiable|not found|invalid)|address rejected|recipient rejected|"rcpt to" mailbox unavailable|does not exist|doesn't exist/i;
+  /mailbox (?:is |currently )?(?:unavailable|unavaiable|not found|invalid)|(?:recipient )?mailbox (?:name )?(?:is )?not allowed|address rejected|recipient rejected|"rcpt to" mailbox unavailable|does not exist|doesn't exist/i;
 
 /** The account said to be locked or blocked: the mailbox's, not ours ("your account" is ours). */
 const LOCKED_ACCOUNT = String.raw`(?<!your )(?:account|mailbox|compte|cuenta|conta|konto|casella|postfach|учетная запись|帐号|账号)\b[^,;:]{0,40}?(?:locked|\bblocked|bloqu|gesperrt|bloccat|заблокирован|冻结|停止)|\buser \S+ temporar(?:il)?y locked`;
@@ -191,6 +195,7 @@ const RULES: Rule[] = [
   { class: 'sender_blocked', codes: [5], enhanced: ['5.7.*'] },
   // The message or the mail system (X.3.x, X.6.x: size, content, SMTPUTF8) is refused, not the mailbox.
   { class: 'unclassified', codes: [5], enhanced: ['5.3.*', '5.6.*'] },
+  { class: 'unclassified', codes: [5], text: HEDGED_TEXT },
   { class: 'no_such_user', codes: [5], text: WEAK_NO_SUCH_USER_TEXT },
   // A bare no at RCPT, with nothing about us or the message before it, refuses the mailbox.
   { class: 'no_such_user', codes: [5], text: TERSE_REFUSAL_TEXT, stages: ['rcpt'] },
