@@ -362,6 +362,54 @@ const DIALECTS: Array<[string, SmtpStage, string, ReplyClass]> = [
   ['address not handled here', 'rcpt', '550 Address is not handled by this server', 'no_such_user'],
   ['mailbox not allowed (553)', 'rcpt', '553 Mailbox name is not allowed', 'no_such_user'],
   ['recipient domain no longer available', 'rcpt', '550 5.1.1 Domain example.org no longer available', 'no_such_user'],
+  // TLS in more words, and at end of DATA.
+  ['route requires encryption', 'rcpt', '553 This route requires encryption', 'tls_required'],
+  ['old TLS versions not supported', 'ehlo', '421 4.7.0 TLS 1.0 is not supported, use TLS 1.2', 'tls_required'],
+  ['TLS connection required', 'rcpt', '451 TLS/SSL Connection required.', 'tls_required'],
+  ['TLS required at DATA', 'data', '530 5.7.0 TLS required for this route', 'tls_required'],
+  ['a plain rate limit at DATA stays one', 'data', '421 4.7.0 Rate limited, slow down', 'rate_limited'],
+  // Sending limits in more words.
+  ['you send too many messages', 'rcpt', '421 4.3.1 You sent too many messages', 'rate_limited'],
+  ['too many messages, alone', 'rcpt', '450 too many messages (#4.3.0)', 'rate_limited'],
+  [
+    'too many messages for one user is not our limit',
+    'rcpt',
+    '550 Too many messages have been received by this user',
+    'unclassified',
+  ],
+  ['too many messages stored is a full mailbox', 'rcpt', '552 5.2.2 Too many messages on the server', 'full'],
+  [
+    'too many spam messages is content',
+    'mail',
+    '554 Blocked for sending too many messages containing spam',
+    'sender_blocked',
+  ],
+  ['messages per session', 'mail', '550 Exceeded the max number of messages per session', 'rate_limited'],
+  ['excessive volume', 'rcpt', '421 4.7.1 Messages deferred due to excessive volume', 'rate_limited'],
+  ['message threshold', 'mail', '452 4.7.0 message threshold exceeded', 'rate_limited'],
+  ['sender rate over limit', 'mail', '451 4.7.1 Sender rate overlimit - 120 / 1h', 'rate_limited'],
+  // Disabled, full, temporary and too-many-recipients wording.
+  ['address no longer valid', 'data', '554 delivery error: someone@example.org is no longer valid', 'disabled'],
+  ['user is locked', 'rcpt', '550 user is locked', 'disabled'],
+  ['your account is locked is ours', 'mail', '550 your account is locked', 'sender_blocked'],
+  ['storage full', 'rcpt', '552 recipient storage is full', 'full'],
+  ['system failure', 'rcpt', '451 4.3.0 Temporary system failure, try again later', 'temporary'],
+  ['temporarily unable to process', 'rcpt', '451 4.7.1 Temporarily unable to process the message', 'temporary'],
+  ['a plain try again later is greylisting', 'rcpt', '451 4.7.1 Please try again later', 'greylisted'],
+  ['allowed RCPT numbers', 'rcpt', '451 out of allowed RCPT numbers', 'too_many_recipients'],
+  // A server that says it greylists greylists, whatever it notes of our rDNS; a plain rDNS deferral is ours.
+  ['greylisted without rDNS', 'rcpt', '450 4.7.1 No reverse DNS, you are greylisted for 5 minutes', 'greylisted'],
+  ['rDNS deferral', 'rcpt', '450 4.7.1 No reverse DNS for your host', 'sender_blocked'],
+  // More words about us.
+  ['unresolvable MAIL FROM domain', 'mail', '451 Deferred: unresolvable RFC5321 from domain', 'sender_blocked'],
+  [
+    'mail from your location denied',
+    'rcpt',
+    '553 mail from your location is administratively denied',
+    'sender_blocked',
+  ],
+  ['your IP filtered', 'banner', '421 4.3.2 Your IP is filtered, connection closed', 'sender_blocked'],
+  ['message filtered', 'data', '553 Message Filtered', 'sender_blocked'],
 ];
 
 describe('reply dialects by stage (issue 32)', () => {

@@ -64,11 +64,11 @@ const ABOUT_US_TEXT = new RegExp(
     // Blocklists and reputation.
     /spamhaus|spamcop|barracuda|sorbs|mailspike|senderbase|cloudmark|trend micro|blocked using|block ?list|black ?list|\bdns-?bl\b|\brbl\b|(?<!not )listed (?:at|on|in|by)|reputation|banned sending ip|banned sender/,
     // Our host: address, rDNS, HELO, dynamic ranges, connections refused.
-    /client host .*(?:blocked|rejected)|client host rejected|(?:your|sender|sending|source|client|connecting) (?:ip|address|host|network|server|mail server|domain)\b.{0,60}(?:blocked|listed|not (?:allowed|accepted|authorized|registered)|refused|rejected|banned|poor|has no)|\bip (?:address )?(?:\S+ )?(?:is )?(?:rejected|blocked|banned|hangup)|not accepted from (?:this|your) ip|connections? (?:will not be|not|is not) accepted|(?:mail|messages?) from [[(]?[\d.]+[\])]? (?:refused|rejected|not allowed|blocked|weren't sent|temporarily deferred|will be)|reverse (?:dns|hostname)|\bptr\b|\brdns\b|dynamic ip|dialup|cannot find your hostname|helo command rejected|not receiving mail from your ip|ip not in whitelist|traffic not accepted|intrusion prevention|over ipv6/,
+    /client host .*(?:blocked|rejected)|client host rejected|(?:your|sender|sending|source|client|connecting) (?:ip|address|host|network|server|mail server|domain)\b.{0,60}(?:blocked|listed|not (?:allowed|accepted|authorized|registered)|refused|rejected|banned|poor|has no|filtered)|\bip (?:address )?(?:\S+ )?(?:is )?(?:rejected|blocked|banned|hangup)|not accepted from (?:this|your) ip|from your location|administratively denied|connections? (?:will not be|not|is not) accepted|(?:mail|messages?) from [[(]?[\d.]+[\])]? (?:refused|rejected|not allowed|blocked|weren't sent|temporarily deferred|will be)|reverse (?:dns|hostname)|\bptr\b|\brdns\b|dynamic ip|dialup|cannot find your hostname|helo command rejected|not receiving mail from your ip|ip not in whitelist|traffic not accepted|intrusion prevention|over ipv6/,
     // Our envelope sender and its authentication.
-    /sender (?:address )?(?:is )?(?:rejected|blocked|denied)|sender(?:'s)? (?:e-?mail |mail )?address\b.{0,40}(?:unknown|not found|invalid|does not exist|not exist|not resolve)|your (?:e-?mail |mail )?(?:address|domain) (?:is |was |has been )?(?:unknown|not found|invalid|does not exist)|invalid dns\b|resource record|sender verif(?:y|ication) failed|verification failed for|bad (?:outbound )?sender|sender'?s? (?:mailbox|system) address|fake sender|null sender|envelope sender|sender domain|domain of sender|sender has no|unregistered domains|unauthenticated|sender (?:was )?not authenticated|sendernotauthenticated|authentication didn't pass|\bspf\b|\bdkim\b|\bdmarc\b|sender id|spoof|permissions to (?:send|submit)|access to (?:submit messages to )?this e-?mail system|user in blacklist/,
+    /sender (?:address )?(?:is )?(?:rejected|blocked|denied)|sender(?:'s)? (?:e-?mail |mail )?address\b.{0,40}(?:unknown|not found|invalid|does not exist|not exist|not resolve)|your (?:e-?mail |mail )?(?:address|domain) (?:is |was |has been )?(?:unknown|not found|invalid|does not exist)|invalid dns\b|unresolvable (?:rfc.?5321 )?(?:mail ?)?from domain|resource record|sender verif(?:y|ication) failed|verification failed for|bad (?:outbound )?sender|sender'?s? (?:mailbox|system) address|fake sender|null sender|envelope sender|sender domain|domain of sender|sender has no|unregistered domains|unauthenticated|sender (?:was )?not authenticated|sendernotauthenticated|authentication didn't pass|\bspf\b|\bdkim\b|\bdmarc\b|sender id|spoof|permissions to (?:send|submit)|access to (?:submit messages to )?this e-?mail system|user in blacklist/,
     // Policy, content and behaviour.
-    /spam|unsolicited|complaints|unusual (?:rate|traffic|sending)|suspicious|namespace mining|directory harvest|too many invalid recipients|excessive unknown recipients|(?:for|due to|by|under) (?:local |security |our )?polic(?:y|ies)\b|polic(?:y|ies) (?:reasons|violation|restrictions)|local policy|security polic|blocked senders|administrative prohibition|envelope blocked|content (?:filter|rejected|denied)|message content|banned word|not rfc compliant|invalid to header|unexpected volume|rejected due to content|access denied, /,
+    /spam|unsolicited|complaints|unusual (?:rate|traffic|sending)|suspicious|namespace mining|directory harvest|too many invalid recipients|excessive unknown recipients|(?:for|due to|by|under) (?:local |security |our )?polic(?:y|ies)\b|polic(?:y|ies) (?:reasons|violation|restrictions)|local policy|security polic|blocked senders|administrative prohibition|envelope blocked|content (?:filter|rejected|denied)|message content|message (?:was )?filtered|banned word|not rfc compliant|invalid to header|unexpected volume|rejected due to content|access denied, /,
     // Blocks of us that name neither a list nor our address: terse, vendor-tagged, or about our kind of host.
     /^access denied\b|invalid ip for sending|\(bl\)|not accepting connections|open (?:relay|proxy)|not allowed to connect|host network not allowed|no access from mail server|smtp server of your isp|^go away\b/,
     // The same, in other languages: sender, blocklist, our IP address.
@@ -85,7 +85,7 @@ const ABOUT_US_TEXT = new RegExp(
  * too many recipients this hour" is not a per-session cap: another session would be refused too).
  */
 const SENDING_LIMIT_TEXT =
-  /try again slower|too many\b[^.]{0,40}?\b(?:this (?:hour|minute)|today|per (?:hour|day|minute)|an hour|a day)\b|(?:max(?:imum)?|limits?|recipients|messages|e?mails)\b[^.]{0,40}?\bper (?:hour|day|minute|\d+ minutes)\b|(?:hourly|daily)\b[^.]{0,20}\b(?:limit|quota)|(?:mail|sending|message) limit (?:has been |was )?(?:reached|exceeded)|too many (?:messages|e?mails)\W{0,3}try again|message count quota/i;
+  /try again slower|too many\b[^.]{0,40}?\b(?:this (?:hour|minute)|today|per (?:hour|day|minute)|an hour|a day)\b|(?:max(?:imum)?|limits?|recipients|messages|e?mails)\b[^.]{0,40}?\bper (?:hour|day|minute|\d+ minutes)\b|(?:hourly|daily)\b[^.]{0,20}\b(?:limit|quota)|(?:mail|sending|message) limit (?:has been |was )?(?:reached|exceeded)|too many (?:messages|e?mails)\W{0,3}try again|message count quota|(?:sent|send|sending) too many (?:e-?mails|messages)\b(?! contain)|^too many (?:e-?mails|messages)\W*(?:\(|$)|messages per session|excessive volume|(?:message|volume|sending) threshold|rate over ?limit/i;
 
 /** Too much, too fast, too many connections from us. */
 const RATE_TEXT =
@@ -138,24 +138,26 @@ const WEAK_NO_SUCH_USER_TEXT =
   /mailbox (?:is |currently )?(?:unavailable|unavaiable|not found|invalid)|(?:recipient )?mailbox (?:name )?(?:is )?not allowed|address rejected|recipient rejected|"rcpt to" mailbox unavailable|does not exist|doesn't exist/i;
 
 /** The account said to be locked or blocked: the mailbox's, not ours ("your account" is ours). */
-const LOCKED_ACCOUNT = String.raw`(?<!your )(?:account|mailbox|compte|cuenta|conta|konto|casella|postfach|учетная запись|帐号|账号)\b[^,;:]{0,40}?(?:locked|\bblocked|bloqu|gesperrt|bloccat|заблокирован|冻结|停止)|\buser \S+ temporar(?:il)?y locked`;
+const LOCKED_ACCOUNT = String.raw`(?<!your )(?:account|mailbox|compte|cuenta|conta|konto|casella|postfach|учетная запись|帐号|账号)\b[^,;:]{0,40}?(?:locked|\bblocked|bloqu|gesperrt|bloccat|заблокирован|冻结|停止)|\buser (?:\S+ temporar(?:il)?y |is )locked`;
 const DISABLED_TEXT = new RegExp(
   String.raw`${LOCKED_ACCOUNT}|\bsuspend the service|停止されて|` +
-    /disabled|deactivated|inactiv|suspended|terminated|account (?:has been )?closed|no longer (?:active|available|in use|accepts? (?:e-?)?mail)|mailbox is frozen|archived recipient|destinataire archiv|deaktiviert|gesperrt|d[ée]sactiv[ée]|suspendu|deshabilitad|suspendid|disattivat|sospes[oa]|desativad|почтовый ящик заблокирован/
+    /disabled|deactivated|inactiv|suspended|terminated|account (?:has been )?closed|no longer (?:active|available|valid|in use|accepts? (?:e-?)?mail)|mailbox is frozen|archived recipient|destinataire archiv|deaktiviert|gesperrt|d[ée]sactiv[ée]|suspendu|deshabilitad|suspendid|disattivat|sospes[oa]|desativad|почтовый ящик заблокирован/
       .source,
   'i',
 );
 const FULL_TEXT =
-  /over ?quota|quota exceeded|exceeded (?:his |her |its |the )?quota|quota violation|(?:disk|maildir|mailbox) quota|full mailbox|mail ?folder is full|exceeds? (?:the )?(?:maximum )?allowed (?:size|storage)|would exceed (?:the )?maximum|space has been used up|not enough (?:storage )?space|exceeded (?:its|the) (?:storage|quota)|exceeded storage allocation|mailbox (?:for user )?(?:is )?full|mailbox size|mailbox has exceeded|inbox is out of storage|insufficient (?:storage|space)|out of storage|storage space|storage quota|too many messages on the server|blocks limit exceeded|\bvoll\b|speicher|pleine|quota d[ée]pass|lleno|cuota|piena|esaurit|cheia|\bcota\b|容量|いっぱい|переполнен|квот|空间不足|已满|\bvol\b|pełn|przepełnion|pln[áa]\b|\bdolu\b/i;
+  /over ?quota|quota exceeded|exceeded (?:his |her |its |the )?quota|quota violation|(?:disk|maildir|mailbox) quota|full mailbox|mail ?folder is full|exceeds? (?:the )?(?:maximum )?allowed (?:size|storage)|would exceed (?:the )?maximum|space has been used up|not enough (?:storage )?space|exceeded (?:its|the) (?:storage|quota)|exceeded storage allocation|(?:mailbox|storage) (?:for user )?(?:is )?full|mailbox size|mailbox has exceeded|inbox is out of storage|insufficient (?:storage|space)|out of storage|storage space|storage quota|too many messages on the server|blocks limit exceeded|\bvoll\b|speicher|pleine|quota d[ée]pass|lleno|cuota|piena|esaurit|cheia|\bcota\b|容量|いっぱい|переполнен|квот|空间不足|已满|\bvol\b|pełn|przepełnion|pln[áa]\b|\bdolu\b/i;
 const GREYLIST_TEXT =
   /grey ?list|gray ?list|try again later|please retry|retry later|temporarily (?:rejected|deferred|unavailable)|come back later|deferred|not yet authorized/i;
 /** Temporary trouble on the server's side, not a request to come back. */
 const SERVER_TROUBLE_TEXT =
-  /too much load|internal (?:error|resource)|disk space|system resources|resource constraints|lookup failure|configuration problem|local problem|service temporarily unavailable|recipient temporarily unavailable/i;
-const TOO_MANY_RCPT_TEXT = /too many recipients|recipients belong to multiple regions|too many rcpt|reciplimit/i;
+  /too much load|internal (?:error|resource)|disk space|system resources|resource constraints|lookup failure|configuration problem|local problem|(?:service|system|recipient) temporarily unavailable|system (?:failure|error)|temporarily unable to process/i;
+const TOO_MANY_RCPT_TEXT =
+  /too many recipients|allow(?:ed)? rcpt numbers|recipients belong to multiple regions|too many rcpt|reciplimit/i;
 const MAILBOX_RATE_TEXT =
   /receiving (?:e?mail|mail) (?:at (?:a|too high a) rate|too quickly)|rate that prevents|received too much e?mail|слишком быстро|troppo rapidamente|demasiado rápido/i;
-const TLS_TEXT = /starttls|tls required|encryption (?:required|needed)|does not support tls|tls is required/i;
+const TLS_TEXT =
+  /starttls|tls required|encryption (?:required|needed)|does not support tls|tls is required|requires? (?:encryption|tls)|\btls\b[^;:]{0,30}\b(?:required|not supported)/i;
 
 const EVERY_STAGE: SmtpStage[] = ['banner', 'ehlo', 'mail', 'rcpt', 'data'];
 /** Replies that can speak of the mailbox: to RCPT, and to DATA for a recipient refused only then. */
@@ -166,12 +168,15 @@ const RULES: Rule[] = [
   // Office 365 directory-based edge blocking: "550 5.4.1 Recipient address rejected: Access denied".
   { class: 'no_such_user', codes: [5], enhanced: ['5.4.1'], text: /recipient address rejected/i },
   { class: 'tls_required', codes: [4, 5], enhanced: ['5.7.10', '5.7.11'], stages: ['ehlo', 'mail', 'rcpt'] },
-  { class: 'tls_required', codes: [4, 5], text: TLS_TEXT, stages: ['ehlo', 'mail', 'rcpt'] },
+  // Said at end of DATA too: the message is refused for want of TLS, not for its content.
+  { class: 'tls_required', codes: [4, 5], text: TLS_TEXT, stages: ['ehlo', 'mail', 'rcpt', 'data'] },
   { class: 'mailbox_exists', codes: [4, 5], enhanced: ['4.2.1', '5.2.1'], text: MAILBOX_RATE_TEXT },
   { class: 'relay_denied', codes: [4, 5], enhanced: ['5.7.54', '5.7.64'], stages: ['mail', 'rcpt'] },
   { class: 'relay_denied', codes: [4, 5], text: RELAY_TEXT, stages: ['mail', 'rcpt'] },
   // Limits on our sending outrank what else is said of us or of recipients: come back later, in no other session.
   { class: 'rate_limited', codes: [4, 5], text: SENDING_LIMIT_TEXT, stages: EVERY_STAGE },
+  // A server that says it greylists says why it defers, whatever else it notes of us (no rDNS).
+  { class: 'greylisted', codes: [4], text: /\b(?:grey|gray)list(?:ed|ing)\b/i, stages: ['mail', 'rcpt'] },
   // Words about us outrank words about the mailbox, whatever the code.
   { class: 'sender_blocked', codes: [4, 5], text: ABOUT_US_TEXT, stages: EVERY_STAGE },
   { class: 'rate_limited', codes: [4, 5], text: RATE_TEXT, stages: EVERY_STAGE },
