@@ -427,4 +427,17 @@ describe('buildReply', () => {
   it('ignores an enhanced code whose class disagrees with the reply code', () => {
     expect(buildReply(['250 5.1.1 odd']).enhancedCode).toBeNull();
   });
+
+  it("reads qmail's enhanced code after a '#', closing the text or opening it", () => {
+    expect(buildReply(['550 sorry, no mailbox here by that name (#5.1.1 - chkuser)']).enhancedCode).toBe('5.1.1');
+    expect(buildReply(['550 #5.1.0 Address rejected']).enhancedCode).toBe('5.1.0');
+    expect(buildReply(['451 see https://example.net/docs#451']).enhancedCode).toBeNull();
+    expect(buildReply(['451 odd (#5.1.1)']).enhancedCode).toBeNull();
+  });
+
+  it("classifies by qmail's closing code when the text says nothing", () => {
+    expect(classifyReply(buildReply(['553 sorry, not allowed (#5.7.1)']), 'rcpt')).toBe('sender_blocked');
+    expect(classifyReply(buildReply(['550 sorry (#5.1.1)']), 'rcpt')).toBe('no_such_user');
+    expect(classifyReply(buildReply(['550 sorry']), 'rcpt')).toBe('unclassified');
+  });
 });
