@@ -446,6 +446,14 @@ const DIALECTS: Array<[string, SmtpStage, string, ReplyClass]> = [
   ['fr: too many messages', 'mail', '421 Trop de messages, réessayez plus tard', 'rate_limited'],
   ['de: too many recipients', 'rcpt', '452 Zu viele Empfänger', 'too_many_recipients'],
   ['zh: sending too often', 'mail', '451 发送频率过快', 'rate_limited'],
+  // Words of a disabled mailbox said of a server feature or of our account are not the mailbox's.
+  ['VRFY disabled', 'rcpt', '550 5.5.1 VRFY command is disabled', 'unclassified'],
+  ['our account suspended', 'rcpt', '550 Your account has been suspended', 'unclassified'],
+  ['a recipient account suspended stays disabled', 'rcpt', '550 This account has been suspended', 'disabled'],
+  // Our host or our header From, not the recipient.
+  ['client host not found', 'rcpt', '550 Client host not found', 'sender_blocked'],
+  ['recipient host not found stays the address', 'rcpt', '550 Host not found', 'no_such_user'],
+  ['header From address invalid', 'data', '550 5.7.1 From address invalid', 'sender_blocked'],
 ];
 
 describe('reply dialects by stage (issue 32)', () => {
