@@ -454,6 +454,12 @@ const DIALECTS: Array<[string, SmtpStage, string, ReplyClass]> = [
   ['client host not found', 'rcpt', '550 Client host not found', 'sender_blocked'],
   ['recipient host not found stays the address', 'rcpt', '550 Host not found', 'no_such_user'],
   ['header From address invalid', 'data', '550 5.7.1 From address invalid', 'sender_blocked'],
+  // A hedge outranks even strong words about the mailbox: either reading may be the true one.
+  ['unknown or not permitted', 'rcpt', '550 Unknown user or you are not permitted', 'unclassified'],
+  ['unknown, no hedge', 'rcpt', '550 Unknown user', 'no_such_user'],
+  // Sending switched off is about the sender.
+  ['sending disabled', 'rcpt', '550 Sending disabled', 'sender_blocked'],
+  ['blocked for sending', 'rcpt', '550 Account is blocked for sending', 'sender_blocked'],
 ];
 
 describe('reply dialects by stage (issue 32)', () => {

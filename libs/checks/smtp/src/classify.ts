@@ -66,7 +66,7 @@ const ABOUT_US_TEXT = new RegExp(
     // Our host: address, rDNS, HELO, dynamic ranges, connections refused.
     /client host .*(?:blocked|rejected)|client host rejected|(?:your|sender|sending|source|client|connecting) (?:ip|address|host|network|server|mail server|domain)\b.{0,60}(?:blocked|listed|not (?:allowed|accepted|authorized|registered)|refused|rejected|banned|poor|has no|filtered|not found|unknown|not resolv)|\bip (?:address )?(?:\S+ )?(?:is )?(?:rejected|blocked|banned|hangup)|not accepted from (?:this|your) ip|from your location|administratively denied|connections? (?:will not be|not|is not) accepted|(?:mail|messages?) from [[(]?[\d.]+[\])]? (?:refused|rejected|not allowed|blocked|weren't sent|temporarily deferred|will be)|reverse (?:dns|hostname)|\bptr\b|\brdns\b|dynamic ip|dialup|cannot find your hostname|helo command rejected|not receiving mail from your ip|ip not in whitelist|traffic not accepted|intrusion prevention|over ipv6/,
     // Our envelope sender and its authentication.
-    /sender (?:address )?(?:is )?(?:rejected|blocked|denied)|sender(?:'s)? (?:e-?mail |mail )?address\b.{0,40}(?:unknown|not found|invalid|does not exist|not exist|not resolve)|your (?:e-?mail |mail )?(?:address|domain) (?:is |was |has been )?(?:unknown|not found|invalid|does not exist)|invalid dns\b|unresolvable (?:rfc.?5321 )?(?:mail ?)?from domain|resource record|sender verif(?:y|ication) failed|verification failed for|bad (?:outbound )?sender|sender'?s? (?:mailbox|system) address|fake sender|null sender|\bfrom (?:header|address|domain)\b|header from|(?:unknown|invalid) sender|sender (?:is )?(?:unknown|invalid|not found)|\bhelo\b|\behlo (?:name|host(?:name)?|domain|argument)|envelope sender|sender domain|domain of sender|sender has no|unregistered domains|unauthenticated|sender (?:was )?not authenticated|sendernotauthenticated|authentication didn't pass|\bspf\b|\bdkim\b|\bdmarc\b|sender id|spoof|permissions to (?:send|submit)|access to (?:submit messages to )?this e-?mail system|user in blacklist/,
+    /sender (?:address )?(?:is )?(?:rejected|blocked|denied)|sender(?:'s)? (?:e-?mail |mail )?address\b.{0,40}(?:unknown|not found|invalid|does not exist|not exist|not resolve)|your (?:e-?mail |mail )?(?:address|domain) (?:is |was |has been )?(?:unknown|not found|invalid|does not exist)|invalid dns\b|unresolvable (?:rfc.?5321 )?(?:mail ?)?from domain|resource record|sender verif(?:y|ication) failed|verification failed for|bad (?:outbound )?sender|sender'?s? (?:mailbox|system) address|fake sender|null sender|(?:disabled|suspended|blocked|locked) (?:for|from) sending|\bsending (?:is |has been )?(?:disabled|suspended|blocked)|\bfrom (?:header|address|domain)\b|header from|(?:unknown|invalid) sender|sender (?:is )?(?:unknown|invalid|not found)|\bhelo\b|\behlo (?:name|host(?:name)?|domain|argument)|envelope sender|sender domain|domain of sender|sender has no|unregistered domains|unauthenticated|sender (?:was )?not authenticated|sendernotauthenticated|authentication didn't pass|\bspf\b|\bdkim\b|\bdmarc\b|sender id|spoof|permissions to (?:send|submit)|access to (?:submit messages to )?this e-?mail system|user in blacklist/,
     // Policy, content and behaviour.
     /spam|unsolicited|complaints|unusual (?:rate|traffic|sending)|suspicious|namespace mining|directory harvest|too many invalid recipients|excessive unknown recipients|(?:for|due to|by|under) (?:local |security |our )?polic(?:y|ies)\b|polic(?:y|ies) (?:reasons|violation|restrictions)|local policy|security polic|blocked senders|administrative prohibition|envelope blocked|content (?:filter|rejected|denied)|message content|message (?:was )?filtered|banned word|not rfc compliant|invalid to header|unexpected volume|rejected due to content|access denied, /,
     // Blocks of us that name neither a list nor our address: terse, vendor-tagged, or about our kind of host.
@@ -134,7 +134,8 @@ const NO_MAIL_DOMAIN_TEXT =
 const TERSE_REFUSAL_TEXT = /^(?:(?:user not local|not our user)\b.*|rejected|service unavailable)[.!]?$/i;
 
 /** A refusal that names a reason other than the mailbox beside it ("mailbox unavailable or access denied"): undecided. */
-const HEDGED_TEXT = /\bor (?:access|permission) denied|\bor (?:you are |sender )?(?:blocked|not allowed)/i;
+const HEDGED_TEXT =
+  /\bor (?:access|permission) denied|\bor (?:you are |you're |sender )?(?:blocked|not (?:allowed|permitted|authori[sz]ed))/i;
 
 /** Words that say "not this mailbox" only when nothing else is said (a 5.7.x code or words about us come first). */
 const WEAK_NO_SUCH_USER_TEXT =
@@ -198,6 +199,7 @@ const RULES: Rule[] = [
   { class: 'relay_denied', codes: [4, 5], text: AUTH_TEXT, stages: ['mail', 'rcpt'] },
   { class: 'full', codes: [4, 5], text: FULL_TEXT },
   { class: 'full', codes: [4, 5], enhanced: ['4.2.2', '5.2.2'] },
+  { class: 'unclassified', codes: [5], text: HEDGED_TEXT },
   // What the text says of the mailbox outranks a code that says otherwise ("550 5.1.1 Account disabled").
   // At RCPT a recipient domain that takes no mail leaves the address nowhere to receive (before "disabled").
   { class: 'no_such_user', codes: [5], text: NO_MAIL_DOMAIN_TEXT, stages: ['rcpt'] },
@@ -211,7 +213,6 @@ const RULES: Rule[] = [
   { class: 'sender_blocked', codes: [5], enhanced: ['5.7.*'] },
   // The message or the mail system (X.3.x, X.6.x: size, content, SMTPUTF8) is refused, not the mailbox.
   { class: 'unclassified', codes: [5], enhanced: ['5.3.*', '5.6.*'] },
-  { class: 'unclassified', codes: [5], text: HEDGED_TEXT },
   { class: 'no_such_user', codes: [5], text: WEAK_NO_SUCH_USER_TEXT },
   // A bare no at RCPT, with nothing about us or the message before it, refuses the mailbox.
   { class: 'no_such_user', codes: [5], text: TERSE_REFUSAL_TEXT, stages: ['rcpt'] },
