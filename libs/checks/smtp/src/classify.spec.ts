@@ -460,6 +460,13 @@ const DIALECTS: Array<[string, SmtpStage, string, ReplyClass]> = [
   // Sending switched off is about the sender.
   ['sending disabled', 'rcpt', '550 Sending disabled', 'sender_blocked'],
   ['blocked for sending', 'rcpt', '550 Account is blocked for sending', 'sender_blocked'],
+  // Locked accounts and unavailable mailboxes in more languages (a noun in Cyrillic or CJK ends without \b).
+  ['ru: account blocked', 'rcpt', '550 Учетная запись заблокирована', 'disabled'],
+  ['zh: account frozen', 'rcpt', '550 该帐号已冻结', 'disabled'],
+  ['pl: account blocked', 'rcpt', '550 Konto zablokowane', 'disabled'],
+  ['it: mailbox disabled', 'rcpt', '550 Casella disabilitata', 'disabled'],
+  ['de: mailbox unavailable', 'rcpt', '550 Postfach nicht verfügbar', 'no_such_user'],
+  ['de: a service unavailable is not the mailbox', 'rcpt', '550 Dienst nicht verfügbar', 'unclassified'],
 ];
 
 describe('reply dialects by stage (issue 32)', () => {

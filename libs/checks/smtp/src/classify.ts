@@ -139,13 +139,13 @@ const HEDGED_TEXT =
 
 /** Words that say "not this mailbox" only when nothing else is said (a 5.7.x code or words about us come first). */
 const WEAK_NO_SUCH_USER_TEXT =
-  /mailbox (?:is |currently )?(?:unavailable|unavaiable|not found|invalid)|(?:recipient )?mailbox (?:name )?(?:is )?not allowed|address rejected|recipient rejected|"rcpt to" mailbox unavailable|does not exist|doesn't exist/i;
+  /mailbox (?:is |currently )?(?:unavailable|unavaiable|not found|invalid)|(?:postfach|casella|buz[óo]n|bo[iî]te)\b[^.]{0,20}(?:nicht verf[üu]gbar|non disponibile|no disponible|indisponible)|(?:recipient )?mailbox (?:name )?(?:is )?not allowed|address rejected|recipient rejected|"rcpt to" mailbox unavailable|does not exist|doesn't exist/i;
 
 /** The account said to be locked or blocked: the mailbox's, not ours ("your account" is ours). */
-const LOCKED_ACCOUNT = String.raw`(?<!your )(?:account|mailbox|compte|cuenta|conta|konto|casella|postfach|учетная запись|帐号|账号)\b[^,;:]{0,40}?(?:locked|\bblocked|bloqu|gesperrt|bloccat|заблокирован|冻结|停止)|\buser (?:\S+ temporar(?:il)?y |is )locked`;
+const LOCKED_ACCOUNT = String.raw`(?<!your )(?:account|mailbox|compte|cuenta|conta|konto|casella|postfach|учетная запись|аккаунт|ящик|帐号|账号|帳號)(?!\w)[^,;:]{0,40}?(?:locked|\bblocked|bloqu|gesperrt|bloccat|zablokow|geblokkeerd|заблокирован|冻结|凍結|停止)|\buser (?:\S+ temporar(?:il)?y |is )locked`;
 const DISABLED_TEXT = new RegExp(
   String.raw`${LOCKED_ACCOUNT}|\bsuspend the service|停止されて|` +
-    /disabled|deactivated|inactiv|suspended|terminated|account (?:has been )?closed|no longer (?:active|available|valid|in use|accepts? (?:e-?)?mail)|mailbox is frozen|archived recipient|destinataire archiv|deaktiviert|gesperrt|d[ée]sactiv[ée]|suspendu|deshabilitad|suspendid|disattivat|sospes[oa]|desativad|inaktiv|deaktivert|gedeactiveerd|停用|禁用|已注销|휴면|비활성|정지된|отключен|неактивн|деактивирован|nieaktywn|zawieszon|letiltva|felfüggeszt|pozastaven|почтовый ящик заблокирован/
+    /disabled|deactivated|inactiv|suspended|terminated|account (?:has been )?closed|no longer (?:active|available|valid|in use|accepts? (?:e-?)?mail)|mailbox is frozen|archived recipient|destinataire archiv|deaktiviert|gesperrt|d[ée]sactiv[ée]|suspendu|deshabilitad|suspendid|disattivat|disabilitat|sospes[oa]|desativad|inaktiv|deaktivert|gedeactiveerd|停用|禁用|已注销|휴면|비활성|정지된|отключен|неактивн|деактивирован|nieaktywn|zawieszon|letiltva|felfüggeszt|pozastaven|почтовый ящик заблокирован/
       .source,
   'i',
 );
