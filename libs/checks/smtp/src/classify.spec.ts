@@ -467,6 +467,16 @@ const DIALECTS: Array<[string, SmtpStage, string, ReplyClass]> = [
   ['it: mailbox disabled', 'rcpt', '550 Casella disabilitata', 'disabled'],
   ['de: mailbox unavailable', 'rcpt', '550 Postfach nicht verfügbar', 'no_such_user'],
   ['de: a service unavailable is not the mailbox', 'rcpt', '550 Dienst nicht verfügbar', 'unclassified'],
+  // More English ways to say the mailbox is gone.
+  ['could not be found', 'rcpt', '550 The e-mail address could not be found', 'no_such_user'],
+  ['cannot find the recipient', 'rcpt', '550 Cannot find the recipient', 'no_such_user'],
+  ['no such local user', 'rcpt', '550 No such local user', 'no_such_user'],
+  ['does not have a mailbox', 'rcpt', '550 This user does not have a mailbox', 'no_such_user'],
+  ['account deleted', 'rcpt', '550 This account has been deleted', 'no_such_user'],
+  ['a message deleted is not the mailbox', 'data', '554 Message to <someone@example.org> was deleted', 'unclassified'],
+  ['address no longer exists', 'rcpt', '550 This address no longer exists', 'no_such_user'],
+  ['account expired', 'rcpt', '550 User account has expired', 'disabled'],
+  ['cs: mailbox full', 'rcpt', '552 Schránka je plná', 'full'],
 ];
 
 describe('reply dialects by stage (issue 32)', () => {
