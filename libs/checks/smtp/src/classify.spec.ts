@@ -477,6 +477,15 @@ const DIALECTS: Array<[string, SmtpStage, string, ReplyClass]> = [
   ['address no longer exists', 'rcpt', '550 This address no longer exists', 'no_such_user'],
   ['account expired', 'rcpt', '550 User account has expired', 'disabled'],
   ['cs: mailbox full', 'rcpt', '552 Schránka je plná', 'full'],
+  ['Mimecast greylisting', 'rcpt', '451 Internal resources are temporarily unavailable', 'greylisted'],
+  [
+    'tenant over its threshold, not an access block',
+    'rcpt',
+    '550 5.7.705 Access denied, tenant has exceeded threshold',
+    'rate_limited',
+  ],
+  ['access denied alone is a block', 'rcpt', '550 5.7.1 Access denied, banned sender', 'sender_blocked'],
+  ['an internal error stays server trouble', 'rcpt', '451 Internal error, try again later', 'temporary'],
 ];
 
 describe('reply dialects by stage (issue 32)', () => {

@@ -85,7 +85,7 @@ const ABOUT_US_TEXT = new RegExp(
  * too many recipients this hour" is not a per-session cap: another session would be refused too).
  */
 const SENDING_LIMIT_TEXT =
-  /try again slower|too many\b[^.]{0,40}?\b(?:this (?:hour|minute)|today|per (?:hour|day|minute)|an hour|a day)\b|(?:max(?:imum)?|limits?|recipients|messages|e?mails)\b[^.]{0,40}?\bper (?:hour|day|minute|\d+ minutes)\b|(?:hourly|daily)\b[^.]{0,20}\b(?:limit|quota)|(?:mail|sending|message) limit (?:has been |was )?(?:reached|exceeded)|too many (?:messages|e?mails)\W{0,3}try again|message count quota|(?:sent|send|sending) too many (?:e-?mails|messages)\b(?! contain)|^too many (?:e-?mails|messages)\W*(?:\(|$)|messages per session|excessive volume|(?:message|volume|sending) threshold|rate over ?limit/i;
+  /try again slower|too many\b[^.]{0,40}?\b(?:this (?:hour|minute)|today|per (?:hour|day|minute)|an hour|a day)\b|(?:max(?:imum)?|limits?|recipients|messages|e?mails)\b[^.]{0,40}?\bper (?:hour|day|minute|\d+ minutes)\b|(?:hourly|daily)\b[^.]{0,20}\b(?:limit|quota)|(?:mail|sending|message) limit (?:has been |was )?(?:reached|exceeded)|too many (?:messages|e?mails)\W{0,3}try again|message count quota|(?:sent|send|sending) too many (?:e-?mails|messages)\b(?! contain)|^too many (?:e-?mails|messages)\W*(?:\(|$)|messages per session|excessive volume|(?:message|volume|sending) threshold|tenant has exceeded|rate over ?limit/i;
 
 /** Too much, too fast, too many connections from us. */
 const RATE_TEXT =
@@ -216,6 +216,13 @@ const RULES: Rule[] = [
   { class: 'no_such_user', codes: [5], text: WEAK_NO_SUCH_USER_TEXT },
   // A bare no at RCPT, with nothing about us or the message before it, refuses the mailbox.
   { class: 'no_such_user', codes: [5], text: TERSE_REFUSAL_TEXT, stages: ['rcpt'] },
+  // Mimecast greylists in the words of server trouble ("Internal resource(s) temporarily unavailable").
+  {
+    class: 'greylisted',
+    codes: [4],
+    text: /internal resources? (?:are |is )?temporarily unavailable/i,
+    stages: ['mail', 'rcpt'],
+  },
   { class: 'temporary', codes: [4], text: SERVER_TROUBLE_TEXT },
   { class: 'greylisted', codes: [4], text: GREYLIST_TEXT, stages: ['mail', 'rcpt'] },
   { class: 'greylisted', codes: [4], enhanced: ['4.7.1', '4.2.0', '4.7.0'] },
