@@ -485,6 +485,19 @@ const DIALECTS: Array<[string, SmtpStage, string, ReplyClass]> = [
     'rate_limited',
   ],
   ['access denied alone is a block', 'rcpt', '550 5.7.1 Access denied, banned sender', 'sender_blocked'],
+  ['sending for an account disabled', 'rcpt', '550 Message sending for this account is disabled', 'sender_blocked'],
+  ['relay disabled at DATA', 'data', '550 Relay disabled', 'unclassified'],
+  ['sender null MX', 'rcpt', '550 Mailbox unavailable: sender address has null MX', 'sender_blocked'],
+  ['recipient null MX', 'rcpt', '556 5.1.10 Recipient address has null MX', 'no_such_user'],
+  // Weak words about the mailbox beside "access denied" or "try again" do not condemn it.
+  [
+    'address rejected: access denied',
+    'rcpt',
+    '550 <someone@example.org>: Recipient address rejected: Access denied',
+    'unclassified',
+  ],
+  ['address rejected: try again', 'rcpt', '550 Recipient address rejected: please try again later', 'unclassified'],
+  ['address rejected alone', 'rcpt', '550 <someone@example.org>: Recipient address rejected', 'no_such_user'],
   ['an internal error stays server trouble', 'rcpt', '451 Internal error, try again later', 'temporary'],
 ];
 
