@@ -1,7 +1,7 @@
 import { classifyReply, type ReplyClass, type SmtpStage } from './classify';
 import corpus from './fixtures/replies.json';
 import check from './fixtures/replies-check.json';
-import heldOutSet from './fixtures/replies-heldout.json';
+import spentHeldOutSet from './fixtures/replies-heldout.json';
 import { buildReply } from './reply';
 
 /**
@@ -39,8 +39,18 @@ const AGAINST_MAILBOX: ReplyClass[] = ['no_such_user', 'disabled'];
 
 const tuning = corpus.replies as Entry[];
 const heldBack = check.replies as Entry[];
-/** Written for issue 32 by hand, labelled without reading the classifier or its fixtures; never tuned on. */
-const heldOut = heldOutSet.replies as Entry[];
+/**
+ * Issue 32's held-out round 1: written by hand without reading the classifier, measured once (false
+ * invalid 1.0%, no such user 94.2%, exact 87.8%), then spent: the rules were tuned on it since.
+ */
+const spentHeldOut = spentHeldOutSet.replies as Entry[];
+
+/**
+ * Held-out rounds never tuned on: the issue-32 targets are asserted on each. ROUND 2 GOES HERE (the
+ * lead adds it): `import heldOut2 from './fixtures/replies-heldout-2.json';` above, then
+ * `['round 2', heldOut2.replies as Entry[]]` in this list.
+ */
+const HELD_OUT: Array<[string, Entry[]]> = [];
 
 interface Figures {
   senderMisread: number;
@@ -127,7 +137,8 @@ describe('the reply corpus', () => {
   it.each([
     ['tuning', tuning],
     ['held-back', heldBack],
-    ['held-out', heldOut],
+    ['held-out round 1 (spent, tuned on)', spentHeldOut],
+    ...HELD_OUT,
   ])('%s part: every entry is well-formed and sourced', (_, entries) => {
     for (const entry of entries) {
       expect(STAGES).toContain(entry.stage);
@@ -201,15 +212,16 @@ describe('reply classification targets (issue 17)', () => {
   });
 });
 
-describe('reply classification on the held-out set (issue 32)', () => {
-  const figures = measure(heldOut);
+/** The issue-32 targets on one held-out part. */
+function heldOutTargets(label: string, entries: Entry[]): void {
+  const figures = measure(entries);
 
   afterAll(() => {
     process.stdout.write(
       [
-        `held-out replies: ${heldOut.length} · false invalid ${percent(figures.falseInvalid)} (≤ 0.5%) · no such user recognised ${percent(figures.noSuchUser)} (≥ 97%) · sender replies read as no_such_user/disabled ${percent(figures.senderMisread)} · exact class ${percent(figures.accuracy)}`,
+        `${label}: ${entries.length} replies · false invalid ${percent(figures.falseInvalid)} (≤ 0.5%) · no such user recognised ${percent(figures.noSuchUser)} (≥ 97%) · sender replies read as no_such_user/disabled ${percent(figures.senderMisread)} · exact class ${percent(figures.accuracy)}`,
         `  by class: ${CLASSES.map((expected) => {
-          const of = heldOut.filter((entry) => entry.class === expected);
+          const of = entries.filter((entry) => entry.class === expected);
           return of.length
             ? `${expected} ${of.filter((entry) => classify(entry) === expected).length}/${of.length}`
             : '';
@@ -217,8 +229,8 @@ describe('reply classification on the held-out set (issue 32)', () => {
           .filter(Boolean)
           .join(' · ')}`,
         `  by kind:`,
-        ...byKind(heldOut),
-        // Counts only: the held-out texts stay unseen by whoever tunes the rules.
+        ...byKind(entries),
+        // Counts only: a round's texts stay unseen by whoever tunes the rules until it is spent.
         `  misses: ${tally(figures.misses.map((miss) => miss.slice(0, miss.indexOf(':'))))}`,
       ].join('\n') + '\n',
     );
@@ -231,4 +243,14 @@ describe('reply classification on the held-out set (issue 32)', () => {
   it('recognises "no such user" in at least 97%', () => {
     expect(figures.noSuchUser).toBeGreaterThanOrEqual(0.97);
   });
+}
+
+describe('reply classification on held-out round 1 (issue 32; spent, tuned on)', () => {
+  heldOutTargets('held-out round 1 (spent, tuned on)', spentHeldOut);
 });
+
+// Each unspent round in a describe of its own (a loop: `describe.each` refuses an empty list).
+for (const [label, entries] of HELD_OUT)
+  describe(`reply classification on held-out ${label} (issue 32; never tuned on)`, () => {
+    heldOutTargets(`held-out ${label}`, entries);
+  });

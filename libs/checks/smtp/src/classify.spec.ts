@@ -346,6 +346,159 @@ const DIALECTS: Array<[string, SmtpStage, string, ReplyClass]> = [
   ['spam at end of DATA', 'data', '554 5.7.1 Spam message rejected', 'sender_blocked'],
   ['content at end of DATA', 'data', '554 5.7.1 Message rejected due to content restrictions', 'sender_blocked'],
   ['user unknown at MAIL is our sender', 'mail', '550 5.1.1 User unknown', 'sender_blocked'],
+  // Relaying refused in more words: never a disabled mailbox.
+  ['relay disabled', 'rcpt', '550 Relaying disabled', 'relay_denied'],
+  ['a mailbox disabled stays one', 'rcpt', '550 Mailbox disabled', 'disabled'],
+  ['host denies relay', 'rcpt', '553 this host denies relay', 'relay_denied'],
+  ['relay operation rejected', 'rcpt', '554 Relay operation rejected', 'relay_denied'],
+  ['used as a relay', 'rcpt', '550 You are trying to use me [mx.example.net] as a relay', 'relay_denied'],
+  ['requires authentication', 'rcpt', '530 This server requires authentication to send off-site', 'relay_denied'],
+  // A refusal that offers another reason beside the mailbox is undecided.
+  ['unavailable or access denied', 'rcpt', '550 Mailbox unavailable or access denied', 'unclassified'],
+  ['mailbox unavailable alone', 'rcpt', '550 Mailbox unavailable', 'no_such_user'],
+  // More ways to say there is no such mailbox.
+  ['a typo of "doesn\'t exist"', 'rcpt', '550 RCPT (someone@example.org) dosnt exist', 'no_such_user'],
+  ['no mail-box by that name', 'rcpt', '553 sorry, no mail-box by that name here', 'no_such_user'],
+  ['address not handled here', 'rcpt', '550 Address is not handled by this server', 'no_such_user'],
+  ['mailbox not allowed (553)', 'rcpt', '553 Mailbox name is not allowed', 'no_such_user'],
+  ['recipient domain no longer available', 'rcpt', '550 5.1.1 Domain example.org no longer available', 'no_such_user'],
+  // TLS in more words, and at end of DATA.
+  ['route requires encryption', 'rcpt', '553 This route requires encryption', 'tls_required'],
+  ['old TLS versions not supported', 'ehlo', '421 4.7.0 TLS 1.0 is not supported, use TLS 1.2', 'tls_required'],
+  ['TLS connection required', 'rcpt', '451 TLS/SSL Connection required.', 'tls_required'],
+  ['TLS required at DATA', 'data', '530 5.7.0 TLS required for this route', 'tls_required'],
+  ['a plain rate limit at DATA stays one', 'data', '421 4.7.0 Rate limited, slow down', 'rate_limited'],
+  // Sending limits in more words.
+  ['you send too many messages', 'rcpt', '421 4.3.1 You sent too many messages', 'rate_limited'],
+  ['too many messages, alone', 'rcpt', '450 too many messages (#4.3.0)', 'rate_limited'],
+  [
+    'too many messages for one user is not our limit',
+    'rcpt',
+    '550 Too many messages have been received by this user',
+    'unclassified',
+  ],
+  ['too many messages stored is a full mailbox', 'rcpt', '552 5.2.2 Too many messages on the server', 'full'],
+  [
+    'too many spam messages is content',
+    'mail',
+    '554 Blocked for sending too many messages containing spam',
+    'sender_blocked',
+  ],
+  ['messages per session', 'mail', '550 Exceeded the max number of messages per session', 'rate_limited'],
+  ['excessive volume', 'rcpt', '421 4.7.1 Messages deferred due to excessive volume', 'rate_limited'],
+  ['message threshold', 'mail', '452 4.7.0 message threshold exceeded', 'rate_limited'],
+  ['sender rate over limit', 'mail', '451 4.7.1 Sender rate overlimit - 120 / 1h', 'rate_limited'],
+  // Disabled, full, temporary and too-many-recipients wording.
+  ['address no longer valid', 'data', '554 delivery error: someone@example.org is no longer valid', 'disabled'],
+  ['user is locked', 'rcpt', '550 user is locked', 'disabled'],
+  ['your account is locked is ours', 'mail', '550 your account is locked', 'sender_blocked'],
+  ['storage full', 'rcpt', '552 recipient storage is full', 'full'],
+  ['system failure', 'rcpt', '451 4.3.0 Temporary system failure, try again later', 'temporary'],
+  ['temporarily unable to process', 'rcpt', '451 4.7.1 Temporarily unable to process the message', 'temporary'],
+  ['a plain try again later is greylisting', 'rcpt', '451 4.7.1 Please try again later', 'greylisted'],
+  ['allowed RCPT numbers', 'rcpt', '451 out of allowed RCPT numbers', 'too_many_recipients'],
+  // A server that says it greylists greylists, whatever it notes of our rDNS; a plain rDNS deferral is ours.
+  ['greylisted without rDNS', 'rcpt', '450 4.7.1 No reverse DNS, you are greylisted for 5 minutes', 'greylisted'],
+  ['rDNS deferral', 'rcpt', '450 4.7.1 No reverse DNS for your host', 'sender_blocked'],
+  // More words about us.
+  ['unresolvable MAIL FROM domain', 'mail', '451 Deferred: unresolvable RFC5321 from domain', 'sender_blocked'],
+  [
+    'mail from your location denied',
+    'rcpt',
+    '553 mail from your location is administratively denied',
+    'sender_blocked',
+  ],
+  ['your IP filtered', 'banner', '421 4.3.2 Your IP is filtered, connection closed', 'sender_blocked'],
+  ['message filtered', 'data', '553 Message Filtered', 'sender_blocked'],
+  [
+    'unknown sender is ours, even after an address',
+    'rcpt',
+    '550 <bounce@example.net>: Unknown sender',
+    'sender_blocked',
+  ],
+  ['an unknown recipient address stays one', 'rcpt', '550 <someone@example.org>: Unknown recipient', 'no_such_user'],
+  ['an invalid HELO is ours', 'rcpt', '550 Invalid HELO address', 'sender_blocked'],
+  ['an invalid address is the mailbox', 'rcpt', '550 Invalid address', 'no_such_user'],
+  // Words about the mailbox and about us in more languages; words about us still come first.
+  ['fr: recipient invalid, unaccented', 'rcpt', '550 Adresse du destinataire invalide', 'no_such_user'],
+  ['fr: sender invalid (émetteur)', 'rcpt', '550 Emetteur invalide', 'sender_blocked'],
+  ['de: invalid recipient', 'rcpt', '550 Ungültiger Empfänger', 'no_such_user'],
+  ['de: no such mailbox', 'rcpt', '550 Kein solches Postfach', 'no_such_user'],
+  ['de: invalid sender address', 'rcpt', '550 Ungültige Absenderadresse', 'sender_blocked'],
+  ['es: recipient not valid', 'rcpt', '550 Destinatario no válido', 'no_such_user'],
+  ['it: address not valid', 'rcpt', '550 Indirizzo non valido', 'no_such_user'],
+  ['pt: invalid recipient', 'rcpt', '550 Destinatário inválido', 'no_such_user'],
+  ['nl: invalid recipient', 'rcpt', '550 Ongeldige ontvanger', 'no_such_user'],
+  ['nl: our IP address', 'rcpt', '550 Uw IP-adres is ongeldig', 'sender_blocked'],
+  ['sv: does not exist', 'rcpt', '550 Adressen finns inte', 'no_such_user'],
+  ['no: unknown user', 'rcpt', '550 Ukjent bruker', 'no_such_user'],
+  ['no: unknown sender is ours', 'rcpt', '550 Ukjent avsender', 'sender_blocked'],
+  ['fi: unknown recipient', 'rcpt', '550 Tuntematon vastaanottaja', 'no_such_user'],
+  ['hu: does not exist', 'rcpt', '550 A címzett nem létezik', 'no_such_user'],
+  ['ro: does not exist', 'rcpt', '550 Adresa nu există', 'no_such_user'],
+  ['ko: cannot be found', 'rcpt', '550 받는 사람을 찾을 수 없습니다', 'no_such_user'],
+  ['ko: dormant account', 'rcpt', '550 휴면 계정입니다', 'disabled'],
+  ['zh: invalid recipient', 'rcpt', '550 收件人无效', 'no_such_user'],
+  ['zh: account deactivated', 'rcpt', '550 该帐号已停用', 'disabled'],
+  ['ru: mailbox switched off', 'rcpt', '550 Почтовый ящик отключен', 'disabled'],
+  ['de: mailbox inactive', 'rcpt', '550 Postfach inaktiv', 'disabled'],
+  ['ko: over capacity', 'rcpt', '552 메일함 용량 초과', 'full'],
+  ['fr: too many messages', 'mail', '421 Trop de messages, réessayez plus tard', 'rate_limited'],
+  ['de: too many recipients', 'rcpt', '452 Zu viele Empfänger', 'too_many_recipients'],
+  ['zh: sending too often', 'mail', '451 发送频率过快', 'rate_limited'],
+  // Words of a disabled mailbox said of a server feature or of our account are not the mailbox's.
+  ['VRFY disabled', 'rcpt', '550 5.5.1 VRFY command is disabled', 'unclassified'],
+  ['our account suspended', 'rcpt', '550 Your account has been suspended', 'unclassified'],
+  ['a recipient account suspended stays disabled', 'rcpt', '550 This account has been suspended', 'disabled'],
+  // Our host or our header From, not the recipient.
+  ['client host not found', 'rcpt', '550 Client host not found', 'sender_blocked'],
+  ['recipient host not found stays the address', 'rcpt', '550 Host not found', 'no_such_user'],
+  ['header From address invalid', 'data', '550 5.7.1 From address invalid', 'sender_blocked'],
+  // A hedge outranks even strong words about the mailbox: either reading may be the true one.
+  ['unknown or not permitted', 'rcpt', '550 Unknown user or you are not permitted', 'unclassified'],
+  ['unknown, no hedge', 'rcpt', '550 Unknown user', 'no_such_user'],
+  // Sending switched off is about the sender.
+  ['sending disabled', 'rcpt', '550 Sending disabled', 'sender_blocked'],
+  ['blocked for sending', 'rcpt', '550 Account is blocked for sending', 'sender_blocked'],
+  // Locked accounts and unavailable mailboxes in more languages (a noun in Cyrillic or CJK ends without \b).
+  ['ru: account blocked', 'rcpt', '550 Учетная запись заблокирована', 'disabled'],
+  ['zh: account frozen', 'rcpt', '550 该帐号已冻结', 'disabled'],
+  ['pl: account blocked', 'rcpt', '550 Konto zablokowane', 'disabled'],
+  ['it: mailbox disabled', 'rcpt', '550 Casella disabilitata', 'disabled'],
+  ['de: mailbox unavailable', 'rcpt', '550 Postfach nicht verfügbar', 'no_such_user'],
+  ['de: a service unavailable is not the mailbox', 'rcpt', '550 Dienst nicht verfügbar', 'unclassified'],
+  // More English ways to say the mailbox is gone.
+  ['could not be found', 'rcpt', '550 The e-mail address could not be found', 'no_such_user'],
+  ['cannot find the recipient', 'rcpt', '550 Cannot find the recipient', 'no_such_user'],
+  ['no such local user', 'rcpt', '550 No such local user', 'no_such_user'],
+  ['does not have a mailbox', 'rcpt', '550 This user does not have a mailbox', 'no_such_user'],
+  ['account deleted', 'rcpt', '550 This account has been deleted', 'no_such_user'],
+  ['a message deleted is not the mailbox', 'data', '554 Message to <someone@example.org> was deleted', 'unclassified'],
+  ['address no longer exists', 'rcpt', '550 This address no longer exists', 'no_such_user'],
+  ['account expired', 'rcpt', '550 User account has expired', 'disabled'],
+  ['cs: mailbox full', 'rcpt', '552 Schránka je plná', 'full'],
+  ['Mimecast greylisting', 'rcpt', '451 Internal resources are temporarily unavailable', 'greylisted'],
+  [
+    'tenant over its threshold, not an access block',
+    'rcpt',
+    '550 5.7.705 Access denied, tenant has exceeded threshold',
+    'rate_limited',
+  ],
+  ['access denied alone is a block', 'rcpt', '550 5.7.1 Access denied, banned sender', 'sender_blocked'],
+  ['sending for an account disabled', 'rcpt', '550 Message sending for this account is disabled', 'sender_blocked'],
+  ['relay disabled at DATA', 'data', '550 Relay disabled', 'unclassified'],
+  ['sender null MX', 'rcpt', '550 Mailbox unavailable: sender address has null MX', 'sender_blocked'],
+  ['recipient null MX', 'rcpt', '556 5.1.10 Recipient address has null MX', 'no_such_user'],
+  // Weak words about the mailbox beside "access denied" or "try again" do not condemn it.
+  [
+    'address rejected: access denied',
+    'rcpt',
+    '550 <someone@example.org>: Recipient address rejected: Access denied',
+    'unclassified',
+  ],
+  ['address rejected: try again', 'rcpt', '550 Recipient address rejected: please try again later', 'unclassified'],
+  ['address rejected alone', 'rcpt', '550 <someone@example.org>: Recipient address rejected', 'no_such_user'],
+  ['an internal error stays server trouble', 'rcpt', '451 Internal error, try again later', 'temporary'],
 ];
 
 describe('reply dialects by stage (issue 32)', () => {
@@ -362,5 +515,18 @@ describe('buildReply', () => {
 
   it('ignores an enhanced code whose class disagrees with the reply code', () => {
     expect(buildReply(['250 5.1.1 odd']).enhancedCode).toBeNull();
+  });
+
+  it("reads qmail's enhanced code after a '#', closing the text or opening it", () => {
+    expect(buildReply(['550 sorry, no mailbox here by that name (#5.1.1 - chkuser)']).enhancedCode).toBe('5.1.1');
+    expect(buildReply(['550 #5.1.0 Address rejected']).enhancedCode).toBe('5.1.0');
+    expect(buildReply(['451 see https://example.net/docs#451']).enhancedCode).toBeNull();
+    expect(buildReply(['451 odd (#5.1.1)']).enhancedCode).toBeNull();
+  });
+
+  it("classifies by qmail's closing code when the text says nothing", () => {
+    expect(classifyReply(buildReply(['553 sorry, not allowed (#5.7.1)']), 'rcpt')).toBe('sender_blocked');
+    expect(classifyReply(buildReply(['550 sorry (#5.1.1)']), 'rcpt')).toBe('no_such_user');
+    expect(classifyReply(buildReply(['550 sorry']), 'rcpt')).toBe('unclassified');
   });
 });

@@ -64,15 +64,15 @@ const ABOUT_US_TEXT = new RegExp(
     // Blocklists and reputation.
     /spamhaus|spamcop|barracuda|sorbs|mailspike|senderbase|cloudmark|trend micro|blocked using|block ?list|black ?list|\bdns-?bl\b|\brbl\b|(?<!not )listed (?:at|on|in|by)|reputation|banned sending ip|banned sender/,
     // Our host: address, rDNS, HELO, dynamic ranges, connections refused.
-    /client host .*(?:blocked|rejected)|client host rejected|(?:your|sender|sending|source|client|connecting) (?:ip|address|host|network|server|mail server|domain)\b.{0,60}(?:blocked|listed|not (?:allowed|accepted|authorized|registered)|refused|rejected|banned|poor|has no)|\bip (?:address )?(?:\S+ )?(?:is )?(?:rejected|blocked|banned|hangup)|not accepted from (?:this|your) ip|connections? (?:will not be|not|is not) accepted|(?:mail|messages?) from [[(]?[\d.]+[\])]? (?:refused|rejected|not allowed|blocked|weren't sent|temporarily deferred|will be)|reverse (?:dns|hostname)|\bptr\b|\brdns\b|dynamic ip|dialup|cannot find your hostname|helo command rejected|not receiving mail from your ip|ip not in whitelist|traffic not accepted|intrusion prevention|over ipv6/,
+    /client host .*(?:blocked|rejected)|client host rejected|(?:your|sender|sending|source|client|connecting) (?:ip|address|host|network|server|mail server|domain)\b.{0,60}(?:blocked|listed|not (?:allowed|accepted|authorized|registered)|refused|rejected|banned|poor|has no|filtered|not found|unknown|not resolv)|\bip (?:address )?(?:\S+ )?(?:is )?(?:rejected|blocked|banned|hangup)|not accepted from (?:this|your) ip|from your location|administratively denied|connections? (?:will not be|not|is not) accepted|(?:mail|messages?) from [[(]?[\d.]+[\])]? (?:refused|rejected|not allowed|blocked|weren't sent|temporarily deferred|will be)|reverse (?:dns|hostname)|\bptr\b|\brdns\b|dynamic ip|dialup|cannot find your hostname|helo command rejected|not receiving mail from your ip|ip not in whitelist|traffic not accepted|intrusion prevention|over ipv6/,
     // Our envelope sender and its authentication.
-    /sender (?:address )?(?:is )?(?:rejected|blocked|denied)|sender(?:'s)? (?:e-?mail |mail )?address\b.{0,40}(?:unknown|not found|invalid|does not exist|not exist|not resolve)|your (?:e-?mail |mail )?(?:address|domain) (?:is |was |has been )?(?:unknown|not found|invalid|does not exist)|invalid dns\b|resource record|sender verif(?:y|ication) failed|verification failed for|bad (?:outbound )?sender|sender'?s? (?:mailbox|system) address|fake sender|null sender|envelope sender|sender domain|domain of sender|sender has no|unregistered domains|unauthenticated|sender (?:was )?not authenticated|sendernotauthenticated|authentication didn't pass|\bspf\b|\bdkim\b|\bdmarc\b|sender id|spoof|permissions to (?:send|submit)|access to (?:submit messages to )?this e-?mail system|user in blacklist/,
+    /sender (?:address )?(?:is )?(?:rejected|blocked|denied)|sender(?:'s)? (?:e-?mail |mail )?address\b.{0,40}(?:unknown|not found|invalid|does not exist|not exist|not resolve)|your (?:e-?mail |mail )?(?:address|domain) (?:is |was |has been )?(?:unknown|not found|invalid|does not exist)|invalid dns\b|unresolvable (?:rfc.?5321 )?(?:mail ?)?from domain|resource record|sender verif(?:y|ication) failed|verification failed for|bad (?:outbound )?sender|sender'?s? (?:mailbox|system) address|fake sender|null sender|(?:disabled|suspended|blocked|locked) (?:for|from) sending|\bsending\b(?:[^.]{0,30}\b(?:is|has been))? (?:disabled|suspended|blocked)|sender address has null mx|\bfrom (?:header|address|domain)\b|header from|(?:unknown|invalid) sender|sender (?:is )?(?:unknown|invalid|not found)|\bhelo\b|\behlo (?:name|host(?:name)?|domain|argument)|envelope sender|sender domain|domain of sender|sender has no|unregistered domains|unauthenticated|sender (?:was )?not authenticated|sendernotauthenticated|authentication didn't pass|\bspf\b|\bdkim\b|\bdmarc\b|sender id|spoof|permissions to (?:send|submit)|access to (?:submit messages to )?this e-?mail system|user in blacklist/,
     // Policy, content and behaviour.
-    /spam|unsolicited|complaints|unusual (?:rate|traffic|sending)|suspicious|namespace mining|directory harvest|too many invalid recipients|excessive unknown recipients|(?:for|due to|by|under) (?:local |security |our )?polic(?:y|ies)\b|polic(?:y|ies) (?:reasons|violation|restrictions)|local policy|security polic|blocked senders|administrative prohibition|envelope blocked|content (?:filter|rejected|denied)|message content|banned word|not rfc compliant|invalid to header|unexpected volume|rejected due to content|access denied, /,
+    /spam|unsolicited|complaints|unusual (?:rate|traffic|sending)|suspicious|namespace mining|directory harvest|too many invalid recipients|excessive unknown recipients|(?:for|due to|by|under) (?:local |security |our )?polic(?:y|ies)\b|polic(?:y|ies) (?:reasons|violation|restrictions)|local policy|security polic|blocked senders|administrative prohibition|envelope blocked|content (?:filter|rejected|denied)|message content|message (?:was )?filtered|banned word|not rfc compliant|invalid to header|unexpected volume|rejected due to content|access denied, /,
     // Blocks of us that name neither a list nor our address: terse, vendor-tagged, or about our kind of host.
     /^access denied\b|invalid ip for sending|\(bl\)|not accepting connections|open (?:relay|proxy)|not allowed to connect|host network not allowed|no access from mail server|smtp server of your isp|^go away\b/,
     // The same, in other languages: sender, blocklist, our IP address.
-    /absender|exp[ée]diteur|remitente|mittente|remetente|afzender|nadawc|odesílatel|gönderen|avsändare|발신자|отправител|发件人|发信人|送信者|送信元|sperrliste|liste noire|lista negra|черн(?:ом|ый) списк|ブラックリスト|黑名单|adresse ip source|service refuse/,
+    /absender|exp[ée]diteur|[ée]metteur|remitente|mittente|remetente|afzender|avsender|afsender|lähettäjä|feladó|expeditor|αποστολέ|người gửi|pengirim|nadawc|odes[íi]latel|gönderen|avsändare|발신자|отправител|发件人|发信人|送信者|送信元|sperrliste|liste noire|lista negra|черн(?:ом|ый) списк|ブラックリスト|黑名单|adresse ip source|service refuse/,
   ]
     .map((part) => part.source)
     .join('|'),
@@ -85,26 +85,28 @@ const ABOUT_US_TEXT = new RegExp(
  * too many recipients this hour" is not a per-session cap: another session would be refused too).
  */
 const SENDING_LIMIT_TEXT =
-  /try again slower|too many\b[^.]{0,40}?\b(?:this (?:hour|minute)|today|per (?:hour|day|minute)|an hour|a day)\b|(?:max(?:imum)?|limits?|recipients|messages|e?mails)\b[^.]{0,40}?\bper (?:hour|day|minute|\d+ minutes)\b|(?:hourly|daily)\b[^.]{0,20}\b(?:limit|quota)|(?:mail|sending|message) limit (?:has been |was )?(?:reached|exceeded)|too many (?:messages|e?mails)\W{0,3}try again|message count quota/i;
+  /try again slower|too many\b[^.]{0,40}?\b(?:this (?:hour|minute)|today|per (?:hour|day|minute)|an hour|a day)\b|(?:max(?:imum)?|limits?|recipients|messages|e?mails)\b[^.]{0,40}?\bper (?:hour|day|minute|\d+ minutes)\b|(?:hourly|daily)\b[^.]{0,20}\b(?:limit|quota)|(?:mail|sending|message) limit (?:has been |was )?(?:reached|exceeded)|too many (?:messages|e?mails)\W{0,3}try again|message count quota|(?:sent|send|sending) too many (?:e-?mails|messages)\b(?! contain)|^too many (?:e-?mails|messages)\W*(?:\(|$)|messages per session|excessive volume|(?:message|volume|sending) threshold|tenant has exceeded|rate over ?limit/i;
 
 /** Too much, too fast, too many connections from us. */
 const RATE_TEXT =
-  /too many (?:concurrent |simultaneous |open )?(?:smtp )?(?:connections|sessions)|(?:sessions|connections) opened|(?:rate|message|messages|throttling|connection|sending|relay|hourly|daily)[\w ]{0,12} limit (?:exceeded|reached)|rate limit(?:ed|ing)?\b|ratelimit|daily limit|frequency limit|too many (?:messages|mails?|recipients) (?:from|for this sender|received this)|too much mail from|throttl|slow down|sending too fast|message (?:submission )?rate|mail flood|server busy|ports are busy|max(?:imum)? (?:number of )?(?:concurrent )?(?:messages? per connection|(?:server )?connections)|how many messages can be sent|submission quota|email quota exceeded|sending quota|policy rejection.{0,3}quota|tenant has exceeded|connection (?:rate )?limit|dynamic screening|trop de connexions|zu viele verbindungen/i;
+  /too many (?:concurrent |simultaneous |open )?(?:smtp )?(?:connections|sessions)|(?:sessions|connections) opened|(?:rate|message|messages|throttling|connection|sending|relay|hourly|daily)[\w ]{0,12} limit (?:exceeded|reached)|rate limit(?:ed|ing)?\b|ratelimit|daily limit|frequency limit|too many (?:messages|mails?|recipients) (?:from|for this sender|received this)|too much mail from|throttl|slow down|sending too fast|message (?:submission )?rate|mail flood|server busy|ports are busy|max(?:imum)? (?:number of )?(?:concurrent )?(?:messages? per connection|(?:server )?connections)|how many messages can be sent|submission quota|email quota exceeded|sending quota|policy rejection.{0,3}quota|tenant has exceeded|connection (?:rate )?limit|dynamic screening|trop de (?:connexions|messages|courriels|mails)|zu viele (?:verbindungen|nachrichten|e-?mails|mails)|demasiad[oa]s (?:conexiones|mensajes|correos)|tropp[ie] (?:connessioni|messaggi)|muitas (?:conex[õo]es|mensagens)|слишком много (?:соединений|подключений|сообщений|писем)|频率|频繁|頻繁|発信数|送信数|발송량|전송량/i;
 
 /** Our IP address named in other languages (after the rate words: "zu viele Verbindungen von Ihrer IP-Adresse"). */
-const OUR_IP_TEXT = /adresse ip|ip-adress?e|direcci[óo]n ip|indirizzo ip|endere[çc]o ip|ip-адрес|ip地址|ipアドレス/i;
+const OUR_IP_TEXT =
+  /adresse ip|ip-adress?e|ip-adres\b|adres ip|ip-osoite|ip[- ]c[íi]m|ip 주소|địa chỉ ip|alamat ip|direcci[óo]n ip|indirizzo ip|endere[çc]o ip|ip-адрес|ip地址|ipアドレス/i;
 
 const VENDOR_SENDER_TAG =
   /\[(?:tss?|bl|cs|hm)\d\d\]|\b(?:sc|dy|ou)-00\d\b|\bas\(\d+\)|\b(?:bl|hl)\d{6}\b|aup#(?:cx|in-13)|\bcxbl\b|\bipbl\d+|\bofr\d*_1\d\d\b|\bdt:spm\b/i;
 
 const RELAY_TEXT =
-  /relay(?:ing)? (?:access )?(?:denied|not permitted|prohibited|rejected|not allowed)|relaying to \S+ denied|relay denied|unable to relay|(?:we )?do not relay|not permitted to relay|open relay not allowed|allowed rcpthosts|credentials for relay|local user only|delivery is not allowed to this address|log in first/i;
-const AUTH_TEXT = /authentication required|not authenticated|auth(?:entication)? (?:is )?required|authrequired/i;
+  /relay(?:ing)? (?:access |operation )?(?:denied|not permitted|prohibited|rejected|not allowed|disabled)|relaying to \S+ denied|relay denied|denies relay|use me \S* ?as a relay|unable to relay|(?:we )?do not relay|not permitted to relay|open relay not allowed|allowed rcpthosts|credentials for relay|local user only|delivery is not allowed to this address|log in first/i;
+const AUTH_TEXT =
+  /authentication required|requires authentication|not authenticated|auth(?:entication)? (?:is )?required|authrequired/i;
 
 /** Who or what a reply may say is unknown: the mailbox, named as a word or written as an address. */
 const MAILBOX_NOUN = String.raw`(?:user(?:'s)?|recipient|addressee|mailbox|account|(?<!ip[ -])address|local[ -]?part|<[^<>\s]+>|[^\s<>()]+@[^\s<>()]+)`;
 /** What is said of it: unknown, absent, invalid. */
-const UNKNOWN_VERB = String.raw`(?:unknown|not known|(?:was |could not be |cannot be |can't be |is )?not found|(?:does|do|did) not? exists?|doesn't exist|(?:is )?not exists?|is not valid|invalid|not present|not listed)`;
+const UNKNOWN_VERB = String.raw`(?:unknown|not known|(?:was |could not be |cannot be |can't be |is )?not found|(?:does|do|did) not? exists?|do(?:es|s)?n'?t exists?|(?:is )?not exists?|is not valid|invalid|not present|not listed|(?:could ?n[o']t|cannot|can ?not|can't) be (?:found|located)|no longer exists?)`;
 
 const NO_SUCH_USER_TEXT = new RegExp(
   [
@@ -112,9 +114,11 @@ const NO_SUCH_USER_TEXT = new RegExp(
     String.raw`${MAILBOX_NOUN}(?:[\s:.]+[^\s]+){0,5}?[\s:.]+${UNKNOWN_VERB}\b`,
     // "<adjective> [one word] <noun>": "unknown e-mail address", "invalid-recipient", "bad recipient", "nonexistent user".
     String.raw`\b(?:unknown|invalid|bad|non-?existent|illegal)[ -](?:\S+ )?(?:user|recipient|addressee|mailbox|account|address|alias|local[ -]?part)`,
-    /userunknown|no such (?:user|recipient|mailbox|account|address|person)|no (?:account|mailbox|user) (?:by that name|here|found)|no one at this address|not a (?:valid|known|local) (?:user|recipient|mailbox|address)|not (?:listed in (?:the )?(?:public |domino )?(?:name & address book|directory)|user of this server|our customer)|(?:bad ?rcpt ?to|bad ?recipient ?to|valid ?rcpt ?to) list|don't exists that user|doesn't have an? [\w.-]+ account|does not have an account|no mailbox|unavailable mail user|undeliverable address|unrouteable address|unroutable address|host unknown|recipient domain must exist|recipientnotfound|recipnotfound|address (?:is )?possibly incorrect|mailbox name not allowed|recipient address has null mx|mailbox has moved/,
+    /userunknown|no such (?:local |e-?mail )?(?:user|recipient|mailbox|account|address|person)|(?:unable to|cannot|can't|could ?n[o']t) find (?:the |that )?(?:user|recipient|mailbox|account|address)|(?:does not|doesn't) have an? (?:mailbox|e-?mail account)|no (?:account|mailbox) (?:with|for) (?:that|this) address|(?:account|mailbox|user|address) (?:has been|was) (?:deleted|removed)\b|no (?:account|mail-?box|user) (?:here )?(?:by that name|here|found)|no one at this address|not a (?:valid|known|local) (?:user|recipient|mailbox|address)|not (?:listed in (?:the )?(?:public |domino )?(?:name & address book|directory)|user of this server|our customer)|(?:bad ?rcpt ?to|bad ?recipient ?to|valid ?rcpt ?to) list|don't exists that user|doesn't have an? [\w.-]+ account|does not have an account|no mailbox|unavailable mail user|undeliverable address|unrouteable address|unroutable address|host unknown|recipient domain must exist|recipientnotfound|recipnotfound|address (?:is )?possibly incorrect|mailbox name not allowed|recipient address has null mx|mailbox has moved|(?:address|user|recipient|mailbox) (?:is )?not handled by this (?:system|server)/,
     // The same in other languages: unknown, does not exist, not found, no such user.
-    /unbekannt|existiert nicht|nicht vorhanden|nicht gefunden|inconnu|n'existe pas|inexistant|introuvable|non répertorié|desconocido|no existe|no se encuentra|no encontrad|sconosciut|inesistent|non esist|non trovat|nessun utente|no tiene (?:una )?cuenta|não tem (?:uma )?conta|desconhecid|inexistente|não existe|não encontrad|onbekend|bestaat niet|niet gevonden|nie ma takiego|nie istnieje|nieznan|nie znaleziono|neexistuje|neznám|nenalezen|bulunamad|mevcut değil|kullanıcı yok|okänd|存在しません|見つかりません|宛先不明|不存在|无此用户|找不到|未开通|не найден|не существует|нет такого|неизвестн|존재하지/,
+    /unbekannt|existiert nicht|nicht vorhanden|nicht gefunden|inconnu|n'existe pas|inexistant|introuvable|non r[ée]pertori[ée]|desconocido|no existe|no se encuentra|no encontrad|sconosciut|inesistent|non esist|non trovat|nessun utente|no tiene (?:una )?cuenta|não tem (?:uma )?conta|desconhecid|inexistente|não existe|não encontrad|onbekend|bestaat niet|niet gevonden|nie ma takiego|nie istnieje|nieznan|nie znaleziono|neexistuje|neznám|nenalezen|bulunamad|mevcut değil|kullanıcı yok|okänd|存在しません|見つかりません|宛先不明|不存在|无此用户|找不到|未开通|не найден|не существует|нет такого|неизвестн|존재하지|찾을 수 없|없는 (?:사용자|계정|메일)|사용자가 없|수신자가 없|存在しない|查无此人|(?:收件人|地址|用户)无效|无效的?(?:收件人|地址|用户)|не існує|невідом|nicht bekannt|finns inte|findes ikke|finnes ikke|eksisterer ikke|ukendt|ukjent|tuntematon|ei ole olemassa|ei löydy|nem létezik|ismeretlen|nem található|nu există|necunoscut|δεν υπάρχει|άγνωστ|không tồn tại|tidak (?:ditemukan|dikenal|terdaftar)|לא קיים|לא נמצא|غير موجود/,
+    // "<the recipient, address, user or mailbox> … invalid" and its reverse, in other languages.
+    /(?:destinataire|utilisateur|destinatario|usuario|buz[óo]n|direcci[óo]n|utente|indirizzo|casella|destinat[áa]rio|usu[áa]rio|endere[çc]o|empf[äa]nger|benutzer|postfach|ontvanger|gebruiker|postvak)\b[^.;]{0,30}?(?:invalide|no v[áa]lid|inv[áa]lid|non (?:valid|esist)|ung[üu]ltig|ongeldig)|(?:ung[üu]ltiger?|ongeldige?) (?:empf[äa]nger|adresse|benutzer|postfach|e-?mail|ontvanger|adres|gebruiker)|\bkeine?n? (?:solche[rsn]? )?(?:benutzer|postfach|mailbox|empf[äa]nger)/,
   ]
     .map((part) => (typeof part === 'string' ? part : part.source))
     .join('|'),
@@ -125,33 +129,45 @@ const NO_SUCH_USER_TEXT = new RegExp(
  * which is what "no such user" means to a verdict.
  */
 const NO_MAIL_DOMAIN_TEXT =
-  /no such domain|no mx (?:record )?found|(?:host|domain|server)(?:\/domain)? does not accept mail|domain is not reachable|mail receiving disabled|could not find a mail server|unknown mail server|host not found|domain \S+ does not exist|^invalid domain$/i;
+  /no such domain|no mx (?:record )?found|(?:host|domain|server)(?:\/domain)? does not accept mail|domain is not reachable|mail receiving disabled|could not find a mail server|unknown mail server|host not found|domain \S+ (?:does not exist|no longer available)|^invalid domain$/i;
 /** A reply at RCPT that says no more than no: RFC 5321's 551 "user not local", a bare "rejected". */
 const TERSE_REFUSAL_TEXT = /^(?:(?:user not local|not our user)\b.*|rejected|service unavailable)[.!]?$/i;
 
+/** A refusal that names a reason other than the mailbox beside it ("mailbox unavailable or access denied"): undecided. */
+const HEDGED_TEXT =
+  /\bor (?:access|permission) denied|\bor (?:you are |you're |sender )?(?:blocked|not (?:allowed|permitted|authori[sz]ed))/i;
+
 /** Words that say "not this mailbox" only when nothing else is said (a 5.7.x code or words about us come first). */
 const WEAK_NO_SUCH_USER_TEXT =
-  /mailbox (?:is |currently )?(?:unavailable|unavaiable|not found|invalid)|address rejected|recipient rejected|"rcpt to" mailbox unavailable|does not exist|doesn't exist/i;
+  /mailbox (?:is |currently )?(?:unavailable|unavaiable|not found|invalid)|(?:postfach|casella|buz[óo]n|bo[iî]te)\b[^.]{0,20}(?:nicht verf[üu]gbar|non disponibile|no disponible|indisponible)|(?:recipient )?mailbox (?:name )?(?:is )?not allowed|address rejected|recipient rejected|"rcpt to" mailbox unavailable|does not exist|doesn't exist/i;
 
 /** The account said to be locked or blocked: the mailbox's, not ours ("your account" is ours). */
-const LOCKED_ACCOUNT = String.raw`(?<!your )(?:account|mailbox|compte|cuenta|conta|konto|casella|postfach|учетная запись|帐号|账号)\b[^,;:]{0,40}?(?:locked|\bblocked|bloqu|gesperrt|bloccat|заблокирован|冻结|停止)|\buser \S+ temporar(?:il)?y locked`;
+const LOCKED_ACCOUNT = String.raw`(?<!your )(?:account|mailbox|compte|cuenta|conta|konto|casella|postfach|учетная запись|аккаунт|ящик|帐号|账号|帳號)(?!\w)[^,;:]{0,40}?(?:locked|\bblocked|bloqu|gesperrt|bloccat|zablokow|geblokkeerd|заблокирован|冻结|凍結|停止)|\buser (?:\S+ temporar(?:il)?y |is )locked`;
 const DISABLED_TEXT = new RegExp(
   String.raw`${LOCKED_ACCOUNT}|\bsuspend the service|停止されて|` +
-    /disabled|deactivated|inactiv|suspended|terminated|account (?:has been )?closed|no longer (?:active|available|in use|accepts? (?:e-?)?mail)|mailbox is frozen|archived recipient|destinataire archiv|deaktiviert|gesperrt|d[ée]sactiv[ée]|suspendu|deshabilitad|suspendid|disattivat|sospes[oa]|desativad|почтовый ящик заблокирован/
+    /disabled|deactivated|inactiv|suspended|terminated|account (?:has been )?closed|(?<!your )(?:account|mailbox)(?!\w)[^.,;]{0,20}\bexpired|no longer (?:active|available|valid|in use|accepts? (?:e-?)?mail)|mailbox is frozen|archived recipient|destinataire archiv|deaktiviert|gesperrt|d[ée]sactiv[ée]|suspendu|deshabilitad|suspendid|disattivat|disabilitat|sospes[oa]|desativad|inaktiv|deaktivert|gedeactiveerd|停用|禁用|已注销|휴면|비활성|정지된|отключен|неактивн|деактивирован|nieaktywn|zawieszon|letiltva|felfüggeszt|pozastaven|почтовый ящик заблокирован/
       .source,
   'i',
 );
+/**
+ * Words of a disabled mailbox said of something else: a protocol feature or service of the server
+ * ("Relay disabled", "VRFY disabled"), or our own account ("your account has been suspended").
+ */
+const SERVICE_OFF_TEXT =
+  /\byour (?:account|access)\b[^.]{0,40}\b(?:disabled|suspended|deactivated|terminated|closed)|\b(?:vrfy|expn|etrn|command|relay(?:ing)?|pipelining|chunking|auth(?:entication)?|starttls|tls|feature)\s+(?:is\s+|has been\s+)?(?:disabled|deactivated|suspended)/i;
 const FULL_TEXT =
-  /over ?quota|quota exceeded|exceeded (?:his |her |its |the )?quota|quota violation|(?:disk|maildir|mailbox) quota|full mailbox|mail ?folder is full|exceeds? (?:the )?(?:maximum )?allowed (?:size|storage)|would exceed (?:the )?maximum|space has been used up|not enough (?:storage )?space|exceeded (?:its|the) (?:storage|quota)|exceeded storage allocation|mailbox (?:for user )?(?:is )?full|mailbox size|mailbox has exceeded|inbox is out of storage|insufficient (?:storage|space)|out of storage|storage space|storage quota|too many messages on the server|blocks limit exceeded|\bvoll\b|speicher|pleine|quota d[ée]pass|lleno|cuota|piena|esaurit|cheia|\bcota\b|容量|いっぱい|переполнен|квот|空间不足|已满|\bvol\b|pełn|przepełnion|pln[áa]\b|\bdolu\b/i;
+  /over ?quota|quota exceeded|exceeded (?:his |her |its |the )?quota|quota violation|(?:disk|maildir|mailbox) quota|full mailbox|mail ?folder is full|exceeds? (?:the )?(?:maximum )?allowed (?:size|storage)|would exceed (?:the )?maximum|space has been used up|not enough (?:storage )?space|exceeded (?:its|the) (?:storage|quota)|exceeded storage allocation|(?:mailbox|storage) (?:for user )?(?:is )?full|mailbox size|mailbox has exceeded|inbox is out of storage|insufficient (?:storage|space)|out of storage|storage space|storage quota|too many messages on the server|blocks limit exceeded|\bvoll\b|speicher|pleine|quota d[ée]pass|lleno|cuota|piena|esaurit|cheia|\bcota\b|容量|いっぱい|переполнен|квот|空间不足|已满|\bvol\b|pełn|przepełnion|pln[áa](?!\w)|\bdolu\b|용량 ?(?:이 )?초과|가득|täynnä|megtelt|\bkvot|kiintiö|\bpenuh\b/i;
 const GREYLIST_TEXT =
   /grey ?list|gray ?list|try again later|please retry|retry later|temporarily (?:rejected|deferred|unavailable)|come back later|deferred|not yet authorized/i;
 /** Temporary trouble on the server's side, not a request to come back. */
 const SERVER_TROUBLE_TEXT =
-  /too much load|internal (?:error|resource)|disk space|system resources|resource constraints|lookup failure|configuration problem|local problem|service temporarily unavailable|recipient temporarily unavailable/i;
-const TOO_MANY_RCPT_TEXT = /too many recipients|recipients belong to multiple regions|too many rcpt|reciplimit/i;
+  /too much load|internal (?:error|resource)|disk space|system resources|resource constraints|lookup failure|configuration problem|local problem|(?:service|system|recipient) temporarily unavailable|system (?:failure|error)|temporarily unable to process/i;
+const TOO_MANY_RCPT_TEXT =
+  /too many recipients|trop de destinataires|zu viele empf[äa]nger|demasiados destinatarios|troppi destinatari|muitos destinat[áa]rios|слишком много получателей|收件人(?:过多|太多)|受信者が多すぎ|allow(?:ed)? rcpt numbers|recipients belong to multiple regions|too many rcpt|reciplimit/i;
 const MAILBOX_RATE_TEXT =
   /receiving (?:e?mail|mail) (?:at (?:a|too high a) rate|too quickly)|rate that prevents|received too much e?mail|слишком быстро|troppo rapidamente|demasiado rápido/i;
-const TLS_TEXT = /starttls|tls required|encryption (?:required|needed)|does not support tls|tls is required/i;
+const TLS_TEXT =
+  /starttls|tls required|encryption (?:required|needed)|does not support tls|tls is required|requires? (?:encryption|tls)|\btls\b[^;:]{0,30}\b(?:required|not supported)/i;
 
 const EVERY_STAGE: SmtpStage[] = ['banner', 'ehlo', 'mail', 'rcpt', 'data'];
 /** Replies that can speak of the mailbox: to RCPT, and to DATA for a recipient refused only then. */
@@ -162,12 +178,15 @@ const RULES: Rule[] = [
   // Office 365 directory-based edge blocking: "550 5.4.1 Recipient address rejected: Access denied".
   { class: 'no_such_user', codes: [5], enhanced: ['5.4.1'], text: /recipient address rejected/i },
   { class: 'tls_required', codes: [4, 5], enhanced: ['5.7.10', '5.7.11'], stages: ['ehlo', 'mail', 'rcpt'] },
-  { class: 'tls_required', codes: [4, 5], text: TLS_TEXT, stages: ['ehlo', 'mail', 'rcpt'] },
+  // Said at end of DATA too: the message is refused for want of TLS, not for its content.
+  { class: 'tls_required', codes: [4, 5], text: TLS_TEXT, stages: ['ehlo', 'mail', 'rcpt', 'data'] },
   { class: 'mailbox_exists', codes: [4, 5], enhanced: ['4.2.1', '5.2.1'], text: MAILBOX_RATE_TEXT },
   { class: 'relay_denied', codes: [4, 5], enhanced: ['5.7.54', '5.7.64'], stages: ['mail', 'rcpt'] },
   { class: 'relay_denied', codes: [4, 5], text: RELAY_TEXT, stages: ['mail', 'rcpt'] },
   // Limits on our sending outrank what else is said of us or of recipients: come back later, in no other session.
   { class: 'rate_limited', codes: [4, 5], text: SENDING_LIMIT_TEXT, stages: EVERY_STAGE },
+  // A server that says it greylists says why it defers, whatever else it notes of us (no rDNS).
+  { class: 'greylisted', codes: [4], text: /\b(?:grey|gray)list(?:ed|ing)\b/i, stages: ['mail', 'rcpt'] },
   // Words about us outrank words about the mailbox, whatever the code.
   { class: 'sender_blocked', codes: [4, 5], text: ABOUT_US_TEXT, stages: EVERY_STAGE },
   { class: 'rate_limited', codes: [4, 5], text: RATE_TEXT, stages: EVERY_STAGE },
@@ -180,9 +199,12 @@ const RULES: Rule[] = [
   { class: 'relay_denied', codes: [4, 5], text: AUTH_TEXT, stages: ['mail', 'rcpt'] },
   { class: 'full', codes: [4, 5], text: FULL_TEXT },
   { class: 'full', codes: [4, 5], enhanced: ['4.2.2', '5.2.2'] },
+  { class: 'unclassified', codes: [5], text: HEDGED_TEXT },
   // What the text says of the mailbox outranks a code that says otherwise ("550 5.1.1 Account disabled").
   // At RCPT a recipient domain that takes no mail leaves the address nowhere to receive (before "disabled").
   { class: 'no_such_user', codes: [5], text: NO_MAIL_DOMAIN_TEXT, stages: ['rcpt'] },
+  // A feature of the server or our account switched off is not the mailbox.
+  { class: 'unclassified', codes: [5], text: SERVICE_OFF_TEXT },
   { class: 'disabled', codes: [5], text: DISABLED_TEXT },
   { class: 'no_such_user', codes: [5], text: NO_SUCH_USER_TEXT },
   { class: 'disabled', codes: [5], enhanced: ['5.2.1'] },
@@ -191,9 +213,18 @@ const RULES: Rule[] = [
   { class: 'sender_blocked', codes: [5], enhanced: ['5.7.*'] },
   // The message or the mail system (X.3.x, X.6.x: size, content, SMTPUTF8) is refused, not the mailbox.
   { class: 'unclassified', codes: [5], enhanced: ['5.3.*', '5.6.*'] },
+  // Weak words about the mailbox beside a denial of access or a request to come back say nothing of it.
+  { class: 'unclassified', codes: [5], text: /\baccess denied\b|try again|temporar(?:il)?y|gr[ea]y ?list/i },
   { class: 'no_such_user', codes: [5], text: WEAK_NO_SUCH_USER_TEXT },
   // A bare no at RCPT, with nothing about us or the message before it, refuses the mailbox.
   { class: 'no_such_user', codes: [5], text: TERSE_REFUSAL_TEXT, stages: ['rcpt'] },
+  // Mimecast greylists in the words of server trouble ("Internal resource(s) temporarily unavailable").
+  {
+    class: 'greylisted',
+    codes: [4],
+    text: /internal resources? (?:are |is )?temporarily unavailable/i,
+    stages: ['mail', 'rcpt'],
+  },
   { class: 'temporary', codes: [4], text: SERVER_TROUBLE_TEXT },
   { class: 'greylisted', codes: [4], text: GREYLIST_TEXT, stages: ['mail', 'rcpt'] },
   { class: 'greylisted', codes: [4], enhanced: ['4.7.1', '4.2.0', '4.7.0'] },

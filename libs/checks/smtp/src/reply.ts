@@ -9,6 +9,8 @@ export interface SmtpReply {
 }
 
 const ENHANCED = /^([245])\.(\d{1,3})\.(\d{1,3})(?:\s+|$)/;
+/** qmail and its kin put the enhanced code after a '#', at the start or in a closing "(#5.1.1 - chkuser)". */
+const HASH_ENHANCED = /(?:^|\(|\s)#([245])\.(\d{1,3})\.(\d{1,3})\b/;
 
 /** A reply on one line (code and text), for logs and operators. */
 export function replyLine(reply: SmtpReply): string {
@@ -27,7 +29,10 @@ export function buildReply(lines: string[]): SmtpReply {
     }
     return text.trim();
   });
-  return { code, enhancedCode, message: texts.filter(Boolean).join(' '), lines };
+  const message = texts.filter(Boolean).join(' ');
+  const hashed = enhancedCode ? null : HASH_ENHANCED.exec(message);
+  if (hashed && Number(hashed[1]) === Math.floor(code / 100)) enhancedCode = `${hashed[1]}.${hashed[2]}.${hashed[3]}`;
+  return { code, enhancedCode, message, lines };
 }
 
 /**
