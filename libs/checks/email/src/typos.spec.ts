@@ -2,7 +2,7 @@ import DISPOSABLE_LIST from 'disposable-email-domains';
 import { blacklist as mailcheckerList } from 'mailchecker';
 import { BIG_PROVIDERS } from './big-providers';
 import { isDisposableDomain, isFreeDomain } from './providers';
-import { typoOf } from './typos';
+import { correctionOf, typoOf } from './typos';
 
 const DISPOSABLES = [...new Set([...mailcheckerList(), ...DISPOSABLE_LIST])];
 
@@ -76,6 +76,16 @@ describe('typos of big providers', () => {
       ['hotmail.no', 'hotmail.nl'],
     ])
       expect({ domain, found: typoOf(domain) }).toEqual({ domain, found: { provider, sure: false } });
+  });
+
+  it('are corrected when sure, and when loose only for a domain known to take no mail', () => {
+    const [sure, loose] = [typoOf('gmial.com'), typoOf('aok.com')];
+    expect([true, false, null].map((takesMail) => correctionOf(sure!, takesMail))).toEqual([
+      'gmail.com',
+      'gmail.com',
+      'gmail.com',
+    ]);
+    expect([true, false, null].map((takesMail) => correctionOf(loose!, takesMail))).toEqual([null, 'aol.com', null]);
   });
 
   it('are not guessed when two providers are equally near, and go to the nearer one otherwise', () => {
@@ -249,7 +259,7 @@ function population(seed: number): Member[] {
 /** The provider the engine suggests for a member: a sure typo, or a loose one of a domain that takes no mail. */
 function suggestionFor(member: Member): string | null {
   const typo = typoOf(member.domain);
-  return typo && (typo.sure || !member.receivesMail) ? typo.provider : null;
+  return typo && correctionOf(typo, member.receivesMail);
 }
 
 function measure(members: Member[]) {

@@ -169,3 +169,11 @@ export function typoOf(asciiDomain: string): Typo | null {
   if (remembered.size > REMEMBERED) remembered.delete(remembered.keys().next().value as string);
   return typo;
 }
+
+/**
+ * The provider to suggest for a typo: a sure one's always, a loose one's only when the typed domain
+ * is known to take no mail (`takesMail` false; null when not known, as without DNS).
+ */
+export function correctionOf(typo: Typo, takesMail: boolean | null): string | null {
+  return typo.sure || takesMail === false ? typo.provider : null;
+}

@@ -9,6 +9,7 @@ import {
   type MailDomain,
 } from '@mailguard/dns';
 import {
+  correctionOf,
   isDisposableDomain,
   isFreeDomain,
   isRoleLocalPart,
@@ -367,8 +368,8 @@ export class VerificationEngine {
   /**
    * The provider's address for a typo domain (`john@gmial.com` → `john@gmail.com`), only when the
    * provider's domain receives mail as the resolver sees it (MX, or A for want of one): never an
-   * address that would bounce. A loose typo (`john@aok.com`, see typos.ts) only when `typed`, the
-   * typed domain's facts, say it takes no mail: one that does may be a company's. Nothing when a
+   * address that would bounce. A loose typo (`john@aok.com`, see typos.ts) is weighed with `typed`,
+   * the typed domain's facts (null: none, as for a domain that fails the syntax). Nothing when a
    * look-up does not answer by the deadline.
    */
   private async suggestion(
@@ -380,11 +381,10 @@ export class VerificationEngine {
     const domain = base.asciiDomain ?? (base.syntaxProblem === 'bad_domain' ? base.domain : null);
     const typo = domain === null ? null : typoOf(domain);
     if (typo === null) return base;
-    if (!typo.sure) {
-      const status = typed && (await typed)?.mail.status;
-      if (status !== 'nxdomain' && status !== 'no_mail') return base;
-    }
-    const { provider } = typo;
+    const mail = typed && (await typed)?.mail.status;
+    const known = mail === 'ok' || mail === 'nxdomain' || mail === 'no_mail';
+    const provider = correctionOf(typo, known ? mail === 'ok' : null);
+    if (provider === null) return base;
     // The look-up in flight is what is kept, so that a list's many typos of one provider ask once.
     const now = this.deps.now().getTime();
     let receiving = this.providersReceiving.get(provider);
