@@ -8,4 +8,4 @@ export {
 } from './syntax';
 export { isRoleLocalPart, ROLE_COUNT } from './role';
 export { DISPOSABLE_DOMAIN_COUNT, isDisposableDomain, isFreeDomain } from './providers';
-export { typoOf } from './typos';
+export { correctionOf, typoOf, type Typo } from './typos';

@@ -8,9 +8,10 @@ import { typoOf } from './typos';
 /**
  * Address lists that do not need the network: disposable domains (mailchecker's ~56,000 and
  * disposable-email-domains' ~120,000, plus its wildcard parents) and free consumer providers. Parent
- * domains are walked: a subdomain of a disposable domain is disposable. A typo of a big provider
- * (typos.ts) is neither, though the lists carry many (`gmial.com`, `gmail.co`): it is a slip, and
- * the answer says so with a suggestion.
+ * domains are walked: a subdomain of a disposable domain is disposable. A sure typo of a big
+ * provider (typos.ts) is neither, though the lists carry many (`gmial.com`, `gmail.co`): it is a
+ * slip, and the answer says so with a suggestion. A loose one keeps what the lists say: whether it
+ * is a typo rests on DNS, which these lists do not read.
  */
 
 const DISPOSABLE = new Set<string>([...mailcheckerList(), ...DISPOSABLE_LIST, ...DISPOSABLE_WILDCARDS]);
@@ -24,7 +25,7 @@ function* selfAndParents(domain: string): Generator<string> {
 
 /** `asciiDomain` in A-label form. */
 export function isDisposableDomain(asciiDomain: string): boolean {
-  if (typoOf(asciiDomain) !== null) return false;
+  if (typoOf(asciiDomain)?.sure) return false;
   for (const candidate of selfAndParents(asciiDomain)) {
     if (BIG_PROVIDERS.has(candidate)) return false;
     if (DISPOSABLE.has(candidate)) return true;
@@ -36,5 +37,5 @@ export function isDisposableDomain(asciiDomain: string): boolean {
 export function isFreeDomain(asciiDomain: string): boolean {
   const domain = asciiDomain.toLowerCase();
   if (BIG_PROVIDERS.has(domain)) return true;
-  return typoOf(domain) === null && FREE_OR_DISPOSABLE.has(domain) && !isDisposableDomain(domain);
+  return !typoOf(domain)?.sure && FREE_OR_DISPOSABLE.has(domain) && !isDisposableDomain(domain);
 }

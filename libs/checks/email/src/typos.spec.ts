@@ -2,7 +2,7 @@ import DISPOSABLE_LIST from 'disposable-email-domains';
 import { blacklist as mailcheckerList } from 'mailchecker';
 import { BIG_PROVIDERS } from './big-providers';
 import { isDisposableDomain, isFreeDomain } from './providers';
-import { typoOf } from './typos';
+import { correctionOf, typoOf } from './typos';
 
 const DISPOSABLES = [...new Set([...mailcheckerList(), ...DISPOSABLE_LIST])];
 
@@ -11,7 +11,7 @@ describe('typos of big providers', () => {
     for (const typo of ['gmial.com', 'hotmial.com', 'outlok.com']) expect(DISPOSABLES).toContain(typo);
   });
 
-  it('are slips of the provider, neither disposable nor free, though the lists name them', () => {
+  it('are sure slips of the provider, neither disposable nor free, though the lists name them', () => {
     for (const [typo, provider] of [
       ['gmial.com', 'gmail.com'],
       ['hotmial.com', 'hotmail.com'],
@@ -21,9 +21,9 @@ describe('typos of big providers', () => {
       ['gnail.com', 'gmail.com'],
       ['hotmial.con', 'hotmail.com'],
     ]) {
-      expect({ typo, provider: typoOf(typo), disposable: isDisposableDomain(typo), free: isFreeDomain(typo) }).toEqual({
+      expect({ typo, found: typoOf(typo), disposable: isDisposableDomain(typo), free: isFreeDomain(typo) }).toEqual({
         typo,
-        provider,
+        found: { provider, sure: true },
         disposable: false,
         free: false,
       });
@@ -41,7 +41,11 @@ describe('typos of big providers', () => {
       ['hotmail.couk', 'hotmail.co.uk'],
       ['gmailcom', 'gmail.com'],
     ]) {
-      expect({ typo, provider: typoOf(typo), free: isFreeDomain(typo) }).toEqual({ typo, provider, free: false });
+      expect({ typo, found: typoOf(typo), free: isFreeDomain(typo) }).toEqual({
+        typo,
+        found: { provider, sure: true },
+        free: false,
+      });
     }
   });
 
@@ -54,24 +58,39 @@ describe('typos of big providers', () => {
     }
   });
 
-  it('leave providers, their country editions and unrelated domains alone', () => {
-    for (const domain of [
-      'gmail.com',
-      'ymail.com',
-      'yahoo.se',
-      'hotmail.no',
-      'acme.test',
-      'catchall.test',
-      'company.io',
-      'email.com',
-      'love.com',
-      'al.com',
+  it('leave providers and unrelated domains alone', () => {
+    for (const domain of ['gmail.com', 'ymail.com', 'acme.test', 'catchall.test', 'company.io', 'email.com'])
+      expect({ domain, found: typoOf(domain) }).toEqual({ domain, found: null });
+  });
+
+  it('are only loose from a short name or to another country’s ending, which real domains spell', () => {
+    for (const [domain, provider] of [
+      ['love.com', 'live.com'],
+      ['al.com', 'aol.com'],
+      ['sol.com', 'aol.com'],
+      ['aok.com', 'aol.com'],
+      ['nail.com', 'mail.com'],
+      ['one.pl', 'onet.pl'],
+      ['wev.de', 'web.de'],
+      ['live.se', 'live.de'],
+      ['hotmail.no', 'hotmail.nl'],
     ])
-      expect({ domain, provider: typoOf(domain) }).toEqual({ domain, provider: null });
+      expect({ domain, found: typoOf(domain) }).toEqual({ domain, found: { provider, sure: false } });
+  });
+
+  it('are corrected when sure, and when loose only for a domain known to take no mail', () => {
+    const [sure, loose] = [typoOf('gmial.com'), typoOf('aok.com')];
+    expect([true, false, null].map((takesMail) => correctionOf(sure!, takesMail))).toEqual([
+      'gmail.com',
+      'gmail.com',
+      'gmail.com',
+    ]);
+    expect([true, false, null].map((takesMail) => correctionOf(loose!, takesMail))).toEqual([null, 'aol.com', null]);
   });
 
   it('are not guessed when two providers are equally near, and go to the nearer one otherwise', () => {
-    expect(typoOf('ymial.com')).toBe('ymail.com');
+    expect(typoOf('yahoo.se')).toBeNull();
+    expect(typoOf('ymial.com')).toEqual({ provider: 'ymail.com', sure: true });
     expect(typoOf('hotmail.fe')).toBeNull();
   });
 });
@@ -173,6 +192,8 @@ interface Member {
   /** The provider a typo should be corrected to (any of them when one typo reads as several). */
   provider: Set<string> | null;
   disposable: boolean;
+  /** Whether the domain takes mail (MX, or A for want of one): what DNS tells the engine. */
+  receivesMail: boolean;
 }
 
 const PROVIDERS = [...BIG_PROVIDERS];
@@ -202,29 +223,43 @@ function population(seed: number): Member[] {
   const pick = <T>(items: T[]): T => items[Math.floor(random() * items.length)];
   const weighted = PROVIDERS.flatMap((provider) => Array<string>(SHARES[provider] ?? 1).fill(provider));
   const members: Member[] = [];
-  for (let i = 0; i < 600; i++) members.push({ domain: pick(weighted), provider: null, disposable: false });
+  for (let i = 0; i < 600; i++)
+    members.push({ domain: pick(weighted), provider: null, disposable: false, receivesMail: true });
+  // An assumption, not a measure: a quarter of typo domains are registered typo-squats that take mail.
+  const SQUATTED = 0.25;
   for (let i = 0; i < 1400; i++) {
     const provider = pick(weighted);
     const typo = typoOfKind(provider, KINDS[i % KINDS.length], random);
     if (typo && !BIG_PROVIDERS.has(typo) && !['yopmail.com'].includes(typo))
-      members.push({ domain: typo, provider: TYPO_SPACE.get(typo) ?? new Set([provider]), disposable: false });
+      members.push({
+        domain: typo,
+        provider: TYPO_SPACE.get(typo) ?? new Set([provider]),
+        disposable: false,
+        receivesMail: random() < SQUATTED,
+      });
   }
   // Throwaway services, a quarter of them close to a provider: the typo-squats among them are typos.
   for (let i = 0; i < 1000; i++) {
     const domain = pick(i % 4 === 0 ? NEAR_PROVIDERS : DISPOSABLES);
     const provider = TYPO_SPACE.get(domain) ?? null;
-    members.push({ domain, provider, disposable: provider === null });
+    members.push({ domain, provider, disposable: provider === null, receivesMail: true });
   }
-  members.push({ domain: 'yopmail.com', provider: null, disposable: true });
+  members.push({ domain: 'yopmail.com', provider: null, disposable: true, receivesMail: true });
   for (let i = 0; i < 1000; i++) {
     const length = 2 + Math.floor(random() * 2);
     const name = Array.from({ length }, () => pick(SYLLABLES)).join('');
     const domain = `${name}.${pick(COMPANY_ENDINGS)}`;
     if (!DISPOSABLE_SET.has(domain) && !BIG_PROVIDERS.has(domain))
-      members.push({ domain, provider: null, disposable: false });
+      members.push({ domain, provider: null, disposable: false, receivesMail: true });
   }
-  for (const domain of NEAR_BUT_REAL) members.push({ domain, provider: null, disposable: false });
+  for (const domain of NEAR_BUT_REAL) members.push({ domain, provider: null, disposable: false, receivesMail: true });
   return members;
+}
+
+/** The provider the engine suggests for a member: a sure typo, or a loose one of a domain that takes no mail. */
+function suggestionFor(member: Member): string | null {
+  const typo = typoOf(member.domain);
+  return typo && correctionOf(typo, member.receivesMail);
 }
 
 function measure(members: Member[]) {
@@ -234,7 +269,7 @@ function measure(members: Member[]) {
   let rightlyFlagged = 0;
   const typos = members.filter((member) => member.provider !== null);
   for (const member of members) {
-    const provider = typoOf(member.domain);
+    const provider = suggestionFor(member);
     if (provider !== null) {
       suggested++;
       if (member.provider?.has(provider)) rightSuggestions++;
@@ -244,7 +279,7 @@ function measure(members: Member[]) {
       if (member.disposable) rightlyFlagged++;
     }
   }
-  const recalled = typos.filter((member) => member.provider?.has(typoOf(member.domain) ?? '')).length;
+  const recalled = typos.filter((member) => member.provider?.has(suggestionFor(member) ?? '')).length;
   return {
     suggestionPrecision: rightSuggestions / suggested,
     suggestionRecall: recalled / typos.length,
@@ -253,17 +288,16 @@ function measure(members: Member[]) {
 }
 
 describe('a seeded population of addresses: providers, their typos, throwaway services and companies', () => {
-  // Seeds 1 to 5 were run while the rule and the population were written; 11 to 13 are held out.
-  // Recall is held to 0.90: slips of names under five letters (`kive.com`, `ao.com`) are refused on
-  // purpose, as those mostly spell another company's domain; they are most of the 6-8% missed here,
-  // the rest an ending that reads as another country (`hotmail.se`).
-  it.each([1, 2, 3, 4, 5, 11, 12, 13])(
-    'seed %i: suggestion and disposable precision 0.95 or more, suggestion recall 0.90 or more',
+  // Seeds 1 to 5 were run while the rule and the population were written; 11 to 13 are held out, as
+  // are 21 to 23, first run once the loose slips were final. What is still missed is mostly typo
+  // domains that take mail (the assumed typo-squats) with a loose slip, and two providers even.
+  it.each([1, 2, 3, 4, 5, 11, 12, 13, 21, 22, 23])(
+    'seed %i: suggestion precision and recall, and disposable precision, 0.95 or more',
     (seed) => {
       const figures = measure(population(seed));
       process.stdout.write(`seed ${seed}: ${JSON.stringify(figures)}\n`);
       expect(figures.suggestionPrecision).toBeGreaterThanOrEqual(0.95);
-      expect(figures.suggestionRecall).toBeGreaterThanOrEqual(0.9);
+      expect(figures.suggestionRecall).toBeGreaterThanOrEqual(0.95);
       expect(figures.disposablePrecision).toBeGreaterThanOrEqual(0.95);
     },
   );

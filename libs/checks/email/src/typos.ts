@@ -6,8 +6,11 @@ import { BIG_PROVIDERS } from './big-providers';
  * typo-squats). A domain is a typo of a provider when it differs from it by one slip in the name
  * (the first label) and at most one in the ending, or by a left-out dot: a letter swapped with its
  * neighbour, a key next to the right one, a letter left out, a letter typed twice or an extra key
- * next to a neighbour. Short names take fewer slips (`al.com`, `love.com`, `nail.com` are real), and
- * an ending that is another country's code is not a slip (`yahoo.se` is Yahoo's Swedish edition).
+ * next to a neighbour. Those slips are sure, save two kinds that are only loose: a slip a short name
+ * does not take (`love.com`, `nail.com`, `sol.com` are real) and an ending that is another country's
+ * code (`yahoo.se` is Yahoo's Swedish edition). A loose typo is one only when the typed domain takes
+ * no mail (the engine knows that from DNS): a domain that does not exist or takes no mail is nobody's
+ * real mailbox, while one that does may well be a company's.
  */
 
 /**
@@ -53,11 +56,12 @@ function slipBetween(typed: string, intended: string): Slip | null {
 }
 
 /**
- * What slips a provider's name (its first label) may take. A key beside the right one is left to
+ * What slips a provider's name (its first label) takes surely. A key beside the right one is left to
  * names of five letters or more, as is a left-out letter: from a short name either gives another
  * word, and a company's domain (`love.com`, `nail.com`, `sol.com`, `one.pl`); an extra key needs four.
+ * The others are loose.
  */
-function nameSlipAllowed(slip: Slip, name: string): boolean {
+function nameSlipSure(slip: Slip, name: string): boolean {
   switch (slip) {
     case 'none':
     case 'doubled':
@@ -106,51 +110,70 @@ function anotherCountry(tld: string, provider: string): boolean {
   return REGIONS.of(code) !== code;
 }
 
-/** How many slips `domain` is from `target` (1 or 2), or null when it is not a typo of it. */
-function slipsFrom(domain: string, labels: string[], target: Target): number | null {
+/** How many slips `domain` is from `target` (1 or 2) and whether they are sure, or null when it is not a typo of it. */
+function slipsFrom(domain: string, labels: string[], target: Target): { slips: number; sure: boolean } | null {
   // Two slips change the length by two at most: most providers are ruled out here.
   if (Math.abs(domain.length - target.domain.length) > 2) return null;
-  if (target.dotless.includes(domain)) return 1;
+  if (target.dotless.includes(domain)) return { slips: 1, sure: true };
   if (labels.length !== target.labels + 1) return null;
   const nameSlip = slipBetween(labels[0], target.name);
-  if (nameSlip === null || !nameSlipAllowed(nameSlip, target.name)) return null;
   const endingSlip = slipBetween(labels.slice(1).join('.'), target.ending);
-  if (endingSlip === null || anotherCountry(labels[labels.length - 1], target.domain)) return null;
-  return (nameSlip === 'none' ? 0 : 1) + (endingSlip === 'none' ? 0 : 1);
+  if (nameSlip === null || endingSlip === null) return null;
+  return {
+    slips: (nameSlip === 'none' ? 0 : 1) + (endingSlip === 'none' ? 0 : 1),
+    sure: nameSlipSure(nameSlip, target.name) && !anotherCountry(labels[labels.length - 1], target.domain),
+  };
 }
 
 /** The providers most people use: of two equally near, one of these is the likelier meant (`hmail.com` is gmail, not ymail). */
 const MOST_USED: ReadonlySet<string> = new Set(['gmail.com', 'yahoo.com', 'hotmail.com', 'outlook.com']);
 
-/** The provider a domain is a typo of: the nearest, then the most used, and none when two are still even. */
-function nearestProvider(domain: string): string | null {
+/** A typo of a big provider: `sure`, or loose (a typo only if the typed domain takes no mail). */
+export interface Typo {
+  provider: string;
+  sure: boolean;
+}
+
+/**
+ * The provider a domain is a typo of: a sure typo before a loose one, then the nearest, then the
+ * most used, and none when two are still even.
+ */
+function nearestProvider(domain: string): Typo | null {
   if (BIG_PROVIDERS.has(domain) || THROWAWAY_SERVICES.has(domain)) return null;
   const labels = domain.split('.');
-  let best: string | null = null;
+  let best: Typo | null = null;
   let bestRank = Infinity;
   let tied = false;
   for (const target of TARGETS) {
-    const slips = slipsFrom(domain, labels, target);
-    if (slips === null) continue;
-    const rank = slips * 2 - (MOST_USED.has(target.domain) ? 1 : 0);
+    const found = slipsFrom(domain, labels, target);
+    if (found === null) continue;
+    const rank = (found.sure ? 0 : 10) + found.slips * 2 - (MOST_USED.has(target.domain) ? 1 : 0);
     if (rank > bestRank) continue;
     tied = rank === bestRank;
-    if (rank < bestRank) [best, bestRank] = [target.domain, rank];
+    if (rank < bestRank) [best, bestRank] = [{ provider: target.domain, sure: found.sure }, rank];
   }
   return tied ? null : best;
 }
 
 /** Domains whose answer a process remembers: a list repeats its domains, and every check asks twice or more. */
 const REMEMBERED = 10_000;
-const remembered = new Map<string, string | null>();
+const remembered = new Map<string, Typo | null>();
 
-/** The big provider `asciiDomain` (A-label) is a typo of, or null. */
-export function typoOf(asciiDomain: string): string | null {
+/** The big provider `asciiDomain` (A-label) is a typo of, and whether surely, or null. */
+export function typoOf(asciiDomain: string): Typo | null {
   const domain = asciiDomain.toLowerCase();
-  let provider = remembered.get(domain);
-  if (provider !== undefined) return provider;
-  provider = nearestProvider(domain);
-  remembered.set(domain, provider);
+  let typo = remembered.get(domain);
+  if (typo !== undefined) return typo;
+  typo = nearestProvider(domain);
+  remembered.set(domain, typo);
   if (remembered.size > REMEMBERED) remembered.delete(remembered.keys().next().value as string);
-  return provider;
+  return typo;
+}
+
+/**
+ * The provider to suggest for a typo: a sure one's always, a loose one's only when the typed domain
+ * is known to take no mail (`takesMail` false; null when not known, as without DNS).
+ */
+export function correctionOf(typo: Typo, takesMail: boolean | null): string | null {
+  return typo.sure || takesMail === false ? typo.provider : null;
 }

@@ -57,6 +57,15 @@ beforeAll(async () => {
       mailboxes: { someone: 'ok' },
     };
   }
+  // aol.com and msn.com, names too short for a key beside the right one to be a sure slip: sol.com
+  // is a company's domain that takes mail, msm.com one that takes none, aok.com does not exist.
+  scenario.servers!['mx-aol.mail.gm0.yahoodns.net'] = {};
+  scenario.servers!['msn-com.olc.protection.outlook.com'] = {};
+  scenario.servers!['mx.sol.com'] = { tls: 'none' };
+  scenario.domains!['aol.com'] = { mx: [{ host: 'mx-aol.mail.gm0.yahoodns.net', priority: 10 }] };
+  scenario.domains!['sol.com'] = { mx: [{ host: 'mx.sol.com', priority: 10 }], mailboxes: { jane: 'ok' } };
+  scenario.domains!['msn.com'] = { mx: [{ host: 'msn-com.olc.protection.outlook.com', priority: 2 }] };
+  scenario.domains!['msm.com'] = { txt: ['v=spf1 -all'] };
   lab = await startLab(scenario);
   engine = engineFor();
 });
@@ -215,8 +224,20 @@ describe('the result object', () => {
 
   it('suggests nothing when the provider does not receive mail as DNS sees it', async () => {
     // libero.ti is a typo of libero.it, which the lab's DNS does not know.
-    expect(typoOf('libero.ti')).toBe('libero.it');
+    expect(typoOf('libero.ti')).toEqual({ provider: 'libero.it', sure: true });
     expect((await engine.verify('mario@libero.ti')).suggestion).toBeNull();
+  });
+
+  it('suggests a loose typo only when the typed domain takes no mail', async () => {
+    for (const domain of ['aok.com', 'sol.com']) expect(typoOf(domain)).toEqual({ provider: 'aol.com', sure: false });
+    expect(typoOf('msm.com')).toEqual({ provider: 'msn.com', sure: false });
+    expect(await engine.verify('jane@aok.com')).toMatchObject({ reason: 'invalid_domain', suggestion: 'jane@aol.com' });
+    expect(await engine.verify('jane@sol.com')).toMatchObject({ status: 'valid', suggestion: null });
+    expect(await engine.verify('jane@msm.com')).toMatchObject({ reason: 'no_mx', suggestion: 'jane@msn.com' });
+    const inspections = await engine.inspectGroup(['a@aok.com', 'b@sol.com'], { deadlineAt: Date.now() + 5_000 });
+    expect(inspections.map((inspection) => inspection.suggestion)).toEqual(['a@aol.com', null]);
+    // Without DNS nothing tells a loose typo from a company's domain.
+    expect(engine.concludeLocally('jane@aok.com').suggestion).toBeNull();
   });
 
   it('suggests in a list group too', async () => {

@@ -9,6 +9,7 @@ import {
   type MailDomain,
 } from '@mailguard/dns';
 import {
+  correctionOf,
   isDisposableDomain,
   isFreeDomain,
   isRoleLocalPart,
@@ -367,12 +368,22 @@ export class VerificationEngine {
   /**
    * The provider's address for a typo domain (`john@gmial.com` → `john@gmail.com`), only when the
    * provider's domain receives mail as the resolver sees it (MX, or A for want of one): never an
-   * address that would bounce. Nothing when the look-up does not answer by the deadline.
+   * address that would bounce. A loose typo (`john@aok.com`, see typos.ts) is weighed with `typed`,
+   * the typed domain's facts (null: none, as for a domain that fails the syntax). Nothing when a
+   * look-up does not answer by the deadline.
    */
-  private async suggestion(base: Inspection, signal: AbortSignal): Promise<Inspection> {
+  private async suggestion(
+    base: Inspection,
+    signal: AbortSignal,
+    typed: Promise<DomainFacts | null> | null,
+  ): Promise<Inspection> {
     // A left-out dot (`john@gmailcom`) fails the syntax, and is still a typo of a provider.
     const domain = base.asciiDomain ?? (base.syntaxProblem === 'bad_domain' ? base.domain : null);
-    const provider = domain === null ? null : typoOf(domain);
+    const typo = domain === null ? null : typoOf(domain);
+    if (typo === null) return base;
+    const mail = typed && (await typed)?.mail.status;
+    const known = mail === 'ok' || mail === 'nxdomain' || mail === 'no_mail';
+    const provider = correctionOf(typo, known ? mail === 'ok' : null);
     if (provider === null) return base;
     // The look-up in flight is what is kept, so that a list's many typos of one provider ask once.
     const now = this.deps.now().getTime();
@@ -461,15 +472,14 @@ export class VerificationEngine {
     if (base.domain.startsWith('[')) return { early: Promise.resolve(base), full: Promise.resolve(base) };
     const deadline = deadlineSignal(deadlineAt, this.deps.now().getTime());
     if (!base.syntaxValid) {
-      const suggested = this.suggestion(base, deadline.signal).finally(() => deadline.clear());
+      const suggested = this.suggestion(base, deadline.signal, null).finally(() => deadline.clear());
       return { early: suggested, full: suggested };
     }
     const asciiDomain = base.asciiDomain as string;
     const lookups = this.domainFacts(asciiDomain);
-    const suggested = this.suggestion(base, deadline.signal);
-    const early = Promise.all([suggested, settled(lookups, 'mail', deadline.signal)]).then(([local, facts]) =>
-      withFacts(local, facts, null),
-    );
+    const mail = settled(lookups, 'mail', deadline.signal);
+    const suggested = this.suggestion(base, deadline.signal, mail);
+    const early = Promise.all([suggested, mail]).then(([local, facts]) => withFacts(local, facts, null));
     // An avatar counts only for an address with a mail host to ask (see withFacts).
     const gravatar = early.then(async (first) => {
       if (!first.needsProbe) return null;
@@ -506,12 +516,10 @@ export class VerificationEngine {
           const base = this.inspectLocally(input);
           // Address literals pass syntax but are never looked up or probed.
           if (base.domain.startsWith('[')) return base;
-          if (!base.syntaxValid) return this.suggestion(base, deadline.signal);
-          const [local, facts] = await Promise.all([
-            this.suggestion(base, deadline.signal),
-            factsOf(base.asciiDomain as string),
-          ]);
-          return withFacts(local, facts, null);
+          if (!base.syntaxValid) return this.suggestion(base, deadline.signal, null);
+          const facts = factsOf(base.asciiDomain as string);
+          const [local, known] = await Promise.all([this.suggestion(base, deadline.signal, facts), facts]);
+          return withFacts(local, known, null);
         }),
       );
     } finally {
