@@ -214,8 +214,9 @@ describe('the result object', () => {
   it('suggests the provider for typos in the name and the ending, but not a throwaway service', async () => {
     expect(await engine.verify('jane@hotmail.cm')).toMatchObject({ suggestion: 'jane@hotmail.com', isFree: false });
     expect(await engine.verify('jane@gmail.con')).toMatchObject({ suggestion: 'jane@gmail.com', isFree: false });
+    // A single-label domain passes syntax and DNS finds no such domain; the left-out dot is still named.
     expect(await engine.verify('jane@gmailcom')).toMatchObject({
-      reason: 'invalid_syntax',
+      reason: 'invalid_domain',
       suggestion: 'jane@gmail.com',
     });
     expect(await engine.verify('x@yopmail.com')).toMatchObject({ suggestion: null, isDisposable: true });

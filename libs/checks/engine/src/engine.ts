@@ -377,7 +377,7 @@ export class VerificationEngine {
     signal: AbortSignal,
     typed: Promise<DomainFacts | null> | null,
   ): Promise<Inspection> {
-    // A left-out dot (`john@gmailcom`) fails the syntax, and is still a typo of a provider.
+    // A domain that fails the syntax is read for a slip too: the rule is the same on every path.
     const domain = base.asciiDomain ?? (base.syntaxProblem === 'bad_domain' ? base.domain : null);
     const typo = domain === null ? null : typoOf(domain);
     if (typo === null) return base;
