@@ -9,8 +9,7 @@ import { RetentionSweeps } from './retention.module';
 
 /**
  * The gateway's sweeps from bootstrap to shutdown, on a real Postgres: the first sweep runs at
- * start, and shutting down leaves no timer behind, whether the sweeps worked or failed. Timers set
- * during the test are counted; the database's own (its pool's idle timers) end with it.
+ * start, and shutting down leaves no timer of the sweeps behind, whether the sweeps worked or failed.
  */
 jest.setTimeout(30_000);
 
@@ -46,10 +45,13 @@ function listenedLogger() {
   return { logger, next };
 }
 
+/** The sweeps' own timers are set there; the database's pool sets and ends its own. */
+const SCHEDULE = 'retention/src/schedule';
+
 const config = loadConfig({ RETENTION_DAYS: '0', RETENTION_SWEEP_SECONDS: '3600' });
 
 it('sweeps at bootstrap, and releases its timer at shutdown', async () => {
-  const timers = watchTimers();
+  const timers = watchTimers(SCHEDULE);
   const { logger, next } = listenedLogger();
   const database = await Database.open({ url: server.url, embeddedDataDir: '' }, logger);
   await database.dataSource.query(
@@ -74,7 +76,7 @@ it('sweeps at bootstrap, and releases its timer at shutdown', async () => {
 });
 
 it('reports a sweep the database could not take, and releases its timer at shutdown all the same', async () => {
-  const timers = watchTimers();
+  const timers = watchTimers(SCHEDULE);
   const { logger, next } = listenedLogger();
   // Nothing listens on port 1: the database stays unavailable.
   const database = await Database.open({ url: 'postgres://postgres@127.0.0.1:1/none', embeddedDataDir: '' }, logger);
