@@ -1,5 +1,6 @@
 import DISPOSABLE_LIST from 'disposable-email-domains';
 import { blacklist as mailcheckerList } from 'mailchecker';
+import { Random } from '../../../../test/fuzz/random';
 import { BIG_PROVIDERS } from './big-providers';
 import { isDisposableDomain, isFreeDomain } from './providers';
 import { correctionOf, typoOf } from './typos';
@@ -95,16 +96,10 @@ describe('typos of big providers', () => {
   });
 });
 
-/** A seeded PRNG (mulberry32): the same population for the same seed. */
+/** A seeded generator's next float: the same population for the same seed. */
 function prng(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const random = new Random(seed);
+  return () => random.next();
 }
 
 const KEYBOARD = ['qwertyuiop', 'asdfghjkl', 'zxcvbnm'];
