@@ -141,7 +141,7 @@ describe('the reply corpus', () => {
     ['tuning', tuning],
     ['held-back', heldBack],
     ['held-out round 1 (spent, tuned on)', spentHeldOut],
-    ...HELD_OUT,
+    ...HELD_OUT.map(([label, entries]): [string, Entry[]] => [label, entries]),
   ])('%s part: every entry is well-formed and sourced', (_, entries) => {
     for (const entry of entries) {
       expect(STAGES).toContain(entry.stage);
