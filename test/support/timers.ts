@@ -6,7 +6,11 @@ import { createHook } from 'node:async_hooks';
  * `from`: only timers set by code in a file whose path holds it (a leftover of another suite, or a
  * driver's pool, may set timers of its own during the test).
  */
-export function watchTimers(from?: string): { open: () => Promise<number>; close: () => void } {
+export function watchTimers(from?: string): {
+  open: () => Promise<number>;
+  openNow: () => number;
+  close: () => void;
+} {
   const alive = new Set<number>();
   const hook = createHook({
     init(id, type) {
@@ -19,6 +23,8 @@ export function watchTimers(from?: string): { open: () => Promise<number>; close
   return {
     // Node reports a cleared timer's end on its next turn.
     open: () => new Promise((resolve) => setImmediate(() => resolve(alive.size))),
+    // Without waiting a turn: a timer due at once (0 ms) may fire during that turn.
+    openNow: () => alive.size,
     close: () => hook.disable(),
   };
 }
