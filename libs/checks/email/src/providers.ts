@@ -37,5 +37,6 @@ export function isDisposableDomain(asciiDomain: string): boolean {
 export function isFreeDomain(asciiDomain: string): boolean {
   const domain = asciiDomain.toLowerCase();
   if (BIG_PROVIDERS.has(domain)) return true;
-  return !typoOf(domain)?.sure && FREE_OR_DISPOSABLE.has(domain) && !isDisposableDomain(domain);
+  // The list look-up first: the typo matcher is only asked of the domains the list holds.
+  return FREE_OR_DISPOSABLE.has(domain) && !typoOf(domain)?.sure && !isDisposableDomain(domain);
 }
