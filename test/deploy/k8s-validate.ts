@@ -22,6 +22,27 @@ export function schemaProblems(objects: K8sObject[]): string[] {
   return JSON.parse(output) as string[];
 }
 
+/** A ConfigMap's or Secret's values as the pods see them (a Secret's `data` decoded). */
+export function dataOf(object: K8sObject): Record<string, string> {
+  const data = (object.data ?? {}) as Record<string, string>;
+  const decoded =
+    object.kind === 'Secret'
+      ? Object.fromEntries(Object.entries(data).map(([key, value]) => [key, Buffer.from(value, 'base64').toString()]))
+      : data;
+  return { ...decoded, ...(object.stringData as Record<string, string> | undefined) };
+}
+
+/** The settings every process reads: the ConfigMap the gateway's envFrom names (its name carries a content hash). */
+export function appSettings(objects: K8sObject[]): Record<string, string> {
+  const gateway = objects.find(
+    (object) => object.kind === 'Deployment' && object.metadata.name === 'mailguard-gateway',
+  );
+  const name = gateway && containersOf(gateway)[0].envFrom?.find((from) => from.configMapRef)?.configMapRef?.name;
+  const map = objects.find((object) => object.kind === 'ConfigMap' && object.metadata.name === name);
+  if (!map) throw new Error(`the gateway's ConfigMap ${name} is not rendered`);
+  return dataOf(map);
+}
+
 /** Every variable loadConfig reads, found by watching it read an empty environment. */
 export function configVariables(): string[] {
   const names = new Set<string>();
@@ -81,7 +102,7 @@ export function consistencyProblems(objects: K8sObject[], secretExample: Record<
   known.delete('WORKER_PORT');
   const source = (kind: string, name: string): Record<string, string> | undefined => {
     const found = objects.find((object) => object.kind === kind && object.metadata.name === name);
-    if (found) return { ...(found.data as Record<string, string>), ...(found.stringData as Record<string, string>) };
+    if (found) return dataOf(found);
     return kind === 'Secret' && name === 'mailguard-secrets' ? secretExample : undefined;
   };
   const images = new Set<string>();
@@ -170,7 +191,7 @@ export function consistencyProblems(objects: K8sObject[], secretExample: Record<
     }
   }
 
-  const prefix = source('ConfigMap', 'mailguard-config')?.REDIS_PREFIX ?? 'mailguard:';
+  const prefix = appSettings(objects).REDIS_PREFIX ?? 'mailguard:';
   for (const scaled of objects.filter((object) => object.kind === 'ScaledObject')) {
     const spec = scaled.spec as {
       scaleTargetRef: { name: string };

@@ -3,7 +3,7 @@ import { join, resolve } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import Ajv2019 from 'ajv/dist/2019';
 import { loadConfig, type WorkerName } from '@mailguard/config';
-import { containersOf, listeningPorts, overlays, renderOverlay } from './k8s-validate';
+import { appSettings, containersOf, listeningPorts, overlays, renderOverlay } from './k8s-validate';
 
 /** No Docker engine or cluster here: check what can be checked without one. */
 const root = resolve(__dirname, '../..');
@@ -52,10 +52,7 @@ describe.each(overlays(root))('Kubernetes manifests, overlay %s', (overlay) => {
   });
 
   it('expose the ports each process listens on with the ConfigMap: the gateway PORT and METRICS_PORT, each worker kind its own', () => {
-    const configMap = objects.find(
-      (object) => object.kind === 'ConfigMap' && object.metadata.name === 'mailguard-config',
-    ) as unknown as { data: Record<string, string> };
-    const config = loadConfig(configMap.data);
+    const config = loadConfig(appSettings(objects));
     const containers = objects.filter((object) => object.kind === 'Deployment').flatMap(containersOf) as Container[];
     expect(containers.length).toBe(5);
     for (const container of containers) {

@@ -5,6 +5,7 @@ import { Job } from 'kubernetes-models/batch/v1/Job';
 import { NetworkPolicy } from 'kubernetes-models/networking.k8s.io/v1/NetworkPolicy';
 import { PodDisruptionBudget } from 'kubernetes-models/policy/v1/PodDisruptionBudget';
 import { ConfigMap } from 'kubernetes-models/v1/ConfigMap';
+import { Namespace } from 'kubernetes-models/v1/Namespace';
 import { Secret } from 'kubernetes-models/v1/Secret';
 import { Service } from 'kubernetes-models/v1/Service';
 import { ScaledObject } from '@kubernetes-models/keda/keda.sh/v1alpha1/ScaledObject';
@@ -20,6 +21,7 @@ const MODELS = new Map(
     NetworkPolicy,
     PodDisruptionBudget,
     ConfigMap,
+    Namespace,
     Secret,
     Service,
     ScaledObject,
