@@ -64,7 +64,7 @@ const ABOUT_US_TEXT = new RegExp(
     // Blocklists and reputation.
     /spamhaus|spamcop|barracuda|sorbs|mailspike|senderbase|cloudmark|trend micro|blocked using|block ?list|black ?list|\bdns-?bl\b|\brbl\b|(?<!not )listed (?:at|on|in|by)|reputation|banned sending ip|banned sender/,
     // Our host: address, rDNS, HELO, dynamic ranges, connections refused.
-    /client host .*(?:blocked|rejected)|client host rejected|(?:your|sender|sending|source|client|connecting) (?:ip|address|host|network|server|mail server|domain)\b.{0,60}(?:blocked|listed|not (?:allowed|accepted|authorized|registered)|refused|rejected|banned|poor|has no|filtered|not found|unknown|not resolv)|\bip (?:address )?(?:\S+ )?(?:is )?(?:rejected|blocked|banned|hangup)|not accepted from (?:this|your) ip|from your location|administratively denied|connections? (?:will not be|not|is not) accepted|(?:mail|messages?) from [[(]?[\d.]+[\])]? (?:refused|rejected|not allowed|blocked|weren't sent|temporarily deferred|will be)|reverse (?:dns|hostname)|\bptr\b|\brdns\b|dynamic ip|dialup|cannot find your hostname|helo command rejected|not receiving mail from your ip|ip not in whitelist|traffic not accepted|intrusion prevention|over ipv6/,
+    /client host .*(?:blocked|rejected)|client host rejected|(?:your|sender|sending|source|client|connecting) (?:ip|address|host|network|server|mail server|domain)\b.{0,60}(?:blocked|listed|not (?:allowed|accepted|authorized|registered)|refused|rejected|banned|poor|has no|filtered|not found|unknown|not resolv)|\bip (?:address )?(?:\S+ )?(?:is )?(?:rejected|blocked|banned|hangup)|not accepted from (?:this|your) ip|from your location|administratively denied|connections? (?:will not be|not|is not) accepted|(?:mail|messages?) from [[(]?[\d.]+[\])]? (?:refused|rejected|not allowed|blocked|weren't sent|temporarily deferred|will be)|reverse (?:dns|hostname)|\bptr\b|\brdns\b|dynamic ip|dialup|cannot find your hostname|helo command rejected|not (?:currently )?(?:accepting|receiving|taking) (?:e-?mail|mail|messages|connections) from (?:your|this) (?:ip|address|host|network|server)|ip not in whitelist|traffic not accepted|intrusion prevention|over ipv6/,
     // Our envelope sender and its authentication.
     /sender (?:address )?(?:is )?(?:rejected|blocked|denied)|sender(?:'s)? (?:e-?mail |mail )?address\b.{0,40}(?:unknown|not found|invalid|does not exist|not exist|not resolve)|your (?:e-?mail |mail )?(?:address|domain) (?:is |was |has been )?(?:unknown|not found|invalid|does not exist)|invalid dns\b|unresolvable (?:rfc.?5321 )?(?:mail ?)?from domain|resource record|sender verif(?:y|ication) failed|verification failed for|bad (?:outbound )?sender|sender'?s? (?:mailbox|system) address|fake sender|null sender|(?:disabled|suspended|blocked|locked) (?:for|from) sending|\bsending\b(?:[^.]{0,30}\b(?:is|has been))? (?:disabled|suspended|blocked)|sender address has null mx|\bfrom (?:header|address|domain)\b|header from|(?:unknown|invalid) sender|sender (?:is )?(?:unknown|invalid|not found)|\bhelo\b|\behlo (?:name|host(?:name)?|domain|argument)|envelope sender|sender domain|domain of sender|sender has no|unregistered domains|unauthenticated|sender (?:was )?not authenticated|sendernotauthenticated|authentication didn't pass|\bspf\b|\bdkim\b|\bdmarc\b|sender id|spoof|permissions to (?:send|submit)|access to (?:submit messages to )?this e-?mail system|user in blacklist/,
     // Policy, content and behaviour.
@@ -85,11 +85,11 @@ const ABOUT_US_TEXT = new RegExp(
  * too many recipients this hour" is not a per-session cap: another session would be refused too).
  */
 const SENDING_LIMIT_TEXT =
-  /try again slower|too many\b[^.]{0,40}?\b(?:this (?:hour|minute)|today|per (?:hour|day|minute)|an hour|a day)\b|(?:max(?:imum)?|limits?|recipients|messages|e?mails)\b[^.]{0,40}?\bper (?:hour|day|minute|\d+ minutes)\b|(?:hourly|daily)\b[^.]{0,20}\b(?:limit|quota)|(?:mail|sending|message) limit (?:has been |was )?(?:reached|exceeded)|too many (?:messages|e?mails)\W{0,3}try again|message count quota|(?:sent|send|sending) too many (?:e-?mails|messages)\b(?! contain)|^too many (?:e-?mails|messages)\W*(?:\(|$)|messages per session|excessive volume|(?:message|volume|sending) threshold|tenant has exceeded|rate over ?limit/i;
+  /try again slower|too many\b[^.]{0,40}?\b(?:this (?:hour|minute)|today|per (?:hour|day|minute)|an hour|a day)\b|(?:max(?:imum)?|limits?|recipients|messages|e?mails)\b[^.]{0,40}?\bper (?:hour|day|minute|\d+ minutes)\b|(?:hourly|daily)\b[^.]{0,20}\b(?:limit|quota)|(?:mail|sending|message) limit (?:has been |was )?(?:reached|exceeded)|too many (?:messages|e?mails)\W{0,3}try again|message count quota|(?:sent|send|sending) too many (?:e-?mails|messages)\b(?! contain)|^too many (?:e-?mails|messages)\W*(?:\(|$)|messages per session|excessive volume|(?:message|volume|sending) threshold|tenant has exceeded|rate over ?limit|exceeded (?:the )?(?:permitted|allowed) limits?|\bper (?:hour|day|minute)\b[^.]{0,30}\blimit/i;
 
 /** Too much, too fast, too many connections from us. */
 const RATE_TEXT =
-  /too many (?:concurrent |simultaneous |open )?(?:smtp )?(?:connections|sessions)|(?:sessions|connections) opened|(?:rate|message|messages|throttling|connection|sending|relay|hourly|daily)[\w ]{0,12} limit (?:exceeded|reached)|rate limit(?:ed|ing)?\b|ratelimit|daily limit|frequency limit|too many (?:messages|mails?|recipients) (?:from|for this sender|received this)|too much mail from|throttl|slow down|sending too fast|message (?:submission )?rate|mail flood|server busy|ports are busy|max(?:imum)? (?:number of )?(?:concurrent )?(?:messages? per connection|(?:server )?connections)|how many messages can be sent|submission quota|email quota exceeded|sending quota|policy rejection.{0,3}quota|tenant has exceeded|connection (?:rate )?limit|dynamic screening|trop de (?:connexions|messages|courriels|mails)|zu viele (?:verbindungen|nachrichten|e-?mails|mails)|demasiad[oa]s (?:conexiones|mensajes|correos)|tropp[ie] (?:connessioni|messaggi)|muitas (?:conex[õo]es|mensagens)|слишком много (?:соединений|подключений|сообщений|писем)|频率|频繁|頻繁|発信数|送信数|발송량|전송량/i;
+  /too many (?:concurrent |simultaneous |open )?(?:smtp )?(?:connections|sessions)|too (?:many|frequent) connects|too many errors from (?:your|this)|\((?:dyn|rly|rtr|con):t\d\)|(?:sessions|connections) opened|(?:rate|message|messages|throttling|connection|sending|relay|hourly|daily)[\w ]{0,12} limit (?:exceeded|reached)|rate limit(?:ed|ing)?\b|ratelimit|daily limit|frequency limit|too many (?:messages|mails?|recipients) (?:from|for this sender|received this)|too much mail from|throttl|slow down|sending too fast|message (?:submission )?rate|mail flood|server busy|ports are busy|max(?:imum)? (?:number of )?(?:concurrent )?(?:messages? per connection|(?:server )?connections)|how many messages can be sent|submission quota|email quota exceeded|sending quota|policy rejection.{0,3}quota|tenant has exceeded|connection (?:rate )?limit|dynamic screening|trop de (?:connexions|messages|courriels|mails)|zu viele (?:verbindungen|nachrichten|e-?mails|mails)|demasiad[oa]s (?:conexiones|mensajes|correos)|tropp[ie] (?:connessioni|messaggi)|muitas (?:conex[õo]es|mensagens)|слишком много (?:соединений|подключений|сообщений|писем)|频率|频繁|頻繁|発信数|送信数|발송량|전송량/i;
 
 /** Our IP address named in other languages (after the rate words: "zu viele Verbindungen von Ihrer IP-Adresse"). */
 const OUR_IP_TEXT =
@@ -99,7 +99,7 @@ const VENDOR_SENDER_TAG =
   /\[(?:tss?|bl|cs|hm)\d\d\]|\b(?:sc|dy|ou)-00\d\b|\bas\(\d+\)|\b(?:bl|hl)\d{6}\b|aup#(?:cx|in-13)|\bcxbl\b|\bipbl\d+|\bofr\d*_1\d\d\b|\bdt:spm\b/i;
 
 const RELAY_TEXT =
-  /relay(?:ing)? (?:access |operation )?(?:denied|not permitted|prohibited|rejected|not allowed|disabled)|relaying to \S+ denied|relay denied|denies relay|use me \S* ?as a relay|unable to relay|(?:we )?do not relay|not permitted to relay|open relay not allowed|allowed rcpthosts|credentials for relay|local user only|delivery is not allowed to this address|log in first/i;
+  /relay(?:ing)? (?:access |operation )?(?:denied|not permitted|prohibited|rejected|not allowed|disabled)|relaying to \S+ denied|relay denied|denies relay|use me \S* ?as a relay|unable to relay|(?:we )?do not relay|not permitted to relay|open relay not allowed|allowed rcpthosts|credentials for relay|local user only|(?:unavailable|invalid(?: address)?|unknown) or (?:is )?not local|delivery is not allowed to this address|log in first/i;
 const AUTH_TEXT =
   /authentication required|requires authentication|not authenticated|auth(?:entication)? (?:is )?required|authrequired/i;
 
@@ -113,8 +113,8 @@ const NO_SUCH_USER_TEXT = new RegExp(
     // "<noun> [up to five words] <verb>": "user unknown", "the user's email name is not found", "<a@b> does not exist".
     String.raw`${MAILBOX_NOUN}(?:[\s:.]+[^\s]+){0,5}?[\s:.]+${UNKNOWN_VERB}\b`,
     // "<adjective> [one word] <noun>": "unknown e-mail address", "invalid-recipient", "bad recipient", "nonexistent user".
-    String.raw`\b(?:unknown|invalid|bad|non-?existent|illegal)[ -](?:\S+ )?(?:user|recipient|addressee|mailbox|account|address|alias|local[ -]?part)`,
-    /userunknown|no such (?:local |e-?mail )?(?:user|recipient|mailbox|account|address|person)|(?:unable to|cannot|can't|could ?n[o']t) find (?:the |that )?(?:user|recipient|mailbox|account|address)|(?:does not|doesn't) have an? (?:mailbox|e-?mail account)|no (?:account|mailbox) (?:with|for) (?:that|this) address|(?:account|mailbox|user|address) (?:has been|was) (?:deleted|removed)\b|no (?:account|mail-?box|user) (?:here )?(?:by that name|here|found)|no one at this address|not a (?:valid|known|local) (?:user|recipient|mailbox|address)|not (?:listed in (?:the )?(?:public |domino )?(?:name & address book|directory)|user of this server|our customer)|(?:bad ?rcpt ?to|bad ?recipient ?to|valid ?rcpt ?to) list|don't exists that user|doesn't have an? [\w.-]+ account|does not have an account|no mailbox|unavailable mail user|undeliverable address|unrouteable address|unroutable address|host unknown|recipient domain must exist|recipientnotfound|recipnotfound|address (?:is )?possibly incorrect|mailbox name not allowed|recipient address has null mx|mailbox has moved|(?:address|user|recipient|mailbox) (?:is )?not handled by this (?:system|server)/,
+    String.raw`\b(?:unknown|invalid|bad|non-?existent|illegal)[ _-](?:\S+ )?(?:user|recipient|addressee|mailbox|account|address|alias|local[ -]?part)`,
+    /userunknown|no such (?:local |e-?mail )?(?:user|recipient|mailbox|account|address|person)|(?:unable to|cannot|can't|could ?n[o']t) find (?:the |that )?(?:user|recipient|mailbox|account|address)|(?:does not|doesn't) have an? (?:mailbox|e-?mail account)|no (?:account|mailbox) (?:with|for) (?:that|this) address|(?:account|mailbox|user|address) (?:has been|was) (?:deleted|removed)\b|no (?:account|mail-?box|user) (?:here )?(?:by that name|here|found)|no one at this address|not an? (?:valid|known|local|active|existing|registered) (?:e-?mail )?(?:user|recipient|mailbox|address|account)|your envelope recipient (?:has been |is )?(?:denied|rejected|invalid)|not (?:listed in (?:the )?(?:public |domino )?(?:name & address book|directory)|user of this server|our customer)|(?:bad ?rcpt ?to|bad ?recipient ?to|valid ?rcpt ?to) list|don't exists that user|doesn't have an? [\w.-]+ account|does not have an account|no mail[ -]?box|unavailable mail user|undeliverable address|unrouteable address|unroutable address|host unknown|recipient domain must exist|recipientnotfound|recipnotfound|address (?:is )?possibly incorrect|mailbox name not allowed|recipient address has null mx|mailbox has moved|(?:address|user|recipient|mailbox) (?:is )?not handled by this (?:system|server)/,
     // The same in other languages: unknown, does not exist, not found, no such user.
     /unbekannt|existiert nicht|nicht vorhanden|nicht gefunden|inconnu|n'existe pas|inexistant|introuvable|non r[ée]pertori[ée]|desconocido|no existe|no se encuentra|no encontrad|sconosciut|inesistent|non esist|non trovat|nessun utente|no tiene (?:una )?cuenta|não tem (?:uma )?conta|desconhecid|inexistente|não existe|não encontrad|onbekend|bestaat niet|niet gevonden|nie ma takiego|nie istnieje|nieznan|nie znaleziono|neexistuje|neznám|nenalezen|bulunamad|mevcut değil|kullanıcı yok|okänd|存在しません|見つかりません|宛先不明|不存在|无此用户|找不到|未开通|не найден|не существует|нет такого|неизвестн|존재하지|찾을 수 없|없는 (?:사용자|계정|메일)|사용자가 없|수신자가 없|存在しない|查无此人|(?:收件人|地址|用户)无效|无效的?(?:收件人|地址|用户)|не існує|невідом|nicht bekannt|finns inte|findes ikke|finnes ikke|eksisterer ikke|ukendt|ukjent|tuntematon|ei ole olemassa|ei löydy|nem létezik|ismeretlen|nem található|nu există|necunoscut|δεν υπάρχει|άγνωστ|không tồn tại|tidak (?:ditemukan|dikenal|terdaftar)|לא קיים|לא נמצא|غير موجود/,
     // "<the recipient, address, user or mailbox> … invalid" and its reverse, in other languages.
@@ -130,6 +130,16 @@ const NO_SUCH_USER_TEXT = new RegExp(
  */
 const NO_MAIL_DOMAIN_TEXT =
   /no such domain|no mx (?:record )?found|(?:host|domain|server)(?:\/domain)? does not accept mail|domain is not reachable|mail receiving disabled|could not find a mail server|unknown mail server|host not found|domain \S+ (?:does not exist|no longer available)|^invalid domain$/i;
+/**
+ * A refusal by the recipient's own rules ("recipient policy", Postfix's check_recipient_access "Recipient
+ * address rejected: Access denied"): it names neither us nor the mailbox's existence, and another egress
+ * would be refused alike.
+ */
+const RECIPIENT_POLICY_TEXT =
+  /recipient (?:address rejected: access denied|polic(?:y|ies)\b|refuses)|(?:user|domain|recipient)s? (?:or domain )?(?:that )?you (?:are sending|sent|tried to send) to\b[^.]{0,40}\bpolic|polic(?:y|ies) of the recipient|recipient's (?:polic|settings)|polic(?:y|ies) rejection on the (?:target|recipient|destination)/i;
+/** A host that takes no mail at all (RFC 7504's 521 greeting): no address there can receive. */
+const HOST_TAKES_NO_MAIL_TEXT =
+  /\b(?:host|domain|server|machine|system|site)(?:\/domain)? (?:does not|doesn't|will not|won't) accept (?:e-?)?mail\b(?! from)/i;
 /** A reply at RCPT that says no more than no: RFC 5321's 551 "user not local", a bare "rejected". */
 const TERSE_REFUSAL_TEXT = /^(?:(?:user not local|not our user)\b.*|rejected|service unavailable)[.!]?$/i;
 
@@ -161,13 +171,13 @@ const GREYLIST_TEXT =
   /grey ?list|gray ?list|try again later|please retry|retry later|temporarily (?:rejected|deferred|unavailable)|come back later|deferred|not yet authorized/i;
 /** Temporary trouble on the server's side, not a request to come back. */
 const SERVER_TROUBLE_TEXT =
-  /too much load|internal (?:error|resource)|disk space|system resources|resource constraints|lookup failure|configuration problem|local problem|(?:service|system|recipient) temporarily unavailable|system (?:failure|error)|temporarily unable to process/i;
+  /too much load|internal (?:error|resource)|disk space|system resources|resource constraints|lookup failure|configuration problem|local problem|(?:service|system|recipient) temporarily unavailable|system (?:failure|error)|temporarily unable to process|system problem|resources? (?:are |is )?temporarily unavailable/i;
 const TOO_MANY_RCPT_TEXT =
   /too many recipients|trop de destinataires|zu viele empf[äa]nger|demasiados destinatarios|troppi destinatari|muitos destinat[áa]rios|слишком много получателей|收件人(?:过多|太多)|受信者が多すぎ|allow(?:ed)? rcpt numbers|recipients belong to multiple regions|too many rcpt|reciplimit/i;
 const MAILBOX_RATE_TEXT =
   /receiving (?:e?mail|mail) (?:at (?:a|too high a) rate|too quickly)|rate that prevents|received too much e?mail|слишком быстро|troppo rapidamente|demasiado rápido/i;
 const TLS_TEXT =
-  /starttls|tls required|encryption (?:required|needed)|does not support tls|tls is required|requires? (?:encryption|tls)|\btls\b[^;:]{0,30}\b(?:required|not supported)/i;
+  /starttls|tls required|encryption (?:required|needed)|does not support tls|tls is required|requires? (?:encryption|tls)|\btls\b[^;:]{0,30}\b(?:required|not supported|not available|unavailable)/i;
 
 const EVERY_STAGE: SmtpStage[] = ['banner', 'ehlo', 'mail', 'rcpt', 'data'];
 /** Replies that can speak of the mailbox: to RCPT, and to DATA for a recipient refused only then. */
@@ -203,12 +213,16 @@ const RULES: Rule[] = [
   // What the text says of the mailbox outranks a code that says otherwise ("550 5.1.1 Account disabled").
   // At RCPT a recipient domain that takes no mail leaves the address nowhere to receive (before "disabled").
   { class: 'no_such_user', codes: [5], text: NO_MAIL_DOMAIN_TEXT, stages: ['rcpt'] },
+  // Said in the greeting it is the host's answer for every address (words about us came first).
+  { class: 'no_such_user', codes: [5], text: HOST_TAKES_NO_MAIL_TEXT, stages: ['banner', 'ehlo'] },
   // A feature of the server or our account switched off is not the mailbox.
   { class: 'unclassified', codes: [5], text: SERVICE_OFF_TEXT },
   { class: 'disabled', codes: [5], text: DISABLED_TEXT },
   { class: 'no_such_user', codes: [5], text: NO_SUCH_USER_TEXT },
   { class: 'disabled', codes: [5], enhanced: ['5.2.1'] },
   { class: 'no_such_user', codes: [5], enhanced: ['5.1.1', '5.1.10', '5.1.6', '5.1.3', '5.1.2'] },
+  // The recipient's own policy, with no word about us: neither the mailbox's absence nor a block of us.
+  { class: 'unclassified', codes: [5], text: RECIPIENT_POLICY_TEXT },
   // 5.7.x is security or policy: vaguer words about the mailbox do not outweigh it.
   { class: 'sender_blocked', codes: [5], enhanced: ['5.7.*'] },
   // The message or the mail system (X.3.x, X.6.x: size, content, SMTPUTF8) is refused, not the mailbox.
