@@ -267,6 +267,7 @@ describe('classifyReply', () => {
     expect(classifyReply(buildReply(['251 User not local; will forward']))).toBe('accepted');
   });
 
+  // Except a greeting saying the host takes no mail at all (see the dialects below).
   it('never reads a refusal before RCPT as an answer about the mailbox', () => {
     expect(classifyReply(buildReply(['550 5.1.1 User unknown']), 'mail')).toBe('sender_blocked');
     expect(classifyReply(buildReply(['530 5.7.0 Must issue a STARTTLS command first']), 'mail')).toBe('tls_required');
@@ -499,6 +500,48 @@ const DIALECTS: Array<[string, SmtpStage, string, ReplyClass]> = [
   ['address rejected: try again', 'rcpt', '550 Recipient address rejected: please try again later', 'unclassified'],
   ['address rejected alone', 'rcpt', '550 <someone@example.org>: Recipient address rejected', 'no_such_user'],
   ['an internal error stays server trouble', 'rcpt', '451 Internal error, try again later', 'temporary'],
+  // Round 2's families (issue 32), each in words of its own.
+  ['"mail box" in two words', 'rcpt', '550 No mail box here for that user', 'no_such_user'],
+  ['an underscored token', 'rcpt', '550 INVALID_RECIPIENT', 'no_such_user'],
+  ['not an active address', 'rcpt', '550 someone@example.org is not an existing address', 'no_such_user'],
+  ['recipients, plural', 'rcpt', '550 All recipients unknown', 'no_such_user'],
+  ['qmail: envelope recipient', 'rcpt', '553 sorry, your envelope recipient is invalid (#5.7.1)', 'no_such_user'],
+  ['blaming sender or recipient is hedged', 'rcpt', '554 The sender or recipient is invalid', 'unclassified'],
+  ['an account not active', 'rcpt', '550 Account not active', 'disabled'],
+  ['our account not active is not the mailbox', 'rcpt', '550 Your account is not active', 'unclassified'],
+  ['ru: no such mailbox', 'rcpt', '550 Такого ящика нет', 'no_such_user'],
+  ['pl: no such user', 'rcpt', '550 Brak takiego użytkownika', 'no_such_user'],
+  ['pl: no such sender', 'rcpt', '550 Brak takiego nadawcy', 'sender_blocked'],
+  ['ja: no such user', 'rcpt', '550 そのようなユーザーはいません', 'no_such_user'],
+  ['zh: no such user', 'rcpt', '550 无此用户', 'no_such_user'],
+  ['de: address invalid', 'rcpt', '550 Empfaengeradresse ungültig', 'no_such_user'],
+  ['de: sender address invalid', 'rcpt', '550 Absenderadresse ungültig', 'sender_blocked'],
+  ['unavailable or not local is relaying', 'rcpt', '550 Mailbox unavailable or not local', 'relay_denied'],
+  ['an IP address not local is not the mailbox', 'rcpt', '550 Your IP address is not local', 'unclassified'],
+  ['TLS not available', 'ehlo', '454 4.7.0 TLS not available', 'tls_required'],
+  ['exceeded allowed limits', 'rcpt', '550 5.7.1 Access denied, 192.0.2.1 has exceeded allowed limits', 'rate_limited'],
+  ['a per-hour receive limit', 'rcpt', '550 5.2.122 Per hour receive limit exceeded', 'rate_limited'],
+  ['too frequent connects', 'banner', '421 Too frequent connects from your host', 'rate_limited'],
+  ['too many errors from us', 'banner', '421 Too many errors from this IP, wait a minute', 'rate_limited'],
+  ["AOL's throttle tag", 'mail', '421 4.7.1 : (DYN:T1) see the postmaster page', 'rate_limited'],
+  ['not accepting mail from our IP', 'banner', '550 Not accepting mail from this IP', 'sender_blocked'],
+  ['a temporary system problem', 'rcpt', '451 Temporary system problem, try again later', 'temporary'],
+  ['resources temporarily unavailable', 'rcpt', '451 Resources temporarily unavailable, try again later', 'temporary'],
+  ["the recipient's policy", 'rcpt', '550 5.7.1 Rejected by recipient policy', 'unclassified'],
+  [
+    "the recipient's policy beside words about us",
+    'rcpt',
+    '550 5.7.1 Rejected by recipient policy: your IP is listed at Spamhaus',
+    'sender_blocked',
+  ],
+  // A greeting that says the host takes no mail at all (RFC 7504) answers for every address there.
+  ['a host that takes no mail', 'banner', '521 5.3.2 Host does not accept mail', 'no_such_user'],
+  [
+    'a host that takes no mail from us',
+    'banner',
+    '554 This server does not accept mail from your network',
+    'sender_blocked',
+  ],
 ];
 
 describe('reply dialects by stage (issue 32)', () => {
