@@ -161,10 +161,11 @@ const DISABLED_TEXT = new RegExp(
 );
 /**
  * Words of a disabled mailbox said of something else: a protocol feature or service of the server
- * ("Relay disabled", "VRFY disabled"), or our own account ("your account has been suspended").
+ * ("Relay disabled", "VRFY disabled"), our own account ("your account has been suspended"), or a
+ * mailbox closed only to some senders ("disabled for external senders": it exists).
  */
 const SERVICE_OFF_TEXT =
-  /\byour (?:account|access)\b[^.]{0,40}\b(?:disabled|suspended|deactivated|terminated|closed)|\b(?:vrfy|expn|etrn|command|relay(?:ing)?|pipelining|chunking|auth(?:entication)?|starttls|tls|feature)\s+(?:is\s+|has been\s+)?(?:disabled|deactivated|suspended)/i;
+  /\b(?:disabled|deactivated|suspended|restricted|closed)\s+(?:for|to)\s+(?:all\s+)?(?:external|outside|internet|non-?local|internal|unauthenticated|anonymous)\b|\bonly (?:accepts? )?(?:(?:e-?)?mail |messages )?(?:from )?(?:internal|authenticated|authori[sz]ed) (?:senders|users|mail)\b|\byour (?:account|access)\b[^.]{0,40}\b(?:disabled|suspended|deactivated|terminated|closed)|\b(?:vrfy|expn|etrn|command|relay(?:ing)?|pipelining|chunking|auth(?:entication)?|starttls|tls|feature)\s+(?:is\s+|has been\s+)?(?:disabled|deactivated|suspended)/i;
 const FULL_TEXT =
   /over ?quota|quota exceeded|exceeded (?:his |her |its |the )?quota|quota violation|(?:disk|maildir|mailbox) quota|full mailbox|mail ?folder is full|exceeds? (?:the )?(?:maximum )?allowed (?:size|storage)|would exceed (?:the )?maximum|space has been used up|not enough (?:storage )?space|exceeded (?:its|the) (?:storage|quota)|exceeded storage allocation|(?:mailbox|storage) (?:for user )?(?:is )?full|mailbox size|mailbox has exceeded|inbox is out of storage|insufficient (?:storage|space)|out of storage|storage space|storage quota|too many messages on the server|blocks limit exceeded|\bvoll\b|speicher|pleine|quota d[ée]pass|lleno|cuota|piena|esaurit|cheia|\bcota\b|容量|いっぱい|переполнен|квот|空间不足|已满|\bvol\b|pełn|przepełnion|pln[áa](?!\w)|\bdolu\b|용량 ?(?:이 )?초과|가득|täynnä|megtelt|\bkvot|kiintiö|\bpenuh\b/i;
 const GREYLIST_TEXT =
