@@ -539,6 +539,17 @@ const DIALECTS: Array<[string, SmtpStage, string, ReplyClass]> = [
     '550 User unknown, this server only accepts local recipients',
     'no_such_user',
   ],
+  // The words of a quoted address are the mailbox's name, not what the server says of us.
+  [
+    'an address named spam',
+    'rcpt',
+    '550 5.1.1 <spamtrap@example.org>: Recipient address rejected: User unknown',
+    'no_such_user',
+  ],
+  ['an address named helo', 'rcpt', '550 helo@example.org... User unknown', 'no_such_user'],
+  ['an address named dmarc', 'rcpt', '550 <dmarc-reports@example.org> does not exist', 'no_such_user'],
+  ['a word after an address and a colon', 'rcpt', '550 User suspended:someone@example.org', 'disabled'],
+  ['a sender refused beside its address', 'mail', '553 <spam@example.net>: Sender address rejected', 'sender_blocked'],
   ['ru: no such mailbox', 'rcpt', '550 Такого ящика нет', 'no_such_user'],
   ['pl: no such user', 'rcpt', '550 Brak takiego użytkownika', 'no_such_user'],
   ['pl: no such sender', 'rcpt', '550 Brak takiego nadawcy', 'sender_blocked'],

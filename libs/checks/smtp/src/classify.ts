@@ -254,6 +254,12 @@ function enhancedMatches(patterns: string[], code: string | null): boolean {
   );
 }
 
+/**
+ * An address quoted in a reply: its words are the mailbox's name, not what the server says
+ * ("<spam-reports@example.org>: User unknown" is not about spam). Read as a neutral address of the same shape.
+ */
+const QUOTED_ADDRESS = /[^\s<>()[\]"',;:]+@[^\s<>()[\]"',;:]+/g;
+
 /** Classifies a reply received at `stage`; only replies to RCPT (or DATA) can speak of the mailbox. */
 export function classifyReply(
   reply: Pick<SmtpReply, 'code' | 'enhancedCode' | 'message'>,
@@ -261,11 +267,12 @@ export function classifyReply(
 ): ReplyClass {
   const codeClass = Math.floor(reply.code / 100) as 2 | 3 | 4 | 5;
   if (codeClass === 2 || codeClass === 3) return 'accepted';
+  const message = reply.message.replace(QUOTED_ADDRESS, 'x@x.x');
   for (const rule of RULES) {
     if (!rule.codes.includes(codeClass)) continue;
     if (!(rule.stages ?? MAILBOX_STAGES).includes(stage)) continue;
     if (rule.enhanced && !enhancedMatches(rule.enhanced, reply.enhancedCode)) continue;
-    if (rule.text && !rule.text.test(reply.message)) continue;
+    if (rule.text && !rule.text.test(message)) continue;
     return rule.class;
   }
   // Before RCPT, a refusal is about the session, never the mailbox.
