@@ -550,6 +550,7 @@ const DIALECTS: Array<[string, SmtpStage, string, ReplyClass]> = [
   ['an address named dmarc', 'rcpt', '550 <dmarc-reports@example.org> does not exist', 'no_such_user'],
   ['a word after an address and a colon', 'rcpt', '550 User suspended:someone@example.org', 'disabled'],
   ['a sender refused beside its address', 'mail', '553 <spam@example.net>: Sender address rejected', 'sender_blocked'],
+  ['a user moved without forwarding', 'rcpt', '550 User has moved with no forwarding address', 'no_such_user'],
   ['ru: no such mailbox', 'rcpt', '550 Такого ящика нет', 'no_such_user'],
   ['pl: no such user', 'rcpt', '550 Brak takiego użytkownika', 'no_such_user'],
   ['pl: no such sender', 'rcpt', '550 Brak takiego nadawcy', 'sender_blocked'],
