@@ -72,7 +72,7 @@ const ABOUT_US_TEXT = new RegExp(
     // Blocks of us that name neither a list nor our address: terse, vendor-tagged, or about our kind of host.
     /^access denied\b|invalid ip for sending|\(bl\)|not accepting connections|open (?:relay|proxy)|not allowed to connect|host network not allowed|no access from mail server|smtp server of your isp|^go away\b/,
     // The same, in other languages: sender, blocklist, our IP address.
-    /absender|exp[ée]diteur|[ée]metteur|remitente|mittente|remetente|afzender|avsender|afsender|lähettäjä|feladó|expeditor|αποστολέ|người gửi|pengirim|nadawc|odes[íi]latel|gönderen|avsändare|발신자|отправител|发件人|发信人|送信者|送信元|sperrliste|liste noire|lista negra|черн(?:ом|ый) списк|ブラックリスト|黑名单|adresse ip source|service refuse/,
+    /absender|exp[ée]diteur|[ée]metteur|remitent|відправни|подател|пошиљал|po[šs]iljatel|po[šs]iljala|השולח|שולח|المرسل|mittente|remetente|afzender|avsender|afsender|lähettäjä|feladó|expeditor|αποστολέ|người gửi|pengirim|nadawc|odes[íi]latel|gönderen|avsändare|발신자|отправител|发件人|发信人|送信者|送信元|sperrliste|liste noire|lista negra|черн(?:ом|ый) списк|ブラックリスト|黑名单|adresse ip source|service refuse/,
   ]
     .map((part) => part.source)
     .join('|'),
