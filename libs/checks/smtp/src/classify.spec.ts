@@ -515,7 +515,7 @@ const DIALECTS: Array<[string, SmtpStage, string, ReplyClass]> = [
   ['ro: nonexistent user', 'rcpt', '550 Utilizator inexistent', 'no_such_user'],
   ['hr: user does not exist', 'rcpt', '550 Korisnik ne postoji', 'no_such_user'],
   ['uk: user not found', 'rcpt', '550 Користувача не знайдено', 'no_such_user'],
-  ['uk: sender not found is not the mailbox', 'rcpt', '550 Відправника не знайдено', 'unclassified'],
+  ['uk: sender not found is ours', 'rcpt', '550 Відправника не знайдено', 'sender_blocked'],
   ['it: user not present', 'rcpt', '550 Utente non presente', 'no_such_user'],
   ['pt-BR: user not registered', 'rcpt', '550 Usuário não cadastrado', 'no_such_user'],
   ['ja: no matching user', 'rcpt', '550 該当するユーザーがいません', 'no_such_user'],
