@@ -566,6 +566,8 @@ const DIALECTS: Array<[string, SmtpStage, string, ReplyClass]> = [
   ['fr: return address invalid is ours', 'rcpt', '550 Adresse de retour invalide', 'sender_blocked'],
   ['invalid rcpt to', 'rcpt', '550 invalid rcpt to', 'no_such_user'],
   ['an invalid RCPT command is ours', 'rcpt', '501 5.5.4 Invalid RCPT TO syntax', 'unclassified'],
+  ['our address not local is not the mailbox', 'rcpt', '550 Your address is not local', 'unclassified'],
+  ['we are not a valid user', 'rcpt', '550 Sorry, you are not a valid user', 'unclassified'],
   ['ru: no such mailbox', 'rcpt', '550 Такого ящика нет', 'no_such_user'],
   ['pl: no such user', 'rcpt', '550 Brak takiego użytkownika', 'no_such_user'],
   ['pl: no such sender', 'rcpt', '550 Brak takiego nadawcy', 'sender_blocked'],
