@@ -1,8 +1,8 @@
 import { classifyReply, type ReplyClass, type SmtpStage } from './classify';
 import corpus from './fixtures/replies.json';
 import check from './fixtures/replies-check.json';
-import spentHeldOutSet from './fixtures/replies-heldout.json';
-import heldOut2 from './fixtures/replies-heldout-2.json';
+import spentRound1 from './fixtures/replies-heldout.json';
+import spentRound2 from './fixtures/replies-heldout-2.json';
 import { buildReply } from './reply';
 
 /**
@@ -41,19 +41,24 @@ const AGAINST_MAILBOX: ReplyClass[] = ['no_such_user', 'disabled'];
 const tuning = corpus.replies as Entry[];
 const heldBack = check.replies as Entry[];
 /**
- * Issue 32's held-out round 1: written by hand without reading the classifier, measured once (false
- * invalid 1.0%, no such user 94.2%, exact 87.8%), then spent: the rules were tuned on it since.
+ * Issue 32's held-out rounds already spent: each was written by hand without reading the classifier,
+ * measured once, then tuned on (its misses read, rules generalised from them, labels corrected only
+ * with a reason in the entry's source). Their figures no longer measure unseen replies; the targets
+ * are asserted on them as on any tuned part.
  */
-const spentHeldOut = spentHeldOutSet.replies as Entry[];
+const SPENT: Array<[string, Entry[]]> = [
+  // Measured once: false invalid 1.0%, no such user 94.2%, exact 87.8%.
+  ['round 1', spentRound1.replies as Entry[]],
+  // Written after round 1 was spent, without reading the other sets. Measured once on 2026-11-29: false
+  // invalid 0.7%, no such user 89.1%, exact 89.5%; spent the same day (8 labels corrected).
+  ['round 2', spentRound2.replies as Entry[]],
+];
 
 /**
- * Held-out rounds never tuned on: the issue-32 targets are asserted on each. Round 2 was written by
- * hand after round 1 was spent, without reading the classifier or the other sets.
+ * Held-out rounds never tuned on: the issue-32 targets are asserted on each, `shortfall` marking a round
+ * measured short of them. Empty between rounds: the next one is added here when it is written.
  */
-const HELD_OUT: Array<[string, Entry[], { shortfall: boolean }]> = [
-  // Measured once on 2026-11-29: false invalid 0.7%, no such user 89.1% (issue 32 stays open on it).
-  ['round 2', heldOut2.replies as Entry[], { shortfall: true }],
-];
+const HELD_OUT: Array<[string, Entry[], { shortfall: boolean }]> = [];
 
 interface Figures {
   senderMisread: number;
@@ -140,7 +145,7 @@ describe('the reply corpus', () => {
   it.each([
     ['tuning', tuning],
     ['held-back', heldBack],
-    ['held-out round 1 (spent, tuned on)', spentHeldOut],
+    ...SPENT.map(([label, entries]): [string, Entry[]] => [`held-out ${label} (spent, tuned on)`, entries]),
     ...HELD_OUT.map(([label, entries]): [string, Entry[]] => [label, entries]),
   ])('%s part: every entry is well-formed and sourced', (_, entries) => {
     for (const entry of entries) {
@@ -250,9 +255,10 @@ function heldOutTargets(label: string, entries: Entry[], shortfall = false): voi
   });
 }
 
-describe('reply classification on held-out round 1 (issue 32; spent, tuned on)', () => {
-  heldOutTargets('held-out round 1 (spent, tuned on)', spentHeldOut);
-});
+for (const [label, entries] of SPENT)
+  describe(`reply classification on held-out ${label} (issue 32; spent, tuned on)`, () => {
+    heldOutTargets(`held-out ${label} (spent, tuned on)`, entries);
+  });
 
 // Each unspent round in a describe of its own.
 for (const [label, entries, { shortfall }] of HELD_OUT)

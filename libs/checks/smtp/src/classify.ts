@@ -64,15 +64,15 @@ const ABOUT_US_TEXT = new RegExp(
     // Blocklists and reputation.
     /spamhaus|spamcop|barracuda|sorbs|mailspike|senderbase|cloudmark|trend micro|blocked using|block ?list|black ?list|\bdns-?bl\b|\brbl\b|(?<!not )listed (?:at|on|in|by)|reputation|banned sending ip|banned sender/,
     // Our host: address, rDNS, HELO, dynamic ranges, connections refused.
-    /client host .*(?:blocked|rejected)|client host rejected|(?:your|sender|sending|source|client|connecting) (?:ip|address|host|network|server|mail server|domain)\b.{0,60}(?:blocked|listed|not (?:allowed|accepted|authorized|registered)|refused|rejected|banned|poor|has no|filtered|not found|unknown|not resolv)|\bip (?:address )?(?:\S+ )?(?:is )?(?:rejected|blocked|banned|hangup)|not accepted from (?:this|your) ip|from your location|administratively denied|connections? (?:will not be|not|is not) accepted|(?:mail|messages?) from [[(]?[\d.]+[\])]? (?:refused|rejected|not allowed|blocked|weren't sent|temporarily deferred|will be)|reverse (?:dns|hostname)|\bptr\b|\brdns\b|dynamic ip|dialup|cannot find your hostname|helo command rejected|not receiving mail from your ip|ip not in whitelist|traffic not accepted|intrusion prevention|over ipv6/,
+    /client host .*(?:blocked|rejected)|client host rejected|(?:your|sender|sending|source|client|connecting) (?:ip|address|host|network|server|mail server|domain)\b.{0,60}(?:blocked|listed|not (?:allowed|accepted|authorized|registered)|refused|rejected|banned|poor|has no|filtered|not found|unknown|not resolv)|\bip (?:address )?(?:\S+ )?(?:is )?(?:rejected|blocked|banned|hangup)|not accepted from (?:this|your) ip|from your location|administratively denied|connections? (?:will not be|not|is not) accepted|(?:mail|messages?) from [[(]?[\d.]+[\])]? (?:refused|rejected|not allowed|blocked|weren't sent|temporarily deferred|will be)|reverse (?:dns|hostname)|\bptr\b|\brdns\b|dynamic ip|dialup|cannot find your hostname|helo command rejected|not (?:currently )?(?:accepting|receiving|taking) (?:e-?mail|mail|messages|connections) from (?:your|this) (?:ip|address|host|network|server)|ip not in whitelist|traffic not accepted|intrusion prevention|over ipv6/,
     // Our envelope sender and its authentication.
-    /sender (?:address )?(?:is )?(?:rejected|blocked|denied)|sender(?:'s)? (?:e-?mail |mail )?address\b.{0,40}(?:unknown|not found|invalid|does not exist|not exist|not resolve)|your (?:e-?mail |mail )?(?:address|domain) (?:is |was |has been )?(?:unknown|not found|invalid|does not exist)|invalid dns\b|unresolvable (?:rfc.?5321 )?(?:mail ?)?from domain|resource record|sender verif(?:y|ication) failed|verification failed for|bad (?:outbound )?sender|sender'?s? (?:mailbox|system) address|fake sender|null sender|(?:disabled|suspended|blocked|locked) (?:for|from) sending|\bsending\b(?:[^.]{0,30}\b(?:is|has been))? (?:disabled|suspended|blocked)|sender address has null mx|\bfrom (?:header|address|domain)\b|header from|(?:unknown|invalid) sender|sender (?:is )?(?:unknown|invalid|not found)|\bhelo\b|\behlo (?:name|host(?:name)?|domain|argument)|envelope sender|sender domain|domain of sender|sender has no|unregistered domains|unauthenticated|sender (?:was )?not authenticated|sendernotauthenticated|authentication didn't pass|\bspf\b|\bdkim\b|\bdmarc\b|sender id|spoof|permissions to (?:send|submit)|access to (?:submit messages to )?this e-?mail system|user in blacklist/,
+    /sender (?:address )?(?:is )?(?:rejected|blocked|denied)|sender(?:'s)? (?:e-?mail |mail )?(?:address|account|mailbox)\b.{0,40}(?:unknown|not found|invalid|does not exist|not exist|not resolve|disabled|deactivated|suspended|closed|locked|inactive)|\breturn-?path\b|\bafter mail from\b|your (?:e-?mail |mail )?(?:address|domain) (?:is |was |has been )?(?:unknown|not found|invalid|does not exist)|invalid dns\b|unresolvable (?:rfc.?5321 )?(?:mail ?)?from domain|resource record|sender verif(?:y|ication) failed|verification failed for|bad (?:outbound )?sender|sender'?s? (?:mailbox|system) address|fake sender|null sender|(?:disabled|suspended|blocked|locked) (?:for|from) sending|\bsending\b(?:[^.]{0,30}\b(?:is|has been))? (?:disabled|suspended|blocked)|sender address has null mx|\bfrom (?:header|address|domain)\b|header from|(?:unknown|invalid) sender|sender (?:is )?(?:unknown|invalid|not found)|\bhelo\b|\behlo (?:name|host(?:name)?|domain|argument)|envelope sender|sender domain|domain of sender|sender has no|unregistered domains|unauthenticated|sender (?:was )?not authenticated|sendernotauthenticated|authentication didn't pass|\bspf\b|\bdkim\b|\bdmarc\b|sender id|spoof|permissions to (?:send|submit)|access to (?:submit messages to )?this e-?mail system|user in blacklist/,
     // Policy, content and behaviour.
-    /spam|unsolicited|complaints|unusual (?:rate|traffic|sending)|suspicious|namespace mining|directory harvest|too many invalid recipients|excessive unknown recipients|(?:for|due to|by|under) (?:local |security |our )?polic(?:y|ies)\b|polic(?:y|ies) (?:reasons|violation|restrictions)|local policy|security polic|blocked senders|administrative prohibition|envelope blocked|content (?:filter|rejected|denied)|message content|message (?:was )?filtered|banned word|not rfc compliant|invalid to header|unexpected volume|rejected due to content|access denied, /,
+    /spam|unsolicited|complaints|unusual (?:rate|traffic|sending)|suspicious|namespace mining|directory harvest|too many (?:unknown|invalid|bad|non-?existent|failed) (?:users?|recipients?|addresses|rcpts?)\b|excessive unknown recipients|(?:for|due to|by|under) (?:local |security |our )?polic(?:y|ies)\b|polic(?:y|ies) (?:reasons|violation|restrictions)|local policy|security polic|blocked senders|administrative prohibition|envelope blocked|content (?:filter|rejected|denied)|message content|message (?:was )?filtered|banned word|not rfc compliant|invalid to header|unexpected volume|rejected due to content|access denied, /,
     // Blocks of us that name neither a list nor our address: terse, vendor-tagged, or about our kind of host.
     /^access denied\b|invalid ip for sending|\(bl\)|not accepting connections|open (?:relay|proxy)|not allowed to connect|host network not allowed|no access from mail server|smtp server of your isp|^go away\b/,
     // The same, in other languages: sender, blocklist, our IP address.
-    /absender|exp[ée]diteur|[ée]metteur|remitente|mittente|remetente|afzender|avsender|afsender|lähettäjä|feladó|expeditor|αποστολέ|người gửi|pengirim|nadawc|odes[íi]latel|gönderen|avsändare|발신자|отправител|发件人|发信人|送信者|送信元|sperrliste|liste noire|lista negra|черн(?:ом|ый) списк|ブラックリスト|黑名单|adresse ip source|service refuse/,
+    /absender|exp[ée]diteur|adresse (?:de retour|d'envoi)|[ée]metteur|remitent|відправни|подател|пошиљал|po[šs]iljatel|po[šs]iljala|השולח|שולח|المرسل|mittente|remetente|afzender|avsender|afsender|lähettäjä|feladó|expeditor|αποστολέ|người gửi|pengirim|nadawc|odes[íi]latel|gönderen|avsändare|발신자|отправител|发件人|发信人|送信者|送信元|sperrliste|liste noire|lista negra|черн(?:ом|ый) списк|ブラックリスト|黑名单|adresse ip source|service refuse/,
   ]
     .map((part) => part.source)
     .join('|'),
@@ -85,11 +85,11 @@ const ABOUT_US_TEXT = new RegExp(
  * too many recipients this hour" is not a per-session cap: another session would be refused too).
  */
 const SENDING_LIMIT_TEXT =
-  /try again slower|too many\b[^.]{0,40}?\b(?:this (?:hour|minute)|today|per (?:hour|day|minute)|an hour|a day)\b|(?:max(?:imum)?|limits?|recipients|messages|e?mails)\b[^.]{0,40}?\bper (?:hour|day|minute|\d+ minutes)\b|(?:hourly|daily)\b[^.]{0,20}\b(?:limit|quota)|(?:mail|sending|message) limit (?:has been |was )?(?:reached|exceeded)|too many (?:messages|e?mails)\W{0,3}try again|message count quota|(?:sent|send|sending) too many (?:e-?mails|messages)\b(?! contain)|^too many (?:e-?mails|messages)\W*(?:\(|$)|messages per session|excessive volume|(?:message|volume|sending) threshold|tenant has exceeded|rate over ?limit/i;
+  /try again slower|too many\b[^.]{0,40}?\b(?:this (?:hour|minute)|today|per (?:hour|day|minute)|an hour|a day)\b|(?:max(?:imum)?|limits?|recipients|messages|e?mails)\b[^.]{0,40}?\bper (?:hour|day|minute|\d+ minutes)\b|(?:hourly|daily)\b[^.]{0,20}\b(?:limit|quota)|(?:mail|sending|message) limit (?:has been |was )?(?:reached|exceeded)|too many (?:messages|e?mails)\W{0,3}try again|message count quota|(?:sent|send|sending) too many (?:e-?mails|messages)\b(?! contain)|^too many (?:e-?mails|messages)\W*(?:\(|$)|messages per session|excessive volume|(?:message|volume|sending) threshold|tenant has exceeded|rate over ?limit|exceeded (?:the )?(?:permitted|allowed) limits?|\bper (?:hour|day|minute)\b[^.]{0,30}\blimit/i;
 
 /** Too much, too fast, too many connections from us. */
 const RATE_TEXT =
-  /too many (?:concurrent |simultaneous |open )?(?:smtp )?(?:connections|sessions)|(?:sessions|connections) opened|(?:rate|message|messages|throttling|connection|sending|relay|hourly|daily)[\w ]{0,12} limit (?:exceeded|reached)|rate limit(?:ed|ing)?\b|ratelimit|daily limit|frequency limit|too many (?:messages|mails?|recipients) (?:from|for this sender|received this)|too much mail from|throttl|slow down|sending too fast|message (?:submission )?rate|mail flood|server busy|ports are busy|max(?:imum)? (?:number of )?(?:concurrent )?(?:messages? per connection|(?:server )?connections)|how many messages can be sent|submission quota|email quota exceeded|sending quota|policy rejection.{0,3}quota|tenant has exceeded|connection (?:rate )?limit|dynamic screening|trop de (?:connexions|messages|courriels|mails)|zu viele (?:verbindungen|nachrichten|e-?mails|mails)|demasiad[oa]s (?:conexiones|mensajes|correos)|tropp[ie] (?:connessioni|messaggi)|muitas (?:conex[õo]es|mensagens)|слишком много (?:соединений|подключений|сообщений|писем)|频率|频繁|頻繁|発信数|送信数|발송량|전송량/i;
+  /too many (?:concurrent |simultaneous |open )?(?:smtp )?(?:connections|sessions)|too (?:many|frequent) connects|too many errors from (?:your|this)|\((?:dyn|rly|rtr|con):t\d\)|(?:sessions|connections) opened|(?:rate|message|messages|throttling|connection|sending|relay|hourly|daily)[\w ]{0,12} limit (?:exceeded|reached)|rate limit(?:ed|ing)?\b|ratelimit|daily limit|frequency limit|too many (?:messages|mails?|recipients) (?:from|for this sender|received this)|too much mail from|throttl|slow down|sending too fast|message (?:submission )?rate|mail flood|server busy|ports are busy|max(?:imum)? (?:number of )?(?:concurrent )?(?:messages? per connection|(?:server )?connections)|how many messages can be sent|submission quota|email quota exceeded|sending quota|policy rejection.{0,3}quota|tenant has exceeded|connection (?:rate )?limit|dynamic screening|trop de (?:connexions|messages|courriels|mails)|zu viele (?:verbindungen|nachrichten|e-?mails|mails)|demasiad[oa]s (?:conexiones|mensajes|correos)|tropp[ie] (?:connessioni|messaggi)|muitas (?:conex[õo]es|mensagens)|слишком много (?:соединений|подключений|сообщений|писем)|频率|频繁|頻繁|発信数|送信数|발송량|전송량/i;
 
 /** Our IP address named in other languages (after the rate words: "zu viele Verbindungen von Ihrer IP-Adresse"). */
 const OUR_IP_TEXT =
@@ -99,12 +99,12 @@ const VENDOR_SENDER_TAG =
   /\[(?:tss?|bl|cs|hm)\d\d\]|\b(?:sc|dy|ou)-00\d\b|\bas\(\d+\)|\b(?:bl|hl)\d{6}\b|aup#(?:cx|in-13)|\bcxbl\b|\bipbl\d+|\bofr\d*_1\d\d\b|\bdt:spm\b/i;
 
 const RELAY_TEXT =
-  /relay(?:ing)? (?:access |operation )?(?:denied|not permitted|prohibited|rejected|not allowed|disabled)|relaying to \S+ denied|relay denied|denies relay|use me \S* ?as a relay|unable to relay|(?:we )?do not relay|not permitted to relay|open relay not allowed|allowed rcpthosts|credentials for relay|local user only|delivery is not allowed to this address|log in first/i;
+  /relay(?:ing)? (?:access |operation )?(?:denied|not permitted|prohibited|rejected|not allowed|disabled)|relaying to \S+ denied|relay denied|denies relay|use me \S* ?as a relay|unable to relay|(?:we )?do not relay|not permitted to relay|open relay not allowed|allowed rcpthosts|credentials for relay|local user only|(?:unavailable|invalid(?: address)?|unknown) or (?:is )?not local|delivery is not allowed to this address|log in first/i;
 const AUTH_TEXT =
   /authentication required|requires authentication|not authenticated|auth(?:entication)? (?:is )?required|authrequired/i;
 
-/** Who or what a reply may say is unknown: the mailbox, named as a word or written as an address. */
-const MAILBOX_NOUN = String.raw`(?:user(?:'s)?|recipient|addressee|mailbox|account|(?<!ip[ -])address|local[ -]?part|<[^<>\s]+>|[^\s<>()]+@[^\s<>()]+)`;
+/** Who or what a reply may say is unknown: the mailbox, named as a word or written as an address (not the sender's). */
+const MAILBOX_NOUN = String.raw`(?<!\bsender(?:'s)?[ -])(?:user(?:'s|s)?|recipients?|addressees?|mailbox(?:es)?|accounts?|(?<!ip[ -])address(?:es)?|local[ -]?part|<[^<>\s]+>|[^\s<>()]+@[^\s<>()]+)`;
 /** What is said of it: unknown, absent, invalid. */
 const UNKNOWN_VERB = String.raw`(?:unknown|not known|(?:was |could not be |cannot be |can't be |is )?not found|(?:does|do|did) not? exists?|do(?:es|s)?n'?t exists?|(?:is )?not exists?|is not valid|invalid|not present|not listed|(?:could ?n[o']t|cannot|can ?not|can't) be (?:found|located)|no longer exists?)`;
 
@@ -113,12 +113,12 @@ const NO_SUCH_USER_TEXT = new RegExp(
     // "<noun> [up to five words] <verb>": "user unknown", "the user's email name is not found", "<a@b> does not exist".
     String.raw`${MAILBOX_NOUN}(?:[\s:.]+[^\s]+){0,5}?[\s:.]+${UNKNOWN_VERB}\b`,
     // "<adjective> [one word] <noun>": "unknown e-mail address", "invalid-recipient", "bad recipient", "nonexistent user".
-    String.raw`\b(?:unknown|invalid|bad|non-?existent|illegal)[ -](?:\S+ )?(?:user|recipient|addressee|mailbox|account|address|alias|local[ -]?part)`,
-    /userunknown|no such (?:local |e-?mail )?(?:user|recipient|mailbox|account|address|person)|(?:unable to|cannot|can't|could ?n[o']t) find (?:the |that )?(?:user|recipient|mailbox|account|address)|(?:does not|doesn't) have an? (?:mailbox|e-?mail account)|no (?:account|mailbox) (?:with|for) (?:that|this) address|(?:account|mailbox|user|address) (?:has been|was) (?:deleted|removed)\b|no (?:account|mail-?box|user) (?:here )?(?:by that name|here|found)|no one at this address|not a (?:valid|known|local) (?:user|recipient|mailbox|address)|not (?:listed in (?:the )?(?:public |domino )?(?:name & address book|directory)|user of this server|our customer)|(?:bad ?rcpt ?to|bad ?recipient ?to|valid ?rcpt ?to) list|don't exists that user|doesn't have an? [\w.-]+ account|does not have an account|no mailbox|unavailable mail user|undeliverable address|unrouteable address|unroutable address|host unknown|recipient domain must exist|recipientnotfound|recipnotfound|address (?:is )?possibly incorrect|mailbox name not allowed|recipient address has null mx|mailbox has moved|(?:address|user|recipient|mailbox) (?:is )?not handled by this (?:system|server)/,
+    String.raw`(?<!\bfrom |\btoo many )\b(?:unknown|invalid|bad|non-?existent|illegal)[ _-](?:\S+ )?(?:user|recipient|addressee|mailbox|account|address|alias|local[ -]?part)`,
+    /userunknown|no such (?:local |e-?mail )?(?:user|recipient|mailbox|account|address|person)|(?:unable to|cannot|can't|could ?n[o']t) find (?:the |that )?(?:user|recipient|mailbox|account|address)|(?:does not|doesn't) have an? (?:mailbox|e-?mail account)|no (?:account|mailbox) (?:with|for) (?:that|this) address|(?:account|mailbox|user|address) (?:has been|was) (?:deleted|removed)\b|no (?:account|mail-?box|user) (?:here )?(?:by that name|here|found)|no one at this address|(?<!\b(?:you are|you're|sender is) )not an? (?:valid|known|local|active|existing|registered) (?:e-?mail )?(?:user|recipient|mailbox|address|account)|your envelope recipient (?:has been |is )?(?:denied|rejected|invalid)|\bbadrcptto\b|(?:recipient|mailbox|(?<!\b(?:ip|your|sender|sender's|return|reply) )(?:e-?mail |mail )?address) (?:is )?not registered|can'?t accept (?:user|recipient|address)|no valid recipients?,? bye\b|(?:recipient|user|mailbox|(?<!\b(?:ip|your|sender|sender's) )address) (?:is )?not local\b|recipient not ok\b|\binvalid rcpt\b(?!(?: to)?\s*(?:syntax|command|param|arg))|not (?:listed in (?:the )?(?:public |domino )?(?:name & address book|directory)|user of this server|our customer)|(?:bad ?rcpt ?to|bad ?recipient ?to|valid ?rcpt ?to) list|don't exists that user|doesn't have an? [\w.-]+ account|does not have an account|no mail[ -]?box|unavailable mail user|undeliverable address|unrouteable address|unroutable address|host unknown|recipient domain must exist|recipientnotfound|recipnotfound|address (?:is )?possibly incorrect|mailbox name not allowed|recipient address has null mx|(?:mailbox|user|recipient|account) has moved\b|(?:address|user|recipient|mailbox) (?:is )?not handled by this (?:system|server)/,
     // The same in other languages: unknown, does not exist, not found, no such user.
-    /unbekannt|existiert nicht|nicht vorhanden|nicht gefunden|inconnu|n'existe pas|inexistant|introuvable|non r[ée]pertori[ée]|desconocido|no existe|no se encuentra|no encontrad|sconosciut|inesistent|non esist|non trovat|nessun utente|no tiene (?:una )?cuenta|não tem (?:uma )?conta|desconhecid|inexistente|não existe|não encontrad|onbekend|bestaat niet|niet gevonden|nie ma takiego|nie istnieje|nieznan|nie znaleziono|neexistuje|neznám|nenalezen|bulunamad|mevcut değil|kullanıcı yok|okänd|存在しません|見つかりません|宛先不明|不存在|无此用户|找不到|未开通|не найден|не существует|нет такого|неизвестн|존재하지|찾을 수 없|없는 (?:사용자|계정|메일)|사용자가 없|수신자가 없|存在しない|查无此人|(?:收件人|地址|用户)无效|无效的?(?:收件人|地址|用户)|не існує|невідом|nicht bekannt|finns inte|findes ikke|finnes ikke|eksisterer ikke|ukendt|ukjent|tuntematon|ei ole olemassa|ei löydy|nem létezik|ismeretlen|nem található|nu există|necunoscut|δεν υπάρχει|άγνωστ|không tồn tại|tidak (?:ditemukan|dikenal|terdaftar)|לא קיים|לא נמצא|غير موجود/,
+    /unbekannt|existiert nicht|nicht vorhanden|nicht gefunden|inconnu|n'existe pas|introuvable|non r[ée]pertori[ée]|desconocido|no existe|no se encuentra|no encontrad|sconosciut|inesistent|inexist[ae]nt|non esist|non trovat|nessun utente|no tiene (?:una )?cuenta|não tem (?:uma )?conta|desconhecid|inexistente|não existe|não encontrad|onbekend|bestaat niet|niet gevonden|nie ma takiego|nie istnieje|nieznan|nie znaleziono|neexistuje|neznám|nenalezen|bulunamad|mevcut değil|kullanıcı yok|okänd|存在しません|見つかりません|宛先不明|不存在|无此用户|找不到|未开通|не найден|не существует|нет такого|неизвестн|존재하지|찾을 수 없|없는 (?:사용자|계정|메일)|사용자가 없|수신자가 없|存在しない|查无此人|(?:收件人|地址|用户)无效|无效的?(?:收件人|地址|用户)|не існує|невідом|такого (?:пользователя|адреса|ящика|получателя|адресата) нет|brak takiego|ne obstaja|ne postoji|не съществува|не постои|не постоји|(?:користувач|отримувач|адресат|скриньк)[а-яіїєґ]*\s+не знайден|não (?:est[áa] )?cadastrad|nicht vergeben|該当(?:する)?(?:ユーザ|アドレス|宛先)|(?:ユーザー?|宛先|アドレス)(?:が|は)(?:いません|ありません)|ไม่พบ(?:ผู้ใช้|ผู้รับ|ที่อยู่|บัญชี)|そのような(?:ユーザ|アドレス|宛先)|[无無]此(?:用户|用戶|账号|帳號|帐号|邮箱|郵箱|收件人)|nicht bekannt|finns inte|findes ikke|finnes ikke|eksisterer ikke|ukendt|ukjent|tuntematon|ei ole olemassa|ei löydy|nem létezik|ismeretlen|nem található|nu există|necunoscut|δεν υπάρχει|άγνωστ|không tồn tại|tidak (?:ditemukan|dikenal|terdaftar)|לא קיים|לא נמצא|غير موجود/,
     // "<the recipient, address, user or mailbox> … invalid" and its reverse, in other languages.
-    /(?:destinataire|utilisateur|destinatario|usuario|buz[óo]n|direcci[óo]n|utente|indirizzo|casella|destinat[áa]rio|usu[áa]rio|endere[çc]o|empf[äa]nger|benutzer|postfach|ontvanger|gebruiker|postvak)\b[^.;]{0,30}?(?:invalide|no v[áa]lid|inv[áa]lid|non (?:valid|esist)|ung[üu]ltig|ongeldig)|(?:ung[üu]ltiger?|ongeldige?) (?:empf[äa]nger|adresse|benutzer|postfach|e-?mail|ontvanger|adres|gebruiker)|\bkeine?n? (?:solche[rsn]? )?(?:benutzer|postfach|mailbox|empf[äa]nger)/,
+    /(?:destinataire|utilisateur|destinatario|usuario|buz[óo]n|direcci[óo]n|utente|indirizzo|casella|destinat[áa]rio|usu[áa]rio|endere[çc]o|empf(?:ä|ae|a)nger|benutzer|postfach|adresse|ontvanger|gebruiker|postvak)\b[^.;]{0,30}?(?:invalide|no v[áa]lid|inv[áa]lid|non (?:valid|esist|presente)|ung[üu]ltig|ongeldig)|(?:ung[üu]ltiger?|ongeldige?) (?:empf[äa]nger|adresse|benutzer|postfach|e-?mail|ontvanger|adres|gebruiker)|\bkeine?n? (?:solche[rsn]? )?(?:benutzer|postfach|mailbox|empf[äa]nger)/,
   ]
     .map((part) => (typeof part === 'string' ? part : part.source))
     .join('|'),
@@ -130,44 +130,55 @@ const NO_SUCH_USER_TEXT = new RegExp(
  */
 const NO_MAIL_DOMAIN_TEXT =
   /no such domain|no mx (?:record )?found|(?:host|domain|server)(?:\/domain)? does not accept mail|domain is not reachable|mail receiving disabled|could not find a mail server|unknown mail server|host not found|domain \S+ (?:does not exist|no longer available)|^invalid domain$/i;
+/**
+ * A refusal by the recipient's own rules ("recipient policy", Postfix's check_recipient_access "Recipient
+ * address rejected: Access denied"): it names neither us nor the mailbox's existence, and another egress
+ * would be refused alike.
+ */
+const RECIPIENT_POLICY_TEXT =
+  /recipient (?:address rejected: access denied|polic(?:y|ies)\b|refuses)|(?:user|domain|recipient)s? (?:or domain )?(?:that )?you (?:are sending|sent|tried to send) to\b[^.]{0,40}\bpolic|polic(?:y|ies) of the recipient|recipient's (?:polic|settings)|polic(?:y|ies) rejection on the (?:target|recipient|destination)/i;
+/** A host that takes no mail at all (RFC 7504's 521 greeting): no address there can receive. */
+const HOST_TAKES_NO_MAIL_TEXT =
+  /\b(?:host|domain|server|machine|system|site)(?:\/domain)? (?:does not|doesn't|will not|won't) accept (?:e-?)?mail\b(?! from)/i;
 /** A reply at RCPT that says no more than no: RFC 5321's 551 "user not local", a bare "rejected". */
 const TERSE_REFUSAL_TEXT = /^(?:(?:user not local|not our user)\b.*|rejected|service unavailable)[.!]?$/i;
 
 /** A refusal that names a reason other than the mailbox beside it ("mailbox unavailable or access denied"): undecided. */
 const HEDGED_TEXT =
-  /\bor (?:access|permission) denied|\bor (?:you are |you're |sender )?(?:blocked|not (?:allowed|permitted|authori[sz]ed))/i;
+  /\bor (?:access|permission) denied|\bor (?:you are |you're |sender )?(?:blocked|not (?:allowed|permitted|authori[sz]ed))|\bsender or (?:the )?recipients?\b|\brecipients? or (?:the )?sender\b/i;
 
 /** Words that say "not this mailbox" only when nothing else is said (a 5.7.x code or words about us come first). */
 const WEAK_NO_SUCH_USER_TEXT =
-  /mailbox (?:is |currently )?(?:unavailable|unavaiable|not found|invalid)|(?:postfach|casella|buz[óo]n|bo[iî]te)\b[^.]{0,20}(?:nicht verf[üu]gbar|non disponibile|no disponible|indisponible)|(?:recipient )?mailbox (?:name )?(?:is )?not allowed|address rejected|recipient rejected|"rcpt to" mailbox unavailable|does not exist|doesn't exist/i;
+  /mail ?box (?:\S+@\S+ )?(?:is |currently )?(?:unavailable|unavaiable|not found|invalid)|(?:postfach|casella|buz[óo]n|bo[iî]te)\b[^.]{0,20}(?:nicht verf[üu]gbar|non disponibile|no disponible|indisponible)|(?:recipient )?mailbox (?:name )?(?:is )?not allowed|address rejected|recipient rejected|"rcpt to" mailbox unavailable|does not exist|doesn't exist/i;
 
 /** The account said to be locked or blocked: the mailbox's, not ours ("your account" is ours). */
 const LOCKED_ACCOUNT = String.raw`(?<!your )(?:account|mailbox|compte|cuenta|conta|konto|casella|postfach|учетная запись|аккаунт|ящик|帐号|账号|帳號)(?!\w)[^,;:]{0,40}?(?:locked|\bblocked|bloqu|gesperrt|bloccat|zablokow|geblokkeerd|заблокирован|冻结|凍結|停止)|\buser (?:\S+ temporar(?:il)?y |is )locked`;
 const DISABLED_TEXT = new RegExp(
   String.raw`${LOCKED_ACCOUNT}|\bsuspend the service|停止されて|` +
-    /disabled|deactivated|inactiv|suspended|terminated|account (?:has been )?closed|(?<!your )(?:account|mailbox)(?!\w)[^.,;]{0,20}\bexpired|no longer (?:active|available|valid|in use|accepts? (?:e-?)?mail)|mailbox is frozen|archived recipient|destinataire archiv|deaktiviert|gesperrt|d[ée]sactiv[ée]|suspendu|deshabilitad|suspendid|disattivat|disabilitat|sospes[oa]|desativad|inaktiv|deaktivert|gedeactiveerd|停用|禁用|已注销|휴면|비활성|정지된|отключен|неактивн|деактивирован|nieaktywn|zawieszon|letiltva|felfüggeszt|pozastaven|почтовый ящик заблокирован/
+    /disabled|deactivated|inactiv|suspended|terminated|(?:account|mailbox) (?:has been |was |is )?closed|\b(?<!your )(?:user|account|mailbox|recipient) (?:is )?(?:not|no longer) active\b|(?<!your )(?:account|mailbox)(?!\w)[^.,;]{0,20}\bexpired|no longer (?:active|available|valid|in use|accepts? (?:e-?)?mail)|mailbox is frozen|archived recipient|destinataire archiv|deaktiviert|gesperrt|d[ée]sactiv[ée]|suspendu|deshabilitad|suspendid|disattivat|disabilitat|sospes[oa]|desativad|inaktiv|deaktivert|gedeactiveerd|停用|禁用|已注销|휴면|비활성|정지된|отключен|неактивн|деактивирован|nieaktywn|zawieszon|letiltva|felfüggeszt|pozastaven|почтовый ящик заблокирован/
       .source,
   'i',
 );
 /**
  * Words of a disabled mailbox said of something else: a protocol feature or service of the server
- * ("Relay disabled", "VRFY disabled"), or our own account ("your account has been suspended").
+ * ("Relay disabled", "VRFY disabled"), our own account ("your account has been suspended"), or a
+ * mailbox closed only to some senders ("disabled for external senders": it exists).
  */
 const SERVICE_OFF_TEXT =
-  /\byour (?:account|access)\b[^.]{0,40}\b(?:disabled|suspended|deactivated|terminated|closed)|\b(?:vrfy|expn|etrn|command|relay(?:ing)?|pipelining|chunking|auth(?:entication)?|starttls|tls|feature)\s+(?:is\s+|has been\s+)?(?:disabled|deactivated|suspended)/i;
+  /\b(?:disabled|deactivated|suspended|restricted|closed)\s+(?:for|to)\s+(?:all\s+)?(?:external|outside|internet|non-?local|internal|unauthenticated|anonymous)\b|\bonly (?:accepts? )?(?:(?:e-?)?mail |messages )?(?:from )?(?:internal|authenticated|authori[sz]ed) (?:senders|users|mail)\b|\byour (?:account|access)\b[^.]{0,40}\b(?:disabled|suspended|deactivated|terminated|closed)|\b(?:vrfy|expn|etrn|command|relay(?:ing)?|pipelining|chunking|auth(?:entication)?|starttls|tls|feature)\s+(?:is\s+|has been\s+)?(?:disabled|deactivated|suspended)/i;
 const FULL_TEXT =
   /over ?quota|quota exceeded|exceeded (?:his |her |its |the )?quota|quota violation|(?:disk|maildir|mailbox) quota|full mailbox|mail ?folder is full|exceeds? (?:the )?(?:maximum )?allowed (?:size|storage)|would exceed (?:the )?maximum|space has been used up|not enough (?:storage )?space|exceeded (?:its|the) (?:storage|quota)|exceeded storage allocation|(?:mailbox|storage) (?:for user )?(?:is )?full|mailbox size|mailbox has exceeded|inbox is out of storage|insufficient (?:storage|space)|out of storage|storage space|storage quota|too many messages on the server|blocks limit exceeded|\bvoll\b|speicher|pleine|quota d[ée]pass|lleno|cuota|piena|esaurit|cheia|\bcota\b|容量|いっぱい|переполнен|квот|空间不足|已满|\bvol\b|pełn|przepełnion|pln[áa](?!\w)|\bdolu\b|용량 ?(?:이 )?초과|가득|täynnä|megtelt|\bkvot|kiintiö|\bpenuh\b/i;
 const GREYLIST_TEXT =
   /grey ?list|gray ?list|try again later|please retry|retry later|temporarily (?:rejected|deferred|unavailable)|come back later|deferred|not yet authorized/i;
 /** Temporary trouble on the server's side, not a request to come back. */
 const SERVER_TROUBLE_TEXT =
-  /too much load|internal (?:error|resource)|disk space|system resources|resource constraints|lookup failure|configuration problem|local problem|(?:service|system|recipient) temporarily unavailable|system (?:failure|error)|temporarily unable to process/i;
+  /too much load|internal (?:error|resource)|disk space|system resources|resource constraints|lookup failure|configuration problem|local problem|(?:service|system|recipient) temporarily unavailable|system (?:failure|error)|temporarily unable to process|system problem|resources? (?:are |is )?temporarily unavailable/i;
 const TOO_MANY_RCPT_TEXT =
   /too many recipients|trop de destinataires|zu viele empf[äa]nger|demasiados destinatarios|troppi destinatari|muitos destinat[áa]rios|слишком много получателей|收件人(?:过多|太多)|受信者が多すぎ|allow(?:ed)? rcpt numbers|recipients belong to multiple regions|too many rcpt|reciplimit/i;
 const MAILBOX_RATE_TEXT =
   /receiving (?:e?mail|mail) (?:at (?:a|too high a) rate|too quickly)|rate that prevents|received too much e?mail|слишком быстро|troppo rapidamente|demasiado rápido/i;
 const TLS_TEXT =
-  /starttls|tls required|encryption (?:required|needed)|does not support tls|tls is required|requires? (?:encryption|tls)|\btls\b[^;:]{0,30}\b(?:required|not supported)/i;
+  /starttls|tls required|encryption (?:required|needed)|does not support tls|tls is required|requires? (?:encryption|tls)|\btls\b[^;:]{0,30}\b(?:required|not supported|not available|unavailable)/i;
 
 const EVERY_STAGE: SmtpStage[] = ['banner', 'ehlo', 'mail', 'rcpt', 'data'];
 /** Replies that can speak of the mailbox: to RCPT, and to DATA for a recipient refused only then. */
@@ -203,12 +214,16 @@ const RULES: Rule[] = [
   // What the text says of the mailbox outranks a code that says otherwise ("550 5.1.1 Account disabled").
   // At RCPT a recipient domain that takes no mail leaves the address nowhere to receive (before "disabled").
   { class: 'no_such_user', codes: [5], text: NO_MAIL_DOMAIN_TEXT, stages: ['rcpt'] },
+  // Said in the greeting it is the host's answer for every address (words about us came first).
+  { class: 'no_such_user', codes: [5], text: HOST_TAKES_NO_MAIL_TEXT, stages: ['banner', 'ehlo'] },
   // A feature of the server or our account switched off is not the mailbox.
   { class: 'unclassified', codes: [5], text: SERVICE_OFF_TEXT },
   { class: 'disabled', codes: [5], text: DISABLED_TEXT },
   { class: 'no_such_user', codes: [5], text: NO_SUCH_USER_TEXT },
   { class: 'disabled', codes: [5], enhanced: ['5.2.1'] },
   { class: 'no_such_user', codes: [5], enhanced: ['5.1.1', '5.1.10', '5.1.6', '5.1.3', '5.1.2'] },
+  // The recipient's own policy, with no word about us: neither the mailbox's absence nor a block of us.
+  { class: 'unclassified', codes: [5], text: RECIPIENT_POLICY_TEXT },
   // 5.7.x is security or policy: vaguer words about the mailbox do not outweigh it.
   { class: 'sender_blocked', codes: [5], enhanced: ['5.7.*'] },
   // The message or the mail system (X.3.x, X.6.x: size, content, SMTPUTF8) is refused, not the mailbox.
@@ -239,6 +254,12 @@ function enhancedMatches(patterns: string[], code: string | null): boolean {
   );
 }
 
+/**
+ * An address quoted in a reply: its words are the mailbox's name, not what the server says
+ * ("<spam-reports@example.org>: User unknown" is not about spam). Read as a neutral address of the same shape.
+ */
+const QUOTED_ADDRESS = /[^\s<>()[\]"',;:]+@[^\s<>()[\]"',;:]+/g;
+
 /** Classifies a reply received at `stage`; only replies to RCPT (or DATA) can speak of the mailbox. */
 export function classifyReply(
   reply: Pick<SmtpReply, 'code' | 'enhancedCode' | 'message'>,
@@ -246,11 +267,12 @@ export function classifyReply(
 ): ReplyClass {
   const codeClass = Math.floor(reply.code / 100) as 2 | 3 | 4 | 5;
   if (codeClass === 2 || codeClass === 3) return 'accepted';
+  const message = reply.message.replace(QUOTED_ADDRESS, 'x@x.x');
   for (const rule of RULES) {
     if (!rule.codes.includes(codeClass)) continue;
     if (!(rule.stages ?? MAILBOX_STAGES).includes(stage)) continue;
     if (rule.enhanced && !enhancedMatches(rule.enhanced, reply.enhancedCode)) continue;
-    if (rule.text && !rule.text.test(reply.message)) continue;
+    if (rule.text && !rule.text.test(message)) continue;
     return rule.class;
   }
   // Before RCPT, a refusal is about the session, never the mailbox.
