@@ -217,12 +217,14 @@ describe('SIGTERM of a gateway under load', () => {
     // The load balancer: it stops sending once readiness says 503 (or the port is gone).
     let routing = true;
     const balancer = (async () => {
-      while (routing) {
+      for (;;) {
         const ready = await fetch(`${draining.url}/health/ready`).then(
           (response) => response.status,
           () => 0,
         );
-        if (ready !== 200) routing = false;
+        if (ready === 200) continue;
+        routing = false;
+        return ready;
       }
     })();
     let answered = 0;
@@ -248,7 +250,9 @@ describe('SIGTERM of a gateway under load', () => {
     await underLoad;
     signalled = true;
     const exited = draining.stop('SIGTERM');
-    await Promise.all([clients, balancer]);
+    const [, notReady] = await Promise.all([clients, balancer]);
+    // Readiness said so while the gateway still served (not a refused connection).
+    expect(notReady).toBe(503);
     expect(await exited).toBe(0);
     expect(outcomes.filter(({ status }) => status !== 200)).toEqual([]);
     // Requests were in flight at the signal, or sent after it, and were answered.
