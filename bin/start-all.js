@@ -26,8 +26,11 @@ try {
 }
 
 const apps = ['gateway', 'dns-worker', 'smtp-worker', 'scoring-worker', 'list-worker'];
+// One machine, no load balancer: the gateway has nobody to wait for before it stops accepting.
+const env = { ...process.env, SHUTDOWN_DELAY_MS: process.env.SHUTDOWN_DELAY_MS || '0' };
 const children = apps.map((app) => {
   const child = spawn(process.execPath, [join(root, 'dist', 'apps', app, 'src', 'main.js')], {
+    env,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   for (const stream of [child.stdout, child.stderr]) {

@@ -1,3 +1,4 @@
+import { EventEmitter } from 'node:events';
 import type { Socket } from 'node:net';
 import { createSecureContext, TLSSocket } from 'node:tls';
 import { LAB_TLS_CERT, LAB_TLS_KEY } from './certs';
@@ -130,6 +131,7 @@ export class LabSmtpServer {
   /** One context for all of the server's sessions, as a real server has: its tickets resume later sessions. */
   private readonly tls = createSecureContext({ key: LAB_TLS_KEY, cert: LAB_TLS_CERT });
   stats: SmtpStats = emptyStats();
+  private readonly heard = new EventEmitter();
 
   constructor(
     private readonly world: World,
@@ -159,6 +161,12 @@ export class LabSmtpServer {
    */
   behave(changes: Partial<ServerSpec>): void {
     Object.assign(this.spec, changes);
+  }
+
+  /** Calls `listener` with every command line as it arrives, until the returned function is called. */
+  onCommand(listener: (command: string) => void): () => void {
+    this.heard.on('command', listener);
+    return () => this.heard.off('command', listener);
   }
 
   resetStats(): void {
@@ -295,6 +303,7 @@ export class LabSmtpServer {
         if (line.includes('\0')) this.stats.violations.push(`NUL in ${JSON.stringify(line)}`);
         const command = Buffer.from(line, 'latin1').toString('utf8');
         if (this.recordCommands) this.stats.commands.push(command);
+        this.heard.emit('command', command);
         const outcome = this.command(session, command);
         replies.push(outcome.reply);
         if (outcome.after === 'close') {

@@ -44,8 +44,15 @@ export interface ExitedProcess {
 }
 
 function launch(env: Record<string, string>, cwd: string, main = MAIN): ChildProcess {
-  // Only what the test names: no DATABASE_URL or REDIS_URL leaks in from the developer's shell.
-  const base = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', LOG_LEVEL: 'warn', ...ANY_FREE_PORTS };
+  // Only what the test names: no DATABASE_URL or REDIS_URL leaks in from the developer's shell. No
+  // load balancer to wait for at SIGTERM, unless the test names a delay.
+  const base = {
+    PATH: process.env.PATH ?? '',
+    HOME: process.env.HOME ?? '',
+    LOG_LEVEL: 'warn',
+    SHUTDOWN_DELAY_MS: '0',
+    ...ANY_FREE_PORTS,
+  };
   return spawn(process.execPath, [main], { cwd, env: { ...base, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
 }
 

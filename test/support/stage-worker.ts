@@ -27,15 +27,16 @@ export interface StageWorker {
 
 /**
  * A worker of one queue wired as a worker process wires it (QueueModule and the queue's processor,
- * concurrency 1), its keys under `redisPrefix`.
+ * `concurrency` jobs at once), its keys under `redisPrefix`.
  */
 export async function startStageWorker(
   queue: QueueName,
   handlers: Partial<JobHandlers>,
   redisPrefix: string,
+  concurrency = 1,
 ): Promise<StageWorker> {
   const config = loadConfig({ REDIS_URL: TEST_REDIS_URL, REDIS_PREFIX: redisPrefix });
-  const processor = stageProcessor(queue, 1);
+  const processor = stageProcessor(queue, concurrency);
   @Module({
     imports: [ConfigModule.forRoot(config), QueueModule.forWorkers()],
     providers: [

@@ -8,8 +8,10 @@ import { absolutePath as swaggerUiPath } from 'swagger-ui-dist';
 import type { AppConfig } from '@mailguard/config';
 import { AppError } from '@mailguard/errors';
 import { LogPrivacy, PinoNestLogger, type Logger } from '@mailguard/logger';
+import { HealthChecks } from '@mailguard/health';
 import { Metrics } from '@mailguard/metrics';
 import { publishApiDocument } from './docs/document';
+import { HttpDrain } from './http/drain';
 import { answerNoRoute, ErrorFilter } from './http/error.filter';
 import { InputPolicyPipe } from './http/input-policy.pipe';
 import { BULL_BOARD_ROUTE } from './http/queue-board';
@@ -48,8 +50,9 @@ export interface Gateway {
 
 /**
  * Builds the Nest app (every connection and store is a provider of GatewayModule, opened as the
- * modules start, the metrics port among them) and starts listening on `config.http.port`. SIGTERM and SIGINT close it: Nest
- * ends the modules in order, and the process exits 0 (1 when closing failed).
+ * modules start, the metrics port among them) and starts listening on `config.http.port`. SIGTERM and SIGINT close it: the
+ * server drains (after SHUTDOWN_DELAY_MS on SIGTERM), Nest ends the modules in order, and the process exits 0 (1 when
+ * closing failed).
  */
 export async function startGateway(config: AppConfig, logger: Logger): Promise<Gateway> {
   const app = await NestFactory.create<NestExpressApplication>(
@@ -145,6 +148,8 @@ export async function startGateway(config: AppConfig, logger: Logger): Promise<G
         metrics,
       }),
     );
+  // Every request from here on, the fast path's too, is followed for the drain at shutdown (GatewayModule).
+  app.get(HttpDrain).watch(app.getHttpServer(), app.get(HealthChecks));
   await app.listen(config.http.port, '0.0.0.0');
   const address = app.getHttpServer().address();
   const port = typeof address === 'object' && address ? address.port : config.http.port;

@@ -23,8 +23,9 @@ function configuration(name: WorkerName): AppConfig {
 /**
  * Boots one worker process, a Nest application serving only `/health/live` and `/metrics` (an
  * application context has no HTTP server, and these two need one). Redis is required: workers exist
- * only in the distributed mode. SIGTERM lets in-flight jobs finish before the process exits; a
- * SIGKILLed worker's jobs come back through BullMQ's stalled-job recovery.
+ * only in the distributed mode. SIGTERM lets in-flight jobs finish, or hand back at their checkpoint
+ * (a list's feed), before the process exits; a SIGKILLed worker's jobs come back through BullMQ's
+ * stalled-job recovery.
  */
 export async function runWorker(name: WorkerName, kind: WorkerKind): Promise<void> {
   const config = configuration(name);

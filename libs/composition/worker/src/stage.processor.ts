@@ -1,6 +1,6 @@
 import { OnWorkerEvent, Processor, WorkerHost } from '@nestjs/bullmq';
 import { Inject, Logger, type BeforeApplicationShutdown, type Type } from '@nestjs/common';
-import type { Job } from 'bullmq';
+import { WaitingError, type Job } from 'bullmq';
 import { Metrics } from '@mailguard/metrics';
 import {
   JOB_CONTEXT,
@@ -8,6 +8,7 @@ import {
   jobDispatcher,
   STAGE_WORKER_OPTIONS,
   type JobHandlers,
+  type JobRun,
   type QueueName,
   type StageContext,
 } from '@mailguard/queue';
@@ -18,10 +19,13 @@ export const WORKER_QUEUE = Symbol('WORKER_QUEUE');
 /**
  * Takes the jobs of one queue and runs each with the handler of its name (the same handlers the
  * in-process driver runs). Errors go through to BullMQ, which retries; metrics count every outcome.
+ * At shutdown it takes no more jobs, tells those in flight (JobRun.stopping), and waits for each to
+ * end or be handed back before the process's connections close.
  */
 export abstract class StageProcessor extends WorkerHost implements BeforeApplicationShutdown {
   private readonly logger = new Logger('Jobs');
-  private readonly dispatch: (job: Job) => Promise<unknown>;
+  private readonly dispatch: (job: Job, token: string | undefined, run: JobRun) => Promise<unknown>;
+  private readonly stopping = new AbortController();
 
   constructor(
     @Inject(WORKER_QUEUE) private readonly queue: QueueName,
@@ -35,8 +39,13 @@ export abstract class StageProcessor extends WorkerHost implements BeforeApplica
     this.dispatch = jobDispatcher(queue, handlers, jobs);
   }
 
-  process(job: Job): Promise<unknown> {
-    return this.dispatch(job);
+  async process(job: Job, token?: string): Promise<unknown> {
+    try {
+      return await this.dispatch(job, token, { stopping: this.stopping.signal });
+    } catch (error) {
+      if (error instanceof WaitingError) this.logger.log(`job ${job.name} ${job.id} handed back to the queue`);
+      throw error;
+    }
   }
 
   @OnWorkerEvent('completed')
@@ -58,9 +67,14 @@ export abstract class StageProcessor extends WorkerHost implements BeforeApplica
   @OnWorkerEvent('error')
   error(): void {}
 
-  /** Jobs in flight finish (and add their next stages) before the queues close on shutdown. */
+  /**
+   * No job is taken from now on; those in flight finish (and add their next stages) or are handed
+   * back at their next checkpoint, before the queues close. Runs first of the shutdown hooks (the
+   * processor is in the process's root module), so nothing a job uses is closed under it.
+   */
   async beforeApplicationShutdown(signal?: string): Promise<void> {
     this.logger.log(`shutting down (${signal ?? 'closed'}): finishing jobs in flight`);
+    this.stopping.abort();
     await this.worker.close();
   }
 }

@@ -3,7 +3,14 @@ import { assertPortsApart, ConfigError, loadConfig } from './index';
 describe('loadConfig', () => {
   it('gives the documented defaults for an empty environment', () => {
     const config = loadConfig({});
-    expect(config.http).toEqual({ port: 3000, rateLimitPerMinute: 60, trustProxy: 0, fastPath: true });
+    // Embedded: one process, no load balancer to wait for at shutdown.
+    expect(config.http).toEqual({
+      port: 3000,
+      rateLimitPerMinute: 60,
+      trustProxy: 0,
+      fastPath: true,
+      shutdownDelayMs: 0,
+    });
     expect(config.database).toEqual({ url: null, embeddedDataDir: 'data' });
     expect(config.redis.url).toBeNull();
     expect(config.dns.servers).toBeNull();
@@ -58,8 +65,10 @@ describe('loadConfig', () => {
       SCORING_WORKER_PORT: '0',
       LIST_WORKER_PORT: '9104',
       WORKER_CONCURRENCY: '7',
+      SHUTDOWN_DELAY_MS: '2500',
     });
     expect(config.http.port).toBe(8080);
+    expect(config.http.shutdownDelayMs).toBe(2500);
     expect(config.database.url).toBe('postgres://u:p@db:5432/mailguard');
     expect(config.redis.url).toBe('redis://cache:6379/2');
     expect(config.dns.servers).toEqual(['127.0.0.53:53', '10.0.0.2:5353', '[::1]:53', '[::1]:53']);
@@ -127,6 +136,9 @@ describe('loadConfig', () => {
     ['METRICS_PORT', '65536'],
     ['METRICS_TOKEN', 'short'],
     ['LOG_HASH_KEY', 'short'],
+    ['SHUTDOWN_DELAY_MS', '-1'],
+    ['SHUTDOWN_DELAY_MS', '300001'],
+    ['SHUTDOWN_DELAY_MS', 'soon'],
   ])('rejects %s=%j with a message naming the variable', (name, value) => {
     expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
     expect(() => loadConfig({ [name]: value })).toThrow(new RegExp(`\\b${name}\\b`));
@@ -140,6 +152,12 @@ describe('loadConfig', () => {
     expect(config.checks.cacheTtlSeconds).toBe(0);
     expect(loadConfig({ RETENTION_DAYS: '1', CACHE_TTL_SECONDS: '172800' }).checks.cacheTtlSeconds).toBe(86_400);
     expect(loadConfig({ RETENTION_DAYS: '1', CACHE_TTL_SECONDS: '600' }).checks.cacheTtlSeconds).toBe(600);
+  });
+
+  it('waits 10 s after SIGTERM before the gateway stops accepting, behind a load balancer (a Postgres of its own)', () => {
+    const url = 'postgres://db/mailguard';
+    expect(loadConfig({ DATABASE_URL: url }).http.shutdownDelayMs).toBe(10_000);
+    expect(loadConfig({ DATABASE_URL: url, SHUTDOWN_DELAY_MS: '0' }).http.shutdownDelayMs).toBe(0);
   });
 
   it('lists every bad variable in one message', () => {

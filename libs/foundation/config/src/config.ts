@@ -13,6 +13,11 @@ export interface HttpConfig {
   trustProxy: number;
   /** Single checks answered without the router (validation/fast-path.ts); off only to compare the two. */
   fastPath: boolean;
+  /**
+   * After SIGTERM, how long the gateway goes on serving (readiness already 503) before it stops
+   * accepting connections: the time the orchestrator takes to stop routing to it.
+   */
+  shutdownDelayMs: number;
 }
 
 export interface DatabaseConfig {
@@ -127,6 +132,11 @@ export interface AppConfig {
   logins: LoginConfig;
 }
 
+/**
+ * The gateway's pre-stop delay behind a load balancer: Kubernetes removes a terminating pod's
+ * endpoints while it signals it, and kube-proxy and ingress controllers learn of it within seconds.
+ */
+const DEFAULT_SHUTDOWN_DELAY_MS = 10_000;
 /** A token on the public port: long enough not to be guessed. */
 const MIN_METRICS_TOKEN_LENGTH = 16;
 const MAIL_FROM = /^[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]+@[A-Za-z0-9.-]+$/;
@@ -189,6 +199,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       rateLimitPerMinute: read.int('RATE_LIMIT_PER_MINUTE', 60, 1, 10_000_000),
       trustProxy: read.int('TRUST_PROXY', 0, 0, 10),
       fastPath: read.bool('HTTP_FAST_PATH', true),
+      // Embedded (no DATABASE_URL) is one process on one machine: no load balancer to wait for.
+      shutdownDelayMs: read.int('SHUTDOWN_DELAY_MS', databaseUrl ? DEFAULT_SHUTDOWN_DELAY_MS : 0, 0, 300_000),
     },
     database: { url: databaseUrl ? databaseUrl.toString() : null, embeddedDataDir: 'data' },
     redis: { url: redisUrl ? redisUrl.toString() : null, keyPrefix },

@@ -34,7 +34,7 @@ export interface Readiness {
   prober?: ProberReadiness;
 }
 
-/** Readiness asked while the application closes (terminus's shutting-down state). */
+/** Readiness asked while the application drains or closes (`drain`, terminus's shutting-down state). */
 export class ShuttingDownError extends AppError {
   constructor() {
     super('unavailable', 'The service is shutting down; retry shortly');
@@ -57,12 +57,23 @@ export class HealthChecks {
     @Inject(HEALTH_TARGETS) private readonly targets: HealthTargets,
   ) {}
 
+  private draining = false;
+
+  /**
+   * The process is shutting down but still serves (the gateway's pre-stop delay and drain):
+   * readiness answers 503 from now on, so that no new traffic is sent its way.
+   */
+  drain(): void {
+    this.draining = true;
+  }
+
   /** The process runs and answers: nothing to ask of its dependencies. */
   live(): { status: 'ok' } {
     return { status: 'ok' };
   }
 
   async ready(): Promise<Readiness> {
+    if (this.draining) throw new ShuttingDownError();
     const { database, redis, queues, prober } = this.targets;
     const connections = await this.check([
       ...(database ? [() => this.postgres.pingCheck('database', database)] : []),

@@ -132,3 +132,15 @@ it('is not ready once the application closes (terminus: shutting down)', async (
   expect(error).toBeInstanceOf(ShuttingDownError);
   expect(error).toMatchObject({ code: 'unavailable' });
 });
+
+it('is not ready while the process drains, though everything it depends on answers (and says so without asking them)', async () => {
+  const queues = probe();
+  const { health } = await healthOf({ database, redis, queues });
+  expect(await health.ready()).toMatchObject({ status: 'ok' });
+  health.drain();
+  const error = await failure(health.ready());
+  expect(error).toBeInstanceOf(ShuttingDownError);
+  expect(error).toMatchObject({ code: 'unavailable' });
+  expect(queues.asked).toBe(1);
+  expect(health.live()).toEqual({ status: 'ok' });
+});

@@ -1,9 +1,17 @@
-import { UnrecoverableError, type ConnectionOptions, type Job, type Queue, type QueueEvents } from 'bullmq';
+import {
+  UnrecoverableError,
+  WaitingError,
+  type ConnectionOptions,
+  type Job,
+  type Queue,
+  type QueueEvents,
+} from 'bullmq';
 import type { AppConfig } from '@mailguard/config';
 import type { ProbeOutcome, ProbeRequest, VerificationResult } from '@mailguard/engine';
 import {
   assertHandlers,
   FINAL_JOB,
+  JobHandedBack,
   JOB_QUEUES,
   JOB_RETRY,
   jobIdFor,
@@ -17,6 +25,7 @@ import {
   type JoinOptions,
   type JobName,
   type JobPayload,
+  type JobRun,
   type QueueName,
   type RetryPolicy,
   type StageContext,
@@ -187,18 +196,27 @@ export function jobsOf(queue: QueueName): JobName[] {
 /**
  * What a worker of one queue runs for each job: the handler of the job's name. It refuses a handler
  * table that misses a job of the queue or has one too many, and lets errors through so that BullMQ
- * retries (a job name it does not know fails at once, unrecoverably).
+ * retries (a job name it does not know fails at once, unrecoverably). A job its handler hands back
+ * (JobHandedBack, at shutdown) returns to the queue's waiting list under its lock's token, as
+ * BullMQ's manual retry does: its attempts unchanged, no stalled-job recovery, and the next worker
+ * takes it up at once.
  */
 export function jobDispatcher(
   queue: QueueName,
   handlers: Partial<JobHandlers>,
   context: StageContext,
-): (job: Job) => Promise<unknown> {
+): (job: Job, token: string | undefined, run: JobRun) => Promise<unknown> {
   assertHandlers(handlers, jobsOf(queue));
-  return async (job) => {
+  return async (job, token, run) => {
     const handler = handlers[job.name as JobName] as
-      ((payload: unknown, context: StageContext) => Promise<unknown>) | undefined;
+      ((payload: unknown, context: StageContext, run: JobRun) => Promise<unknown>) | undefined;
     if (!handler) throw new UnrecoverableError(`no handler for job ${job.name} on queue ${queue}`);
-    return handler(job.data, context);
+    try {
+      return await handler(job.data, context, run);
+    } catch (error) {
+      if (!(error instanceof JobHandedBack)) throw error;
+      await job.moveToWait(token);
+      throw new WaitingError(error.message);
+    }
   };
 }

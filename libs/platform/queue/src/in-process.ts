@@ -2,6 +2,7 @@ import type { ProbeOutcome, ProbeRequest, VerificationResult } from '@mailguard/
 import {
   assertHandlers,
   FINAL_JOB,
+  JobHandedBack,
   JOB_QUEUES,
   JOB_RETRY,
   jobIdFor,
@@ -15,6 +16,7 @@ import {
   type JobName,
   type JobPayload,
   type JoinOptions,
+  type JobRun,
   type QueueName,
   type RetryPolicy,
   type StageContext,
@@ -35,6 +37,8 @@ export class InProcessPipeline implements CheckPipeline {
   /** Parts of joined jobs still waiting for the others, by job id. */
   private readonly joins = new Map<string, { given: Record<string, unknown>; timer: NodeJS.Timeout }>();
   private closed = false;
+  /** Aborted at close: a job that can stop early does (its work is taken up again at the next start). */
+  private readonly stopping = new AbortController();
 
   constructor(
     private readonly handlers: Partial<JobHandlers>,
@@ -106,13 +110,15 @@ export class InProcessPipeline implements CheckPipeline {
     ended = () => undefined as unknown,
   ): Promise<void> {
     const handler = this.handlers[name] as
-      ((payload: JobPayload<N>, context: StageContext) => Promise<unknown>) | undefined;
+      ((payload: JobPayload<N>, context: StageContext, run: JobRun) => Promise<unknown>) | undefined;
     try {
       if (!handler) throw new Error(`no handler for job ${name} in this process`);
-      const result = await handler(payload, this.jobs);
+      const result = await handler(payload, this.jobs, { stopping: this.stopping.signal });
       ended();
       this.waiters.completed(jobId, result);
     } catch (error) {
+      // Stopped because this process is closing: nothing failed, and nothing is left to run it again.
+      if (error instanceof JobHandedBack) return void ended();
       this.onError(error, name);
       if (attempt < retry.attempts)
         this.later(retry.backoffMs * 2 ** (attempt - 1), () =>
@@ -142,6 +148,7 @@ export class InProcessPipeline implements CheckPipeline {
 
   async close(): Promise<void> {
     this.closed = true;
+    this.stopping.abort();
     for (const { timer } of this.joins.values()) clearTimeout(timer);
     this.joins.clear();
     for (const timer of this.timers) clearTimeout(timer);

@@ -204,7 +204,35 @@ export interface StageContext {
   ): Promise<void>;
 }
 
-export type JobHandler<N extends JobName> = (payload: JobPayload<N>, context: StageContext) => Promise<JobResult<N>>;
+/** What a handler is told of the process running it. */
+export interface JobRun {
+  /**
+   * Aborted once the process shuts down. A job that could run on for long (a list's feed) stops at
+   * its next checkpoint and throws JobHandedBack, so that another process takes it up from there
+   * instead of the shutdown waiting for it (or cutting it off).
+   */
+  readonly stopping: AbortSignal;
+}
+
+/** The run of a job whose process never asks it to stop (a handler called on its own). */
+export const UNSTOPPED: JobRun = { stopping: new AbortController().signal };
+
+/**
+ * Thrown by a handler that stopped at a checkpoint because its process shuts down: the job goes
+ * back to its queue as it is (not an attempt, not a failure) for the next process to take up.
+ */
+export class JobHandedBack extends Error {
+  constructor(job: JobName) {
+    super(`${job} handed back: its process is shutting down`);
+    this.name = 'JobHandedBack';
+  }
+}
+
+export type JobHandler<N extends JobName> = (
+  payload: JobPayload<N>,
+  context: StageContext,
+  run?: JobRun,
+) => Promise<JobResult<N>>;
 export type JobHandlers = { [N in JobName]: JobHandler<N> };
 
 /** Refuses a handler table that misses a declared job or has one too many (checked at boot). */

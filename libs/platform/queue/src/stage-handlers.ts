@@ -6,13 +6,14 @@ import {
   type JobName,
   type JobPayload,
   type JobResult,
+  type JobRun,
   type QueueName,
   type StageContext,
 } from './jobs';
 
 /** The handler of one job, a provider: it holds its dependencies from DI. */
 export interface StageHandler<N extends JobName> {
-  handle(payload: JobPayload<N>, context: StageContext): Promise<JobResult<N>>;
+  handle(payload: JobPayload<N>, context: StageContext, run?: JobRun): Promise<JobResult<N>>;
 }
 
 /** Every job's handler found at boot (`Partial<JobHandlers>`): the in-process driver's and a worker's table. */
@@ -59,7 +60,7 @@ function discoverHandlers(discovery: DiscoveryService): Partial<JobHandlers> {
   }
   const entries = Object.entries(table).map(([name, handler]) => [
     name,
-    (payload: JobPayload<JobName>, context: StageContext) => handler.handle(payload, context),
+    (payload: JobPayload<JobName>, context: StageContext, run?: JobRun) => handler.handle(payload, context, run),
   ]);
   // The decorator held each class to its job's payload and result; the map from names is not typed per key.
   return Object.fromEntries(entries) as Partial<JobHandlers>;

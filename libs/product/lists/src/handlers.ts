@@ -5,9 +5,11 @@ import { ENGINE, VerificationEngine, type Inspection, type VerificationResult } 
 import { DomainKnowledge } from '@mailguard/feedback';
 import { Metrics } from '@mailguard/metrics';
 import {
+  JobHandedBack,
   jobIdFor,
   JobHandlerFor,
   probeJob,
+  UNSTOPPED,
   type GroupScoringPayload,
   type JobHandler,
   type StageContext,
@@ -92,9 +94,17 @@ export function startSweeps(
  * one probe (the smtp job of every check, greylisting retried as delayed jobs by the one policy), or
  * straight to scoring when there is no mail host to ask. FEED_CONCURRENCY groups are inspected at
  * once, the next round of rows read as soon as one of them wants a group and none is left.
+ *
+ * A feed lasts as long as its list, so it checkpoints: each group's rows are marked dispatched in
+ * Postgres as their jobs are queued, and a feed (this one taken up again, or the next) reads only
+ * rows not marked. When its process shuts down (`run.stopping`) it takes no more groups, finishes
+ * those it holds, and hands the job back (JobHandedBack) for another list-worker to go on from the
+ * marks: no row is sent twice. A feed whose process was killed comes back through stalled-job
+ * recovery and goes on from the marks likewise; the groups it held at that moment may go again.
  */
 function feedHandler(engine: VerificationEngine, store: ListStore): JobHandler<'list.feed'> {
-  return async ({ listId }, queue) => {
+  return async ({ listId }, queue, run = UNSTOPPED) => {
+    if (run.stopping.aborted) throw new JobHandedBack('list.feed');
     if (!(await store.start(listId))) return { dispatched: 0 };
     const round = Date.now().toString(36);
     const plan = new FeedPlan(await store.pendingByDomain(listId, GROUP_SIZE), GROUP_SIZE);
@@ -132,12 +142,17 @@ function feedHandler(engine: VerificationEngine, store: ListStore): JobHandler<'
       return true;
     };
     let failed = false;
+    /** Every row of the plan has been read (so a stop now leaves nothing behind). */
+    let exhausted = false;
     const nextGroup = async (): Promise<PendingRow[] | null> => {
-      while (groups.length === 0 && !failed) {
+      while (groups.length === 0 && !failed && !run.stopping.aborted) {
         reading ??= readRound().finally(() => (reading = null));
-        if (!(await reading)) return null;
+        if (!(await reading)) {
+          exhausted = true;
+          return null;
+        }
       }
-      return failed ? null : (groups.shift() ?? null);
+      return failed || run.stopping.aborted ? null : (groups.shift() ?? null);
     };
     let dispatched = 0;
     // On a failure the others stop taking groups, and the job fails (to be retried) only once they
@@ -156,6 +171,8 @@ function feedHandler(engine: VerificationEngine, store: ListStore): JobHandler<'
       }),
     );
     for (const worker of workers) if (worker.status === 'rejected') throw worker.reason;
+    // Stopped with rows left: every group taken is queued and marked, the rest is the next feed's.
+    if (run.stopping.aborted && !(exhausted && groups.length === 0)) throw new JobHandedBack('list.feed');
     return { dispatched };
   };
 }

@@ -1,0 +1,111 @@
+import { setImmediate as turn } from 'node:timers/promises';
+import { CreditLedger } from '@mailguard/credits';
+import type { Inspection, VerificationEngine } from '@mailguard/engine';
+import { JobHandedBack, type JobRun, type SmtpPayload, type StageContext } from '@mailguard/queue';
+import { createMigratedDatabase } from '../../../../test/support/services';
+import { FeedHandler } from './handlers';
+import { ListStore, type UploadRow } from './list-store';
+
+/**
+ * A list's feed against a real Postgres, stopped by its process's shutdown midway: it hands the job
+ * back after the groups it holds, and the feed that takes it up sends every other row, none twice.
+ */
+jest.setTimeout(30_000);
+
+const DOMAINS = 6;
+const ROWS_PER_DOMAIN = 600;
+
+let db: Awaited<ReturnType<typeof createMigratedDatabase>>;
+let store: ListStore;
+
+beforeAll(async () => {
+  db = await createMigratedDatabase(1);
+  store = new ListStore(() => db.sources[0]);
+});
+
+afterAll(() => db?.close());
+
+/** Every address has a mail host to ask: each group goes to SMTP as one probe. */
+const engine = {
+  async inspectGroup(emails: string[]): Promise<Inspection[]> {
+    await turn();
+    return emails.map((email) => ({ email, needsProbe: true, facts: {} }) as unknown as Inspection);
+  },
+} as unknown as VerificationEngine;
+
+async function runningList(): Promise<string> {
+  const accountId = 'acc_feed';
+  await db.database.query("INSERT INTO accounts (id, email, email_key, webhook_secret) VALUES ($1, $2, $2, 'secret')", [
+    accountId,
+    `${accountId}@example.test`,
+  ]);
+  await new CreditLedger(() => db.sources[0]).grant(accountId, DOMAINS * ROWS_PER_DOMAIN, 'test credits');
+  const listId = 'lst_feed';
+  await store.create({
+    id: listId,
+    accountId,
+    name: 'leads.csv',
+    columns: ['email'],
+    delimiter: ',',
+    emailColumn: 0,
+    webhookUrl: null,
+  });
+  const rows: UploadRow[] = [];
+  for (let d = 0; d < DOMAINS; d++)
+    for (let i = 0; i < ROWS_PER_DOMAIN; i++) {
+      const email = `user${i}@feed${d}.test`;
+      rows.push({ row: rows.length + 1, fields: [email], email, key: email, domain: `feed${d}.test`, result: null });
+    }
+  await store.insertRows(listId, rows);
+  expect(await store.seal(listId, accountId)).toMatchObject({ sealed: true });
+  return listId;
+}
+
+it('stopped by a shutdown, hands the feed back after the groups it holds; the next feed sends the rest, no row twice', async () => {
+  const listId = await runningList();
+  const feed = new FeedHandler(engine, store);
+  /** The rows of every probe queued, in order. */
+  const sent: number[][] = [];
+  const shutdown = new AbortController();
+  const jobs: StageContext = {
+    async enqueue(name, payload) {
+      expect(name).toBe('smtp.probe');
+      const { then } = payload as SmtpPayload;
+      if (then.to === 'list') sent.push(then.rows);
+      // The process is told to stop as its first group is queued: the groups already taken go on.
+      shutdown.abort();
+    },
+    join: async () => undefined,
+  };
+  const stopped: JobRun = { stopping: shutdown.signal };
+
+  await expect(feed.handle({ listId }, jobs, stopped)).rejects.toBeInstanceOf(JobHandedBack);
+  const before = sent.flat();
+  expect(before.length).toBeGreaterThan(0);
+  expect(before.length).toBeLessThan(DOMAINS * ROWS_PER_DOMAIN);
+  // The checkpoint: every row queued so far is marked dispatched, and only those.
+  const marked = async () =>
+    (
+      await db.database.query<{ row: number }>(
+        'SELECT row FROM list_rows WHERE list_id = $1 AND dispatched_at IS NOT NULL ORDER BY row',
+        [listId],
+      )
+    ).map(({ row }) => row);
+  expect(await marked()).toEqual([...before].sort((a, b) => a - b));
+
+  const resumed = await feed.handle({ listId }, jobs, { stopping: new AbortController().signal });
+  const all = sent.flat();
+  expect(resumed).toEqual({ dispatched: all.length - before.length });
+  expect(new Set(all).size).toBe(all.length);
+  expect(all.length).toBe(DOMAINS * ROWS_PER_DOMAIN);
+  expect((await marked()).length).toBe(DOMAINS * ROWS_PER_DOMAIN);
+});
+
+it('hands back at once a feed its stopping process had not begun', async () => {
+  const stopping = new AbortController();
+  stopping.abort();
+  const jobs: StageContext = { enqueue: async () => undefined, join: async () => undefined };
+  await expect(
+    new FeedHandler(engine, store).handle({ listId: 'lst_never' }, jobs, { stopping: stopping.signal }),
+  ).rejects.toBeInstanceOf(JobHandedBack);
+});
