@@ -240,8 +240,8 @@ const WORKER_OF: Record<QueueName, string> = {
 
 /**
  * Drains: each worker's terminationGracePeriodSeconds is longer than the budget of every job of its queue; the
- * gateway waits in preStop while endpoints stop routing to it, and its grace covers that wait and a request in
- * flight (CHECK_DEADLINE_MS).
+ * gateway waits in preStop while endpoints stop routing to it, and its grace covers that wait, its own drain delay
+ * after SIGTERM (SHUTDOWN_DELAY_MS) and a request in flight (CHECK_DEADLINE_MS).
  */
 export function drainProblems(objects: K8sObject[], budgets: Record<JobName, number>): string[] {
   const problems: string[] = [];
@@ -260,10 +260,14 @@ export function drainProblems(objects: K8sObject[], budgets: Record<JobName, num
     const sleep =
       preStop?.sleep?.seconds ?? Number(preStop?.exec?.command.find((part) => /^\d+$/.test(part)) ?? Number.NaN);
     const grace = spec.terminationGracePeriodSeconds ?? 30;
-    const request = loadConfig(appSettings(objects)).checks.deadlineMs / 1000;
+    const config = loadConfig(appSettings(objects));
+    const request = config.checks.deadlineMs / 1000;
+    const delay = config.http.shutdownDelayMs / 1000;
     if (!(sleep > 0)) problems.push(`${where(gateway)}: no preStop delay: endpoints still route to a stopping pod`);
-    else if (grace < sleep + request)
-      problems.push(`${where(gateway)}: grace period ${grace} s < preStop ${sleep} s + a request's ${request} s`);
+    else if (grace < sleep + delay + request)
+      problems.push(
+        `${where(gateway)}: grace period ${grace} s < preStop ${sleep} s + SHUTDOWN_DELAY_MS ${delay} s + a request's ${request} s`,
+      );
   }
   return problems;
 }
