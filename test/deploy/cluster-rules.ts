@@ -4,7 +4,7 @@ import { loadConfig } from '@mailguard/config';
 import { JOB_QUEUES, type JobName, type QueueName } from '@mailguard/queue';
 import { nameHash, type K8sObject } from './kustomize';
 import { appOf, appSettings, containersOf } from './k8s-validate';
-import { alertsOf } from './promql';
+import { alertsOf, dashboardQueries, metricNames } from './promql';
 
 /**
  * What a real cluster needs of the rendered manifests beyond their schemas (issue 34): a Prometheus that finds
@@ -67,7 +67,8 @@ function selectors(expr: string): Array<Map<string, string>> {
  * The Prometheus queries read this installation's series only. A KEDA trigger, which needs one number, filters
  * on its namespace in every selector, takes an empty answer for an error (ignoreNullValues: false) and has a
  * `fallback` of at least its minimum; an alert, whose rule every installation sharing the Prometheus loads,
- * aggregates by namespace wherever it aggregates.
+ * aggregates by namespace wherever it aggregates; a dashboard, which one Grafana shows for every installation,
+ * has a `namespace` variable and filters on it in every selector.
  */
 export function queryScopeProblems(objects: K8sObject[]): string[] {
   const problems: string[] = [];
@@ -95,6 +96,20 @@ export function queryScopeProblems(objects: K8sObject[]): string[] {
         problems.push(`PrometheusRule alert ${alert}: ${match[0].trim()} mixes the series of every namespace`);
     }
   }
+  for (const map of of(objects, 'ConfigMap').filter((object) => object.metadata.labels?.grafana_dashboard === '1'))
+    for (const json of Object.values(map.data as Record<string, string>)) {
+      const dashboard = JSON.parse(json) as Parameters<typeof dashboardQueries>[0] & {
+        templating?: { list: Array<{ name: string }> };
+      };
+      if (!dashboard.templating?.list.some((variable) => variable.name === 'namespace'))
+        problems.push(`${where(map)}: the dashboard has no namespace variable to choose an installation by`);
+      for (const { where: panel, expr } of dashboardQueries(dashboard))
+        if (
+          selectors(expr).some((set) => set.get('namespace') !== '$namespace') ||
+          metricNames(expr).some((metric) => new RegExp(`\\b${metric}\\b(?!\\{)`).test(expr))
+        )
+          problems.push(`${where(map)}: ${panel} reads every namespace: ${expr}`);
+    }
   return problems;
 }
 

@@ -189,7 +189,7 @@ describe('the rules, each on one defect of the prod render', () => {
     ]);
   });
 
-  it('fails a monitor without the discovery label, an unscoped KEDA query and an alert summing every namespace', () => {
+  it('fails a monitor without the discovery label, an unscoped KEDA query, an alert summing every namespace and a dashboard panel reading them all', () => {
     const objects = broken((all) => {
       delete find(all, 'ServiceMonitor', 'mailguard-workers').metadata.labels!.release;
       const scaled = find(all, 'ScaledObject', 'mailguard-smtp-worker').spec as {
@@ -200,6 +200,14 @@ describe('the rules, each on one defect of the prod render', () => {
         groups: Array<{ rules: Array<{ expr: string }> }>;
       };
       rule.groups[0].rules[0].expr = 'sum(mailguard_queue_depth) > 100';
+      const map = all.find(
+        (object) => object.kind === 'ConfigMap' && object.metadata.labels?.grafana_dashboard === '1',
+      )!;
+      const data = map.data as Record<string, string>;
+      const dashboard = JSON.parse(data['mailguard.json']) as { panels: Array<{ targets?: Array<{ expr: string }> }> };
+      dashboard.panels.find((panel) => panel.targets)!.targets![0].expr =
+        'sum(rate(mailguard_http_requests_total[5m]))';
+      data['mailguard.json'] = JSON.stringify(dashboard);
     });
     expect(discoveryProblems(objects, { release: 'kube-prometheus-stack' })).toEqual([
       'ServiceMonitor/mailguard-workers: no label release: kube-prometheus-stack, so no Prometheus selecting it finds it',
@@ -207,6 +215,9 @@ describe('the rules, each on one defect of the prod render', () => {
     expect(queryScopeProblems(objects)).toEqual([
       expect.stringContaining('ScaledObject/mailguard-smtp-worker: query max(mailguard_queue_depth{queue="smtp"'),
       'PrometheusRule alert MailguardQueueBacklogGrowing: sum( mixes the series of every namespace',
+      expect.stringMatching(
+        /^ConfigMap\/mailguard-grafana-dashboard-\w+: panel ".*" reads every namespace: sum\(rate\(mailguard_http/,
+      ),
     ]);
   });
 });
