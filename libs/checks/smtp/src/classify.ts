@@ -99,14 +99,14 @@ const VENDOR_SENDER_TAG =
   /\[(?:tss?|bl|cs|hm)\d\d\]|\b(?:sc|dy|ou)-00\d\b|\bas\(\d+\)|\b(?:bl|hl)\d{6}\b|aup#(?:cx|in-13)|\bcxbl\b|\bipbl\d+|\bofr\d*_1\d\d\b|\bdt:spm\b/i;
 
 const RELAY_TEXT =
-  /relay(?:ing)? (?:access |operation )?(?:denied|not permitted|prohibited|rejected|not allowed|disabled)|relaying to \S+ denied|relay denied|denies relay|use me \S* ?as a relay|unable to relay|(?:we )?do not relay|not permitted to relay|open relay not allowed|allowed rcpthosts|credentials for relay|local user only|(?:unavailable|invalid(?: address)?|unknown) or (?:is )?not local|delivery is not allowed to this address|log in first/i;
+  /relay(?:ing)? (?:access |operation )?(?:denied|not permitted|prohibited|rejected|not allowed|disabled)|relaying to \S+ denied|relay denied|denies relay|unable to relay|(?:we )?do not relay|not permitted to relay|open relay not allowed|(?<!domain or user isn't in my list of )allowed rcpthosts|credentials for relay|local user only|\bas a relay\b|insecure mail relay|\bno relaying\b|not a gateway|relay through this (?:machine|server)|not an open relay|\bnot local host\b|relaying mail to|specified domain is not allowed|not configured to relay|we don'?t handle mail for|(?:unavailable|invalid(?: address)?|unknown) or (?:is )?not local|delivery is not allowed to this address|log in first/i;
 const AUTH_TEXT =
-  /authentication required|requires authentication|not authenticated|auth(?:entication)? (?:is )?required|authrequired/i;
+  /authentication required|requires authentication|not authenticated|auth(?:entication)? (?:is )?required|authrequired|authentification requise/i;
 
 /** Who or what a reply may say is unknown: the mailbox, named as a word or written as an address (not the sender's). */
 const MAILBOX_NOUN = String.raw`(?<!\bsender(?:'s)?[ -])(?:user(?:'s|s)?|recipients?|addressees?|mailbox(?:es)?|accounts?|(?<!ip[ -])address(?:es)?|local[ -]?part|<[^<>\s]+>|[^\s<>()]+@[^\s<>()]+)`;
 /** What is said of it: unknown, absent, invalid. */
-const UNKNOWN_VERB = String.raw`(?:unknown|not known|(?:was |could not be |cannot be |can't be |is )?not found|(?:does|do|did) not? exists?|do(?:es|s)?n'?t exists?|(?:is )?not exists?|is not valid|invalid|not present|not listed|(?:could ?n[o']t|cannot|can ?not|can't) be (?:found|located)|no longer exists?)`;
+const UNKNOWN_VERB = String.raw`(?:unknown|not known|(?:was |could not be |cannot be |can't be |is )?not found|(?:does|do|did) not? exists?|do(?:es|s)?n'?t exists?|(?:is )?not exists?|is not valid|(?:wrong or )?no longer valid|invalid|not present|not listed|(?:could ?n[o']t|cannot|can ?not|can't) be (?:found|located)|no longer exists?)`;
 
 const NO_SUCH_USER_TEXT = new RegExp(
   [
@@ -114,7 +114,7 @@ const NO_SUCH_USER_TEXT = new RegExp(
     String.raw`${MAILBOX_NOUN}(?:[\s:.]+[^\s]+){0,5}?[\s:.]+${UNKNOWN_VERB}\b`,
     // "<adjective> [one word] <noun>": "unknown e-mail address", "invalid-recipient", "bad recipient", "nonexistent user".
     String.raw`(?<!\bfrom |\btoo many )\b(?:unknown|invalid|bad|non-?existent|illegal)[ _-](?:\S+ )?(?:user|recipient|addressee|mailbox|account|address|alias|local[ -]?part)`,
-    /userunknown|no such (?:local |e-?mail )?(?:user|recipient|mailbox|account|address|person)|(?:unable to|cannot|can't|could ?n[o']t) find (?:the |that )?(?:user|recipient|mailbox|account|address)|(?:does not|doesn't) have an? (?:mailbox|e-?mail account)|no (?:account|mailbox) (?:with|for) (?:that|this) address|(?:account|mailbox|user|address) (?:has been|was) (?:deleted|removed)\b|no (?:account|mail-?box|user) (?:here )?(?:by that name|here|found)|no one at this address|(?<!\b(?:you are|you're|sender is) )not an? (?:valid|known|local|active|existing|registered) (?:e-?mail )?(?:user|recipient|mailbox|address|account)|your envelope recipient (?:has been |is )?(?:denied|rejected|invalid)|\bbadrcptto\b|(?:recipient|mailbox|(?<!\b(?:ip|your|sender|sender's|return|reply) )(?:e-?mail |mail )?address) (?:is )?not registered|can'?t accept (?:user|recipient|address)|no valid recipients?,? bye\b|(?:recipient|user|mailbox|(?<!\b(?:ip|your|sender|sender's) )address) (?:is )?not local\b|recipient not ok\b|\binvalid rcpt\b(?!(?: to)?\s*(?:syntax|command|param|arg))|not (?:listed in (?:the )?(?:public |domino )?(?:name & address book|directory)|user of this server|our customer)|(?:bad ?rcpt ?to|bad ?recipient ?to|valid ?rcpt ?to) list|don't exists that user|doesn't have an? [\w.-]+ account|does not have an account|no mail[ -]?box|unavailable mail user|undeliverable address|unrouteable address|unroutable address|host unknown|recipient domain must exist|recipientnotfound|recipnotfound|address (?:is )?possibly incorrect|mailbox name not allowed|recipient address has null mx|(?:mailbox|user|recipient|account) has moved\b|(?:address|user|recipient|mailbox) (?:is )?not handled by this (?:system|server)/,
+    /userunknown|no such (?:local |e-?mail )?(?:user|recipient|mailbox|account|address|person)|(?:unable to|cannot|can't|could ?n[o']t) find (?:the |that )?(?:user|recipient|mailbox|account|address)|(?:does not|doesn't) have an? (?:mailbox|e-?mail account)|no (?:account|mailbox) (?:with|for) (?:that|this) address|(?:account|mailbox|user|address) (?:has been|was) (?:deleted|removed)\b|no (?:account|mail-?box|user) (?:here )?(?:by that name|here|found)|no one at this address|(?<!\b(?:you are|you're|sender is) )not an? (?:valid|known|local|active|existing|registered) (?:e-?mail )?(?:user|recipient|mailbox|address|account)|your envelope recipient (?:has been |is )?(?:denied|rejected|invalid)|\bbadrcptto\b|(?:recipient|mailbox|(?<!\b(?:ip|your|sender|sender's|return|reply) )(?:e-?mail |mail )?address) (?:is )?not registered|can'?t accept (?:user|recipient|address)|no valid recipients?,? bye\b|(?:recipient|user|mailbox|(?<!\b(?:ip|your|sender|sender's) )address) (?:is )?not local\b|recipient not ok\b|\bnot found (?:the )?(?:recipient|user|mailbox|account)\b|domain or user isn't in my list of allowed rcpthosts|\binvalid rcpt\b(?!(?: to)?\s*(?:syntax|command|param|arg))|not (?:listed in (?:the )?(?:public |domino )?(?:name & address book|directory)|user of this server|our customer)|(?:bad ?rcpt ?to|bad ?recipient ?to|valid ?rcpt ?to) list|don't exists that user|doesn't have an? [\w.-]+ account|does not have an account|no mail[ -]?box|unavailable mail user|undeliverable address|unrouteable address|unroutable address|host unknown|recipient domain must exist|recipientnotfound|recipnotfound|address (?:is )?possibly incorrect|mailbox name not allowed|recipient address has null mx|(?:mailbox|user|recipient|account) has moved\b|(?:address|user|recipient|mailbox) (?:is )?not handled by this (?:system|server)/,
     // The same in other languages: unknown, does not exist, not found, no such user.
     /unbekannt|existiert nicht|nicht vorhanden|nicht gefunden|inconnu|n'existe pas|introuvable|non r[ée]pertori[ée]|desconocido|no existe|no se encuentra|no encontrad|sconosciut|inesistent|inexist[ae]nt|non esist|non trovat|nessun utente|no tiene (?:una )?cuenta|não tem (?:uma )?conta|desconhecid|inexistente|não existe|não encontrad|onbekend|bestaat niet|niet gevonden|nie ma takiego|nie istnieje|nieznan|nie znaleziono|neexistuje|neznám|nenalezen|bulunamad|mevcut değil|kullanıcı yok|okänd|存在しません|見つかりません|宛先不明|不存在|无此用户|找不到|未开通|не найден|не существует|нет такого|неизвестн|존재하지|찾을 수 없|없는 (?:사용자|계정|메일)|사용자가 없|수신자가 없|存在しない|查无此人|(?:收件人|地址|用户)无效|无效的?(?:收件人|地址|用户)|не існує|невідом|такого (?:пользователя|адреса|ящика|получателя|адресата) нет|brak takiego|ne obstaja|ne postoji|не съществува|не постои|не постоји|(?:користувач|отримувач|адресат|скриньк)[а-яіїєґ]*\s+не знайден|não (?:est[áa] )?cadastrad|nicht vergeben|該当(?:する)?(?:ユーザ|アドレス|宛先)|(?:ユーザー?|宛先|アドレス)(?:が|は)(?:いません|ありません)|ไม่พบ(?:ผู้ใช้|ผู้รับ|ที่อยู่|บัญชี)|そのような(?:ユーザ|アドレス|宛先)|[无無]此(?:用户|用戶|账号|帳號|帐号|邮箱|郵箱|收件人)|nicht bekannt|finns inte|findes ikke|finnes ikke|eksisterer ikke|ukendt|ukjent|tuntematon|ei ole olemassa|ei löydy|nem létezik|ismeretlen|nem található|nu există|necunoscut|δεν υπάρχει|άγνωστ|không tồn tại|tidak (?:ditemukan|dikenal|terdaftar)|לא קיים|לא נמצא|غير موجود/,
     // "<the recipient, address, user or mailbox> … invalid" and its reverse, in other languages.
@@ -155,7 +155,7 @@ const WEAK_NO_SUCH_USER_TEXT =
 const LOCKED_ACCOUNT = String.raw`(?<!your )(?:account|mailbox|compte|cuenta|conta|konto|casella|postfach|учетная запись|аккаунт|ящик|帐号|账号|帳號)(?!\w)[^,;:]{0,40}?(?:locked|\bblocked|bloqu|gesperrt|bloccat|zablokow|geblokkeerd|заблокирован|冻结|凍結|停止)|\buser (?:\S+ temporar(?:il)?y |is )locked`;
 const DISABLED_TEXT = new RegExp(
   String.raw`${LOCKED_ACCOUNT}|\bsuspend the service|停止されて|` +
-    /disabled|deactivated|inactiv|suspended|terminated|(?:account|mailbox) (?:has been |was |is )?closed|\b(?<!your )(?:user|account|mailbox|recipient) (?:is )?(?:not|no longer) active\b|(?<!your )(?:account|mailbox)(?!\w)[^.,;]{0,20}\bexpired|no longer (?:active|available|valid|in use|accepts? (?:e-?)?mail)|mailbox is frozen|archived recipient|destinataire archiv|deaktiviert|gesperrt|d[ée]sactiv[ée]|suspendu|deshabilitad|suspendid|disattivat|disabilitat|sospes[oa]|desativad|inaktiv|deaktivert|gedeactiveerd|停用|禁用|已注销|휴면|비활성|정지된|отключен|неактивн|деактивирован|nieaktywn|zawieszon|letiltva|felfüggeszt|pozastaven|почтовый ящик заблокирован/
+    /disabled|deactivated|inactiv|suspended|terminated|(?:account|mailbox) (?:has been |was |is )?closed|\b(?<!your )(?:user|account|mailbox|recipient) (?:is )?(?:not|no longer) active\b|(?<!your )(?:account|mailbox)(?!\w)[^.,;]{0,20}\bexpired|no longer (?:active|available|(?<!\baddress (?:is )?(?:wrong or )?no longer )valid|in use|accepts? (?:e-?)?mail)|mailbox is frozen|archived recipient|destinataire archiv|deaktiviert|gesperrt|d[ée]sactiv[ée]|suspendu|deshabilitad|suspendid|disattivat|disabilitat|sospes[oa]|desativad|inaktiv|deaktivert|gedeactiveerd|停用|禁用|已注销|휴면|비활성|정지된|отключен|неактивн|деактивирован|nieaktywn|zawieszon|letiltva|felfüggeszt|pozastaven|почтовый ящик заблокирован/
       .source,
   'i',
 );
@@ -172,7 +172,7 @@ const GREYLIST_TEXT =
   /grey ?list|gray ?list|try again later|please retry|retry later|temporarily (?:rejected|deferred|unavailable)|come back later|deferred|not yet authorized/i;
 /** Temporary trouble on the server's side, not a request to come back. */
 const SERVER_TROUBLE_TEXT =
-  /too much load|internal (?:error|resource)|disk space|system resources|resource constraints|lookup failure|configuration problem|local problem|(?:service|system|recipient) temporarily unavailable|system (?:failure|error)|temporarily unable to process|system problem|resources? (?:are |is )?temporarily unavailable/i;
+  /too much load|internal (?:error|resource)|disk space|system resources|resource constraints|lookup failure|configuration problem|local problem|(?:service|system|recipient) temporarily unavailable|system (?:failure|error)|temporarily unable to process|system problem|resources? (?:are |is )?temporarily unavailable|\bno mdb\b/i;
 const TOO_MANY_RCPT_TEXT =
   /too many recipients|trop de destinataires|zu viele empf[äa]nger|demasiados destinatarios|troppi destinatari|muitos destinat[áa]rios|слишком много получателей|收件人(?:过多|太多)|受信者が多すぎ|allow(?:ed)? rcpt numbers|recipients belong to multiple regions|too many rcpt|reciplimit/i;
 const MAILBOX_RATE_TEXT =
@@ -203,8 +203,14 @@ const RULES: Rule[] = [
   { class: 'rate_limited', codes: [4, 5], text: RATE_TEXT, stages: EVERY_STAGE },
   { class: 'sender_blocked', codes: [4, 5], text: OUR_IP_TEXT, stages: EVERY_STAGE },
   { class: 'sender_blocked', codes: [4, 5], text: VENDOR_SENDER_TAG, stages: EVERY_STAGE },
-  // Bad sender address (RFC 3463 X.1.7, X.1.8), whatever the text says of "unknown".
-  { class: 'sender_blocked', codes: [4, 5], enhanced: ['4.1.7', '4.1.8', '5.1.7', '5.1.8'], stages: EVERY_STAGE },
+  // Bad sender address (RFC 3463 X.1.7, X.1.8) or our authentication and rDNS failing (RFC 7372 X.7.24-26),
+  // whatever the text says of "unknown" or of a lookup.
+  {
+    class: 'sender_blocked',
+    codes: [4, 5],
+    enhanced: ['4.1.7', '4.1.8', '5.1.7', '5.1.8', '4.7.24', '4.7.25', '4.7.26', '5.7.24', '5.7.25', '5.7.26'],
+    stages: EVERY_STAGE,
+  },
   { class: 'too_many_recipients', codes: [4, 5], enhanced: ['4.5.3', '5.5.3'] },
   { class: 'too_many_recipients', codes: [4, 5], text: TOO_MANY_RCPT_TEXT },
   { class: 'relay_denied', codes: [4, 5], text: AUTH_TEXT, stages: ['mail', 'rcpt'] },
@@ -220,8 +226,15 @@ const RULES: Rule[] = [
   { class: 'unclassified', codes: [5], text: SERVICE_OFF_TEXT },
   { class: 'disabled', codes: [5], text: DISABLED_TEXT },
   { class: 'no_such_user', codes: [5], text: NO_SUCH_USER_TEXT },
-  { class: 'disabled', codes: [5], enhanced: ['5.2.1'] },
-  { class: 'no_such_user', codes: [5], enhanced: ['5.1.1', '5.1.10', '5.1.6', '5.1.3', '5.1.2'] },
+  // Codes that speak of the mailbox when the text says nothing decisive, as sisimai reads them: X.7.13 "user
+  // account disabled"; X.4.4 (unable to route) and X.7.17 (mailbox owner has changed) beside RFC 3463's bad,
+  // moved and null-MX addresses. Not X.1.0 ("other address status"): it may be the sender's address.
+  { class: 'disabled', codes: [5], enhanced: ['5.2.1', '5.7.13'] },
+  {
+    class: 'no_such_user',
+    codes: [5],
+    enhanced: ['5.1.1', '5.1.10', '5.1.6', '5.1.3', '5.1.2', '5.4.4', '5.7.17'],
+  },
   // The recipient's own policy, with no word about us: neither the mailbox's absence nor a block of us.
   { class: 'unclassified', codes: [5], text: RECIPIENT_POLICY_TEXT },
   // 5.7.x is security or policy: vaguer words about the mailbox do not outweigh it.
