@@ -68,7 +68,7 @@ const ABOUT_US_TEXT = new RegExp(
     // Our envelope sender and its authentication.
     /sender (?:address )?(?:is )?(?:rejected|blocked|denied)|sender(?:'s)? (?:e-?mail |mail )?(?:address|account|mailbox)\b.{0,40}(?:unknown|not found|invalid|does not exist|not exist|not resolve|disabled|deactivated|suspended|closed|locked|inactive)|\breturn-?path\b|\bafter mail from\b|your (?:e-?mail |mail )?(?:address|domain) (?:is |was |has been )?(?:unknown|not found|invalid|does not exist)|invalid dns\b|unresolvable (?:rfc.?5321 )?(?:mail ?)?from domain|resource record|sender verif(?:y|ication) failed|verification failed for|bad (?:outbound )?sender|sender'?s? (?:mailbox|system) address|fake sender|null sender|(?:disabled|suspended|blocked|locked) (?:for|from) sending|\bsending\b(?:[^.]{0,30}\b(?:is|has been))? (?:disabled|suspended|blocked)|sender address has null mx|\bfrom (?:header|address|domain)\b|header from|(?:unknown|invalid) sender|sender (?:is )?(?:unknown|invalid|not found)|\bhelo\b|\behlo (?:name|host(?:name)?|domain|argument)|envelope sender|sender domain|domain of sender|sender has no|unregistered domains|unauthenticated|sender (?:was )?not authenticated|sendernotauthenticated|authentication didn't pass|\bspf\b|\bdkim\b|\bdmarc\b|sender id|spoof|permissions to (?:send|submit)|access to (?:submit messages to )?this e-?mail system|user in blacklist/,
     // Policy, content and behaviour.
-    /spam|unsolicited|complaints|unusual (?:rate|traffic|sending)|suspicious|namespace mining|directory harvest|too many (?:unknown|invalid|bad|non-?existent|failed) (?:users?|recipients?|addresses|rcpts?)\b|excessive unknown recipients|(?:for|due to|by|under) (?:local |security |our )?polic(?:y|ies)\b|polic(?:y|ies) (?:reasons|violation|restrictions)|local policy|security polic|blocked senders|administrative prohibition|envelope blocked|content (?:filter|rejected|denied)|message content|message (?:was )?filtered|banned word|not rfc compliant|invalid to header|unexpected volume|rejected due to content|access denied, /,
+    /spam|unsolicited|complaints|unusual (?:rate|traffic|sending)|suspicious|namespace mining|directory harvest|too many (?:unknown|invalid|bad|non-?existent|failed) (?:users?|recipients?|addresses|rcpts?)\b|excessive unknown recipients|(?:for|due to|by|under) (?:local |security |our )?polic(?:y|ies)\b|polic(?:y|ies) (?:reasons|violation|restrictions)|local policy|security polic|blocked senders|administrative prohibition|envelope blocked|content (?:filter|rejected|denied)|message content|message (?:was )?filtered|banned word|not rfc compliant|invalid to header|unexpected volume|rejected due to content|access denied, |too many bad commands|\bdns check fail/,
     // Blocks of us that name neither a list nor our address: terse, vendor-tagged, or about our kind of host.
     /^access denied\b|invalid ip for sending|\(bl\)|not accepting connections|open (?:relay|proxy)|not allowed to connect|host network not allowed|no access from mail server|smtp server of your isp|^go away\b/,
     // The same, in other languages: sender, blocklist, our IP address.
@@ -167,7 +167,7 @@ const DISABLED_TEXT = new RegExp(
 const SERVICE_OFF_TEXT =
   /\b(?:disabled|deactivated|suspended|restricted|closed)\s+(?:for|to)\s+(?:all\s+)?(?:external|outside|internet|non-?local|internal|unauthenticated|anonymous)\b|\bonly (?:accepts? )?(?:(?:e-?)?mail |messages )?(?:from )?(?:internal|authenticated|authori[sz]ed) (?:senders|users|mail)\b|\byour (?:account|access)\b[^.]{0,40}\b(?:disabled|suspended|deactivated|terminated|closed)|\b(?:vrfy|expn|etrn|command|relay(?:ing)?|pipelining|chunking|auth(?:entication)?|starttls|tls|feature)\s+(?:is\s+|has been\s+)?(?:disabled|deactivated|suspended)/i;
 const FULL_TEXT =
-  /over ?quota|quota exceeded|exceeded (?:his |her |its |the )?quota|quota violation|(?:disk|maildir|mailbox) quota|full mailbox|mail ?folder is full|exceeds? (?:the )?(?:maximum )?allowed (?:size|storage)|would exceed (?:the )?maximum|space has been used up|not enough (?:storage )?space|exceeded (?:its|the) (?:storage|quota)|exceeded storage allocation|(?:mailbox|storage) (?:for user )?(?:is )?full|mailbox size|mailbox has exceeded|inbox is out of storage|insufficient (?:storage|space)|out of storage|storage space|storage quota|too many messages on the server|blocks limit exceeded|\bvoll\b|speicher|pleine|quota d[ée]pass|lleno|cuota|piena|esaurit|cheia|\bcota\b|容量|いっぱい|переполнен|квот|空间不足|已满|\bvol\b|pełn|przepełnion|pln[áa](?!\w)|\bdolu\b|용량 ?(?:이 )?초과|가득|täynnä|megtelt|\bkvot|kiintiö|\bpenuh\b/i;
+  /over ?quota|quota exceeded|exceeded (?:his |her |its |the )?quota|quota violation|(?:disk|maildir|mailbox) quota|full mailbox|mail ?folder is full|exceeds? (?:the )?(?:maximum )?allowed (?:size|storage)|would exceed (?:the )?maximum|space has been used up|not enough (?:storage )?space|exceeded (?:its|the) (?:storage|quota)|exceeded storage allocation|(?:mailbox|storage) (?:for user )?(?:is )?full|mailbox size|mailbox has exceeded|inbox is out of storage|insufficient (?:storage|space)|out of storage|storage space|storage (?:quota|limit)|too many messages on the server|blocks limit exceeded|\bvoll\b|speicher|pleine|quota d[ée]pass|lleno|cuota|piena|esaurit|cheia|\bcota\b|容量|いっぱい|переполнен|квот|空间不足|已满|\bvol\b|pełn|przepełnion|pln[áa](?!\w)|\bdolu\b|용량 ?(?:이 )?초과|가득|täynnä|megtelt|\bkvot|kiintiö|\bpenuh\b/i;
 const GREYLIST_TEXT =
   /grey ?list|gray ?list|try again later|please retry|retry later|temporarily (?:rejected|deferred|unavailable)|come back later|deferred|not yet authorized/i;
 /** Temporary trouble on the server's side, not a request to come back. */
@@ -188,6 +188,13 @@ const MAILBOX_STAGES: SmtpStage[] = ['rcpt', 'data'];
 const RULES: Rule[] = [
   // Office 365 directory-based edge blocking: "550 5.4.1 Recipient address rejected: Access denied".
   { class: 'no_such_user', codes: [5], enhanced: ['5.4.1'], text: /recipient address rejected/i },
+  // Exchange Online's invalid (5.7.504) or banned (5.7.505) recipient: the words "access denied" are said of it.
+  {
+    class: 'disabled',
+    codes: [5],
+    enhanced: ['5.7.504', '5.7.505'],
+    text: /recipient address rejected|banned recipient/i,
+  },
   { class: 'tls_required', codes: [4, 5], enhanced: ['5.7.10', '5.7.11'], stages: ['ehlo', 'mail', 'rcpt'] },
   // Said at end of DATA too: the message is refused for want of TLS, not for its content.
   { class: 'tls_required', codes: [4, 5], text: TLS_TEXT, stages: ['ehlo', 'mail', 'rcpt', 'data'] },
@@ -227,13 +234,14 @@ const RULES: Rule[] = [
   { class: 'disabled', codes: [5], text: DISABLED_TEXT },
   { class: 'no_such_user', codes: [5], text: NO_SUCH_USER_TEXT },
   // Codes that speak of the mailbox when the text says nothing decisive, as sisimai reads them: X.7.13 "user
-  // account disabled"; X.4.4 (unable to route) and X.7.17 (mailbox owner has changed) beside RFC 3463's bad,
-  // moved and null-MX addresses. Not X.1.0 ("other address status"): it may be the sender's address.
+  // account disabled"; X.7.17 (mailbox owner has changed) beside RFC 3463's bad, moved and null-MX addresses.
+  // Not X.1.0 ("other address status": it may be the sender's) nor X.4.4 (unable to route: sisimai reads
+  // Exchange's "SMTPSEND.DNS.NonExistentDomain" under it as a network error).
   { class: 'disabled', codes: [5], enhanced: ['5.2.1', '5.7.13'] },
   {
     class: 'no_such_user',
     codes: [5],
-    enhanced: ['5.1.1', '5.1.10', '5.1.6', '5.1.3', '5.1.2', '5.4.4', '5.7.17'],
+    enhanced: ['5.1.1', '5.1.10', '5.1.6', '5.1.3', '5.1.2', '5.7.17'],
   },
   // The recipient's own policy, with no word about us: neither the mailbox's absence nor a block of us.
   { class: 'unclassified', codes: [5], text: RECIPIENT_POLICY_TEXT },
