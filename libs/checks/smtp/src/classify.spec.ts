@@ -654,6 +654,10 @@ const DIALECTS: Array<[string, SmtpStage, string, ReplyClass]> = [
     'unclassified',
   ],
   ['an account storage limit', 'rcpt', '552 Account storage limit', 'full'],
+  ["Tencent's receiving frequency", 'rcpt', '550 Frequency of receiving messages is limited', 'rate_limited'],
+  ["Tencent's misspelt hedge", 'rcpt', '550 Mailbox unavailable or access denined', 'unclassified'],
+  ['a sending limit is ours', 'mail', '550 Letter sending limit is exceeded', 'rate_limited'],
+  ['bounce attacks are ours', 'rcpt', '550 Suspected bounce attacks', 'sender_blocked'],
   // A greeting that says the host takes no mail at all (RFC 7504) answers for every address there.
   ['a host that takes no mail', 'banner', '521 5.3.2 Host does not accept mail', 'no_such_user'],
   [
