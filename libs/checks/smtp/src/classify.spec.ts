@@ -658,6 +658,14 @@ const DIALECTS: Array<[string, SmtpStage, string, ReplyClass]> = [
   ["Tencent's misspelt hedge", 'rcpt', '550 Mailbox unavailable or access denined', 'unclassified'],
   ['a sending limit is ours', 'mail', '550 Letter sending limit is exceeded', 'rate_limited'],
   ['bounce attacks are ours', 'rcpt', '550 Suspected bounce attacks', 'sender_blocked'],
+  ['our address blocked', 'rcpt', '553 Sorry, your email address (x@example.com) has been blocked', 'sender_blocked'],
+  ['not RFC 5322 compliant', 'data', '550 This message is not RFC 5322 compliant', 'sender_blocked'],
+  [
+    'too many recipients in a short time is a limit',
+    'rcpt',
+    '452 4.5.3 Too many recipients in a short period of time',
+    'rate_limited',
+  ],
   // A greeting that says the host takes no mail at all (RFC 7504) answers for every address there.
   ['a host that takes no mail', 'banner', '521 5.3.2 Host does not accept mail', 'no_such_user'],
   [
