@@ -654,6 +654,7 @@ const DIALECTS: Array<[string, SmtpStage, string, ReplyClass]> = [
     'unclassified',
   ],
   ['an account storage limit', 'rcpt', '552 Account storage limit', 'full'],
+  ["Exim's quota exceed", 'rcpt', '552 error: quota exceed', 'full'],
   ["Tencent's receiving frequency", 'rcpt', '550 Frequency of receiving messages is limited', 'rate_limited'],
   ["Tencent's misspelt hedge", 'rcpt', '550 Mailbox unavailable or access denined', 'unclassified'],
   ['a sending limit is ours', 'mail', '550 Letter sending limit is exceeded', 'rate_limited'],
