@@ -71,6 +71,39 @@ describe('learnDomain', () => {
     expect(learnDomain(evidence).pattern).toBe('first');
   });
 
+  it('reads the pattern from the local parts queried at the domain, before any address is known', () => {
+    const queried = ['tgreen', 'asmith', 'kwest', 'pbrown', 'john.doe'];
+    const model = learnDomain([], [], queried);
+    expect(model).toMatchObject({ pattern: null, named: 0, queried: 5 });
+    expect(learnedPattern('mjones', model)?.weight).toBeGreaterThan(0.5);
+    expect(learnedPattern('mary.jones', model)?.weight).toBeLessThan(-0.5);
+    // Queries are no addresses known to exist: nothing is a typo or another form of one, no name is learned.
+    expect(addressSignals('tgreeen', model)).toEqual([]);
+    expect(addressSignals('tgreen', model)).toEqual([]);
+    expect(model.known.size).toBe(0);
+    expect(model.names.has('green')).toBe(false);
+  });
+
+  it('takes no pattern from a few queries, nor from junk, role or flawed ones however many', () => {
+    expect(learnedPattern('mjones', learnDomain([], [], ['tgreen', 'asmith']))).toBeNull();
+    const junk = learnDomain([], [], ['test1', 'asdfgh', 'qwerty', 'info', 'sales', 'x7g2k9qz', 'aaaa']);
+    expect(junk.queried).toBe(0);
+    expect(learnedPattern('mjones', junk)).toBeNull();
+  });
+
+  it("a handful of made-up queries weigh less than the domain's own: the majority pattern wins", () => {
+    const model = learnDomain([], [], ['anna.berg', 'tom.white', 'jsmith', 'mary.jones', 'peter.brown', 'kwest']);
+    expect(learnedPattern('carl.miller', model)?.weight).toBeGreaterThan(0);
+    expect(learnedPattern('cmiller', model)?.weight).toBeLessThan(0);
+  });
+
+  it('reads no queries once customers reported on the domain: reports are the better word', () => {
+    const queried = ['tgreen', 'asmith', 'kwest', 'pbrown'];
+    const reported = learnDomain([bounced('zed.last')], [], queried);
+    expect(reported.queried).toBe(0);
+    expect(learnDomain([exists('mjones', 'avatar')], [], queried).queried).toBe(4);
+  });
+
   it('counts each address once, with its latest word', () => {
     const twice = learnDomain([exists('jsmith'), exists('jsmith', 'feedback'), exists('mjones')]);
     expect(twice.addresses).toBe(2);
