@@ -97,6 +97,13 @@ describe('learnDomain', () => {
     expect(learnedPattern('cmiller', model)?.weight).toBeLessThan(0);
   });
 
+  it('counts guesses at one person in several patterns as one query: at most one of them is the address', () => {
+    const guesses = learnDomain([], [], ['nina.johansson', 'njohansson', 'johansson.nina', 'nina_johansson']);
+    expect(guesses.queried).toBe(1);
+    expect(learnedPattern('mjones', guesses)).toBeNull();
+    expect(learnDomain([], [], ['nina.johansson', 'tom.white', 'anna.berg']).queried).toBe(3);
+  });
+
   it('reads no queries once customers reported on the domain: reports are the better word', () => {
     const queried = ['tgreen', 'asmith', 'kwest', 'pbrown'];
     const reported = learnDomain([bounced('zed.last')], [], queried);

@@ -20,9 +20,10 @@ import type { Signal } from './signal';
  *   like them. Each query follows the domain's pattern or, as often, people's general habits (a
  *   wrong guess, a made-up name); the posterior over which pattern the domain uses, tempered so that
  *   a few junk queries cannot make one (queriedPattern), replaces the table's weights as the prior
- *   the known addresses update. Flawed, role and known local parts are left out, and once customers
- *   reported on the domain the queries are not read. They never count as addresses that exist: no
- *   names, typos or other forms are learned from them.
+ *   the known addresses update. Flawed, role and known local parts are left out, guesses at one
+ *   person in several patterns count once, and once customers reported on the domain the queries are
+ *   not read. They never count as addresses that exist: no names, typos or other forms are learned
+ *   from them.
  * - **learned_pattern** (log-odds, ±2.5 at most, once an address is known or MIN_QUERIES local parts
  *   were queried): how much likelier the
  *   local part is under this domain's shares than under the general ones — ln(Σ fit·share here /
@@ -204,7 +205,10 @@ function queriedPattern(asked: Array<Record<string, number>>): Record<string, nu
 /**
  * The queried local parts that say something of the domain's pattern: not known here already (their
  * evidence counts), no role word, no flaw (junk says nothing of anyone's pattern), one a pattern
- * fits. The newest MAX_QUERIES count, each once.
+ * fits. The newest MAX_QUERIES count, each once, and one person once: guesses at someone in several
+ * patterns (`nina.johansson`, `njohansson`, `johansson.nina`: otherForms) are one query, of which at
+ * most one is the address (the newest counts). Queries only weigh each other here: they are never
+ * taken for addresses that exist.
  */
 function queryFits(
   queried: Iterable<string>,
@@ -212,11 +216,15 @@ function queryFits(
   names: Set<string>,
 ): Array<Record<string, number>> {
   const fits: Array<Record<string, number>> = [];
+  const guessed = new Set<string>();
   for (const local of new Set([...queried].reverse())) {
     if (fits.length >= MAX_QUERIES) break;
     if (known.has(local) || isRoleLocalPart(local) || localPartFlaws(local, names).length > 0) continue;
+    if (guessed.has(local)) continue;
     const fit = patternFits(local, names);
-    if (Object.keys(fit).length > 0) fits.push(fit);
+    if (Object.keys(fit).length === 0) continue;
+    fits.push(fit);
+    for (const form of otherForms([local], PRIOR, names)) guessed.add(form);
   }
   return fits;
 }
