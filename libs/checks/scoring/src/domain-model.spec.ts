@@ -84,9 +84,13 @@ describe('learnDomain', () => {
     expect(model.names.has('green')).toBe(false);
   });
 
-  it('takes no pattern from a few queries, nor from junk, role or flawed ones however many', () => {
+  it('takes no pattern from a few queries, nor from junk, role, flawed or nameless ones however many', () => {
     expect(learnedPattern('mjones', learnDomain([], [], ['tgreen', 'asmith']))).toBeNull();
-    const junk = learnDomain([], [], ['test1', 'asdfgh', 'qwerty', 'info', 'sales', 'x7g2k9qz', 'aaaa']);
+    const junk = learnDomain(
+      [],
+      [],
+      ['test1', 'asdfgh', 'qwerty', 'info', 'sales', 'x7g2k9qz', 'aaaa', 'founder', 'twice'],
+    );
     expect(junk.queried).toBe(0);
     expect(learnedPattern('mjones', junk)).toBeNull();
   });

@@ -1,7 +1,7 @@
 import { isRoleLocalPart } from '@mailguard/email';
 import { localPartFlaws } from './local-part';
 import { slips } from './names';
-import { patternFits, PATTERNS, PRIOR, readPattern } from './patterns';
+import { patternFits, PATTERNS, PRIOR, readPattern, unread } from './patterns';
 import type { Signal } from './signal';
 
 /**
@@ -205,7 +205,8 @@ function queriedPattern(asked: Array<Record<string, number>>): Record<string, nu
 /**
  * The queried local parts that say something of the domain's pattern: not known here already (their
  * evidence counts), no role word, no flaw (junk says nothing of anyone's pattern), one a pattern
- * fits. The newest MAX_QUERIES count, each once, and one person once: guesses at someone in several
+ * fits for a name in it (a word with no name known, `founder`, fits every one-word pattern: it tells
+ * none). The newest MAX_QUERIES count, each once, and one person once: guesses at someone in several
  * patterns (`nina.johansson`, `njohansson`, `johansson.nina`: otherForms) are one query, of which at
  * most one is the address (the newest counts). Queries only weigh each other here: they are never
  * taken for addresses that exist.
@@ -222,7 +223,7 @@ function queryFits(
     if (known.has(local) || isRoleLocalPart(local) || localPartFlaws(local, names).length > 0) continue;
     if (guessed.has(local)) continue;
     const fit = patternFits(local, names);
-    if (Object.keys(fit).length === 0) continue;
+    if (Object.keys(fit).length === 0 || unread(fit)) continue;
     fits.push(fit);
     for (const form of otherForms([local], PRIOR, names)) guessed.add(form);
   }
