@@ -1,5 +1,5 @@
 import { catchAllConfidence, type CatchAllFeatures } from './catch-all-confidence';
-import { addressSignals, learnDomain, learnedPattern, type Evidence } from './domain-model';
+import { addressSignals, learnDomain, learnedPattern, MAX_QUERIES, type Evidence } from './domain-model';
 import { patternFits, readPattern } from './patterns';
 
 const likeliestPattern = (localPart: string) => readPattern(localPart)?.pattern ?? null;
@@ -106,6 +106,12 @@ describe('learnDomain', () => {
     expect(guesses.queried).toBe(1);
     expect(learnedPattern('mjones', guesses)).toBeNull();
     expect(learnDomain([], [], ['nina.johansson', 'tom.white', 'anna.berg']).queried).toBe(3);
+  });
+
+  it('reads the newest MAX_QUERIES addresses asked, as the service keeps them, whichever of them count', () => {
+    const junk = Array.from({ length: MAX_QUERIES }, (_, index) => `test${index}`);
+    expect(learnDomain([], [], ['tgreen', 'asmith', 'kwest', ...junk]).queried).toBe(0);
+    expect(learnDomain([], [], [...junk, 'tgreen', 'asmith', 'kwest']).queried).toBe(3);
   });
 
   it('reads no queries once customers reported on the domain: reports are the better word', () => {

@@ -206,10 +206,10 @@ function queriedPattern(asked: Array<Record<string, number>>): Record<string, nu
  * The queried local parts that say something of the domain's pattern: not known here already (their
  * evidence counts), no role word, no flaw (junk says nothing of anyone's pattern), one a pattern
  * fits for a name in it (a word with no name known, `founder`, fits every one-word pattern: it tells
- * none). The newest MAX_QUERIES count, each once, and one person once: guesses at someone in several
- * patterns (`nina.johansson`, `njohansson`, `johansson.nina`: otherForms) are one query, of which at
- * most one is the address (the newest counts). Queries only weigh each other here: they are never
- * taken for addresses that exist.
+ * none). Of the newest MAX_QUERIES asked, each counts once, and one person once: guesses at someone
+ * in several patterns (`nina.johansson`, `njohansson`, `johansson.nina`: otherForms) are one query,
+ * of which at most one is the address (the newest counts). Queries only weigh each other here: they
+ * are never taken for addresses that exist.
  */
 function queryFits(
   queried: Iterable<string>,
@@ -218,8 +218,8 @@ function queryFits(
 ): Array<Record<string, number>> {
   const fits: Array<Record<string, number>> = [];
   const guessed = new Set<string>();
-  for (const local of new Set([...queried].reverse())) {
-    if (fits.length >= MAX_QUERIES) break;
+  // The newest MAX_QUERIES addresses asked, as the service reads them, whichever of them count.
+  for (const local of [...new Set([...queried].reverse())].slice(0, MAX_QUERIES)) {
     if (known.has(local) || isRoleLocalPart(local) || localPartFlaws(local, names).length > 0) continue;
     if (guessed.has(local)) continue;
     const fit = patternFits(local, names);
