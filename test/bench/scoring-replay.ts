@@ -6,7 +6,7 @@ import type { Outcome } from './scoring-report';
 /**
  * The scoring bench without the network: every address of a population concluded the way the
  * scoring stage concludes it (libs/product/feedback/src/domain-knowledge.ts), in the bench's order and
- * batches of 100 — each batch sees the avatar evidence the earlier ones left — then half of each
+ * batches of 100 — each batch sees the avatar evidence and the queried addresses the earlier ones left — then half of each
  * domain's addresses reported back and the held-out half concluded again. Deterministic, so that
  * unit tests and the calibration fit can use it; `npm run bench:scoring` does the same through
  * the running gateway (where concurrent checks move its figures by about ±0.002, and names learned
@@ -27,8 +27,10 @@ const existing = (evidence: Evidence[]) =>
 
 export function replay(population: Population): { before: Scored[]; after: Scored[] } {
   const evidence = new Map<string, Evidence[]>();
+  const queries = new Map<string, string[]>();
   const known = (domain: string) => evidence.get(domain) ?? [];
-  const conclude = (address: Address, domainEvidence: Evidence[], elsewhere: string[]): Scored => {
+  const asked = (domain: string) => queries.get(domain) ?? [];
+  const conclude = (address: Address, domainEvidence: Evidence[], elsewhere: string[], queried: string[]): Scored => {
     const facts = population.domains[address.domain];
     const result = catchAllConfidence({
       localPart: address.localPart,
@@ -38,7 +40,7 @@ export function replay(population: Population): { before: Scored[]; after: Score
       dmarc: facts.dmarc,
       ageDays: facts.ageDays,
       providerAcceptsAll: false,
-      domain: learnDomain(domainEvidence, elsewhere),
+      domain: learnDomain(domainEvidence, elsewhere, queried),
     });
     const logit = result.signals.reduce((sum, { weight }) => sum + weight, 0);
     return { address, logit, regime: regimeOf(result.signals), confidence: result.confidence };
@@ -46,9 +48,18 @@ export function replay(population: Population): { before: Scored[]; after: Score
   const before: Scored[] = [];
   for (let i = 0; i < population.addresses.length; i += BATCH) {
     const batch = population.addresses.slice(i, i + BATCH);
-    const snapshot = new Map([...new Set(batch.map((a) => a.domain))].map((domain) => [domain, known(domain)]));
+    const snapshot = new Map(
+      [...new Set(batch.map((a) => a.domain))].map((domain) => [domain, [known(domain), asked(domain)] as const]),
+    );
     const elsewhere = existing([...evidence.values()].flat());
-    before.push(...batch.map((address) => conclude(address, snapshot.get(address.domain) as Evidence[], elsewhere)));
+    before.push(
+      ...batch.map((address) => {
+        const [domainEvidence, queried] = snapshot.get(address.domain) as readonly [Evidence[], string[]];
+        return conclude(address, domainEvidence, elsewhere, queried);
+      }),
+    );
+    // Every address checked at a catch-all domain is recorded as queried there (DomainKnowledge.learn).
+    for (const address of batch) queries.set(address.domain, [...asked(address.domain), address.localPart]);
     // At a catch-all domain an address with an avatar teaches the pattern (role addresses do not).
     for (const address of batch.filter((a) => a.avatar && !isRoleLocalPart(a.localPart))) {
       if (known(address.domain).some((item) => item.localPart === address.localPart)) continue;
@@ -69,7 +80,14 @@ export function replay(population: Population): { before: Scored[]; after: Score
   const elsewhere = existing([...evidence.values(), ...reports.values()].flat());
   const after = population.addresses
     .filter((a) => !a.fed)
-    .map((address) => conclude(address, [...known(address.domain), ...(reports.get(address.domain) ?? [])], elsewhere));
+    .map((address) =>
+      conclude(
+        address,
+        [...known(address.domain), ...(reports.get(address.domain) ?? [])],
+        elsewhere,
+        asked(address.domain),
+      ),
+    );
   return { before, after };
 }
 

@@ -30,7 +30,8 @@ interface Page<T> {
 const STUBBORN = ['later1', 'later2', 'later3'];
 
 /** What the erased account checks, reports and uploads, and the text that gives each away wherever it is stored. */
-const ERASE_SINGLE = ['john.doe@acme.test', 'inactive.user@acme.test'];
+// At a catch-all domain a check is also a query there (domain_queries), which must go too.
+const ERASE_SINGLE = ['john.doe@acme.test', 'inactive.user@acme.test', 'erase.query@catchall.test'];
 const ERASE_BATCH = ['jane@acme.test', 'gone@acme.test'];
 const ERASE_REPORTED = 'mwong@acme.test';
 const ERASE_CSV = ['email,name', 'nosuch.erase@acme.test,Nobody', 'not-an-address,Nothing'].join('\n');
@@ -38,6 +39,7 @@ const ERASE_ORIGIN = 'https://erase-shop.example';
 const TELLTALES = [
   'john.doe',
   'inactive.user',
+  'erase.query',
   'jane',
   'gone@acme.test',
   'mwong',

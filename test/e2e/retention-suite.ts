@@ -101,7 +101,7 @@ export function retentionSuite(driver: Driver): void {
 
   /** Every sweep line the process wrote, summed. */
   function erasedBy(processes: RunningProcess[]) {
-    const total = { checks: 0, lists: 0, listRows: 0, feedback: 0, evidence: 0 };
+    const total = { checks: 0, lists: 0, listRows: 0, feedback: 0, evidence: 0, queries: 0 };
     for (const process of processes)
       for (const line of process.output().split('\n'))
         if (line.includes('"retention sweep done"')) {
@@ -208,6 +208,8 @@ export function retentionSuite(driver: Driver): void {
     expect(erased.checks).toBeGreaterThanOrEqual(SINGLE.length + BATCH.length);
     // john.doe and jane accepted by a strict server, lisa.wong registered at a catch-all domain.
     expect(erased.evidence).toBeGreaterThanOrEqual(3);
+    // lisa.wong was queried at her catch-all domain too.
+    expect(erased.queries).toBeGreaterThanOrEqual(1);
     expect(await again.stop()).toBe(0);
 
     expect([...staged(gateway), ...staged(again)]).toEqual([]);

@@ -1,5 +1,5 @@
 import { catchAllConfidence, type CatchAllFeatures } from './catch-all-confidence';
-import { addressSignals, learnDomain, learnedPattern, type Evidence } from './domain-model';
+import { addressSignals, learnDomain, learnedPattern, MAX_QUERIES, type Evidence } from './domain-model';
 import { patternFits, readPattern } from './patterns';
 
 const likeliestPattern = (localPart: string) => readPattern(localPart)?.pattern ?? null;
@@ -69,6 +69,56 @@ describe('learnDomain', () => {
     ];
     expect(learnDomain(evidence)).toEqual(learnDomain(evidence));
     expect(learnDomain(evidence).pattern).toBe('first');
+  });
+
+  it('reads the pattern from the local parts queried at the domain, before any address is known', () => {
+    const queried = ['tgreen', 'asmith', 'kwest', 'pbrown', 'john.doe'];
+    const model = learnDomain([], [], queried);
+    expect(model).toMatchObject({ pattern: null, named: 0, queried: 5 });
+    expect(learnedPattern('mjones', model)?.weight).toBeGreaterThan(0.5);
+    expect(learnedPattern('mary.jones', model)?.weight).toBeLessThan(-0.5);
+    // Queries are no addresses known to exist: nothing is a typo or another form of one, no name is learned.
+    expect(addressSignals('tgreeen', model)).toEqual([]);
+    expect(addressSignals('tgreen', model)).toEqual([]);
+    expect(model.known.size).toBe(0);
+    expect(model.names.has('green')).toBe(false);
+  });
+
+  it('takes no pattern from a few queries, nor from junk, role, flawed or nameless ones however many', () => {
+    expect(learnedPattern('mjones', learnDomain([], [], ['tgreen', 'asmith']))).toBeNull();
+    const junk = learnDomain(
+      [],
+      [],
+      ['test1', 'asdfgh', 'qwerty', 'info', 'sales', 'x7g2k9qz', 'aaaa', 'founder', 'twice'],
+    );
+    expect(junk.queried).toBe(0);
+    expect(learnedPattern('mjones', junk)).toBeNull();
+  });
+
+  it("a handful of made-up queries weigh less than the domain's own: the majority pattern wins", () => {
+    const model = learnDomain([], [], ['anna.berg', 'tom.white', 'jsmith', 'mary.jones', 'peter.brown', 'kwest']);
+    expect(learnedPattern('carl.miller', model)?.weight).toBeGreaterThan(0);
+    expect(learnedPattern('cmiller', model)?.weight).toBeLessThan(0);
+  });
+
+  it('counts guesses at one person in several patterns as one query: at most one of them is the address', () => {
+    const guesses = learnDomain([], [], ['nina.johansson', 'njohansson', 'johansson.nina', 'nina_johansson']);
+    expect(guesses.queried).toBe(1);
+    expect(learnedPattern('mjones', guesses)).toBeNull();
+    expect(learnDomain([], [], ['nina.johansson', 'tom.white', 'anna.berg']).queried).toBe(3);
+  });
+
+  it('reads the newest MAX_QUERIES addresses asked, as the service keeps them, whichever of them count', () => {
+    const junk = Array.from({ length: MAX_QUERIES }, (_, index) => `test${index}`);
+    expect(learnDomain([], [], ['tgreen', 'asmith', 'kwest', ...junk]).queried).toBe(0);
+    expect(learnDomain([], [], [...junk, 'tgreen', 'asmith', 'kwest']).queried).toBe(3);
+  });
+
+  it('reads no queries once customers reported on the domain: reports are the better word', () => {
+    const queried = ['tgreen', 'asmith', 'kwest', 'pbrown'];
+    const reported = learnDomain([bounced('zed.last')], [], queried);
+    expect(reported.queried).toBe(0);
+    expect(learnDomain([exists('mjones', 'avatar')], [], queried).queried).toBe(4);
   });
 
   it('counts each address once, with its latest word', () => {

@@ -1,6 +1,7 @@
+import { isRoleLocalPart } from '@mailguard/email';
 import { localPartFlaws } from './local-part';
 import { slips } from './names';
-import { patternFits, PATTERNS, PRIOR, readPattern } from './patterns';
+import { patternFits, PATTERNS, PRIOR, readPattern, unread } from './patterns';
 import type { Signal } from './signal';
 
 /**
@@ -14,7 +15,17 @@ import type { Signal } from './signal';
  *   Dirichlet whose prior is the pattern table's weights with the strength of one address,
  *   fitted by a few rounds of expectation–maximisation (an ambiguous local part counts for its
  *   patterns in proportion to how likely each already is at the domain).
- * - **learned_pattern** (log-odds, ±2.5 at most, once an address is known): how much likelier the
+ * - **Queried local parts** (checked at the domain before, by checks, lists and the widget) are weak
+ *   evidence of the pattern before any report: people mostly check addresses that exist or look
+ *   like them. Each query follows the domain's pattern or, as often, people's general habits (a
+ *   wrong guess, a made-up name); the posterior over which pattern the domain uses, tempered so that
+ *   a few junk queries cannot make one (queriedPattern), replaces the table's weights as the prior
+ *   the known addresses update. Flawed, role and known local parts are left out, guesses at one
+ *   person in several patterns count once, and once customers reported on the domain the queries are
+ *   not read. They never count as addresses that exist: no names, typos or other forms are learned
+ *   from them.
+ * - **learned_pattern** (log-odds, ±2.5 at most, once an address is known or MIN_QUERIES local parts
+ *   were queried): how much likelier the
  *   local part is under this domain's shares than under the general ones — ln(Σ fit·share here /
  *   Σ fit·share in general), which is ln(share here / share in general) for a local part only one
  *   pattern fits. Real staff follow the domain's pattern; made-up addresses follow people's general
@@ -57,6 +68,8 @@ export interface DomainModel {
   addresses: number;
   /** Known addresses with a name pattern, whichever. */
   named: number;
+  /** Queried local parts that counted for the shares (queryFits). */
+  queried: number;
   shares: Record<string, number>;
   /** Reported addresses by the pattern they follow here: those nothing else speaks for or against. */
   reports: Record<string, Array<{ localPart: string; delivered: boolean }>>;
@@ -76,6 +89,16 @@ const LIMIT = 2.5;
 const KNOWN_WEIGHT = 5;
 const TYPO_WEIGHT = -3;
 const OTHER_FORM_WEIGHT = -1.5;
+/** How much of its likelihood a queried local part lends the domain's pattern (queries are guesses too). */
+const QUERY_WEIGHT = 0.6;
+/** The share of queries taken to follow the domain's pattern; the rest follow people's general habits. */
+const STAFF_SHARE = 0.5;
+/** The table's weights kept in the pattern the queries tell. */
+const QUERY_FLOOR = 0.01;
+/** Queried local parts it takes, with no address known, before the domain's pattern is read from them. */
+const MIN_QUERIES = 3;
+/** The newest queried local parts per domain the model reads (the service keeps no more per domain). */
+export const MAX_QUERIES = 200;
 
 /** The name parts of an address with a separator (`kasimir.berg`): four letters or more, the shorter ones are initials or ambiguous. */
 const nameParts = (local: string) =>
@@ -83,7 +106,11 @@ const nameParts = (local: string) =>
 
 const clamp = (value: number) => Math.round(Math.max(-LIMIT, Math.min(LIMIT, value)) * 100) / 100;
 
-export function learnDomain(evidence: Evidence[], elsewhere: Iterable<string> = []): DomainModel {
+export function learnDomain(
+  evidence: Evidence[],
+  elsewhere: Iterable<string> = [],
+  queried: Iterable<string> = [],
+): DomainModel {
   const known: DomainModel['known'] = new Map();
   const named = new Map<string, string>();
   const vouched = new Set<string>();
@@ -97,8 +124,12 @@ export function learnDomain(evidence: Evidence[], elsewhere: Iterable<string> = 
   const fits = existing
     .map((local) => (named.has(local) ? { [named.get(local) as string]: 1 } : patternFits(local, names)))
     .filter((fit) => Object.keys(fit).length > 0);
-
-  let shares = { ...PRIOR };
+  // Before feedback, what the queries say of the domain's pattern is where the known addresses start
+  // from. Reports are the better word: once there are any, the queries are not read.
+  const reported = evidence.some((item) => item.source === 'feedback');
+  const asked = reported ? [] : queryFits(queried, known, names);
+  const prior = asked.length > 0 ? queriedPattern(asked) : PRIOR;
+  let shares = { ...prior };
   let counts: Record<string, number> = {};
   for (let round = 0; round < ROUNDS && fits.length > 0; round++) {
     counts = {};
@@ -110,7 +141,7 @@ export function learnDomain(evidence: Evidence[], elsewhere: Iterable<string> = 
     shares = Object.fromEntries(
       PATTERNS.map(({ pattern }) => [
         pattern,
-        (PRIOR_STRENGTH * PRIOR[pattern] + (counts[pattern] ?? 0)) / (PRIOR_STRENGTH + fits.length),
+        (PRIOR_STRENGTH * prior[pattern] + (counts[pattern] ?? 0)) / (PRIOR_STRENGTH + fits.length),
       ]),
     );
   }
@@ -134,11 +165,69 @@ export function learnDomain(evidence: Evidence[], elsewhere: Iterable<string> = 
     confidence: fits.length > 0 ? Math.round(shares[best] * 100) : 0,
     addresses: fits.length > 0 ? Math.round(counts[best] ?? 0) : 0,
     named: fits.length,
+    queried: asked.length,
     shares,
     reports,
     known,
     names,
   };
+}
+
+/**
+ * Which pattern the domain uses, as the queried local parts tell it: a posterior over the patterns
+ * (prior: the table's weights) where each query follows the domain's pattern with probability
+ * STAFF_SHARE and people's general habits otherwise, its likelihood tempered by QUERY_WEIGHT. A
+ * query is at most (STAFF_SHARE + (1 − STAFF_SHARE)·g) / ((1 − STAFF_SHARE)·g) likelier under one
+ * pattern than another (g: how usual its shape is in general), to the power QUERY_WEIGHT — about 2.3
+ * for a first.last query: a few junk queries cannot make a pattern, a domain's many real ones do.
+ * A little of the table's weights stays (QUERY_FLOOR): no pattern is ruled out by guesses.
+ */
+function queriedPattern(asked: Array<Record<string, number>>): Record<string, number> {
+  const logs = PATTERNS.map(({ pattern }) => {
+    let sum = Math.log(PRIOR[pattern]);
+    for (const fit of asked) {
+      const general = Object.entries(fit).reduce((total, [other, value]) => total + PRIOR[other] * value, 0);
+      sum += QUERY_WEIGHT * Math.log(STAFF_SHARE * (fit[pattern] ?? 0) + (1 - STAFF_SHARE) * general);
+    }
+    return sum;
+  });
+  const top = Math.max(...logs);
+  const odds = logs.map((value) => Math.exp(value - top));
+  const total = odds.reduce((sum, value) => sum + value, 0);
+  return Object.fromEntries(
+    PATTERNS.map(({ pattern }, index) => [
+      pattern,
+      (1 - QUERY_FLOOR) * (odds[index] / total) + QUERY_FLOOR * PRIOR[pattern],
+    ]),
+  );
+}
+
+/**
+ * The queried local parts that say something of the domain's pattern: not known here already (their
+ * evidence counts), no role word, no flaw (junk says nothing of anyone's pattern), one a pattern
+ * fits for a name in it (a word with no name known, `founder`, fits every one-word pattern: it tells
+ * none). Of the newest MAX_QUERIES asked, each counts once, and one person once: guesses at someone
+ * in several patterns (`nina.johansson`, `njohansson`, `johansson.nina`: otherForms) are one query,
+ * of which at most one is the address (the newest counts). Queries only weigh each other here: they
+ * are never taken for addresses that exist.
+ */
+function queryFits(
+  queried: Iterable<string>,
+  known: DomainModel['known'],
+  names: Set<string>,
+): Array<Record<string, number>> {
+  const fits: Array<Record<string, number>> = [];
+  const guessed = new Set<string>();
+  // The newest MAX_QUERIES addresses asked, as the service reads them, whichever of them count.
+  for (const local of [...new Set([...queried].reverse())].slice(0, MAX_QUERIES)) {
+    if (known.has(local) || isRoleLocalPart(local) || localPartFlaws(local, names).length > 0) continue;
+    if (guessed.has(local)) continue;
+    const fit = patternFits(local, names);
+    if (Object.keys(fit).length === 0 || unread(fit)) continue;
+    fits.push(fit);
+    for (const form of otherForms([local], PRIOR, names)) guessed.add(form);
+  }
+  return fits;
 }
 
 /** Reports on the other addresses of this address's pattern at the domain (its own report is counted apart). */
@@ -217,7 +306,7 @@ function otherForms(existing: string[], shares: Readonly<Record<string, number>>
 /** How the address's pattern stands at this domain against people's general habits, once an address is known (the posterior says how much one address tells). */
 export function learnedPattern(localPart: string, model: DomainModel): Signal | null {
   const reading = readPattern(localPart.toLowerCase(), model.shares, model.names);
-  if (!reading || model.named < MIN_ADDRESSES) return null;
+  if (!reading || (model.named < MIN_ADDRESSES && model.queried < MIN_QUERIES)) return null;
   return { signal: 'learned_pattern', weight: clamp(Math.log(reading.likelihoodRatio)) };
 }
 

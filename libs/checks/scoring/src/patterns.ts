@@ -27,6 +27,21 @@ export const PRIOR: Readonly<Record<string, number>> = Object.fromEntries(
   PATTERNS.map(({ pattern, weight }) => [pattern, weight / TOTAL]),
 );
 
+/** How a one-word local part in which no name is known fits the one-word patterns (patternFits). */
+const UNREAD_WORD: Readonly<Record<string, number>> = {
+  flast: 0.8,
+  first: 0.5,
+  last: 0.4,
+  firstlast: 0.3,
+  firstl: 0.2,
+  lastf: 0.15,
+};
+
+/** A local part read as a word in which no name is known (`founder`, `xqvorn`): any one-word pattern may have made it. */
+export const unread = (fits: Readonly<Record<string, number>>) =>
+  Object.keys(fits).length === Object.keys(UNREAD_WORD).length &&
+  Object.entries(UNREAD_WORD).every(([pattern, value]) => fits[pattern] === value);
+
 /** Extra characters a surname may carry in a local part. */
 const MAX_SURNAME = 20;
 
@@ -78,8 +93,7 @@ export function patternFits(localPart: string, learned: Learned = new Set()): Re
     }
   }
   // Nothing known: any one-word pattern, flast the common one.
-  if (Object.keys(fits).length === 0)
-    return { flast: 0.8, first: 0.5, last: 0.4, firstlast: 0.3, firstl: 0.2, lastf: 0.15 };
+  if (Object.keys(fits).length === 0) return { ...UNREAD_WORD };
   // Many names are both (James, Chen, Lee): the other reading stays possible.
   if (fits.first && !fits.last) add('last', 0.1);
   if (fits.last && !fits.first) add('first', 0.3);

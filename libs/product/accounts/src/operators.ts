@@ -85,6 +85,7 @@ function accountView(row: AccountRow): OperatorAccountView {
  */
 const ERASED_TABLES = [
   'domain_evidence',
+  'domain_queries',
   'credit_transactions',
   'verifications',
   'feedback',
@@ -225,7 +226,8 @@ export class Operators {
   async erase(accountId: string, reason: string | null, origin: AuditOrigin): Promise<void> {
     await this.dataSource().transaction(async (manager) => {
       await this.lock(manager, accountId);
-      // What the domain model learnt from this account's addresses (it keeps no owner, so matched by address).
+      // What the domain model learnt from this account's addresses, and their queries at catch-all domains
+      // (neither keeps an owner, so matched by address).
       await manager.query(
         `WITH addresses AS (
            SELECT lower(email) AS address FROM verifications WHERE account_id = $1 AND email IS NOT NULL
@@ -233,9 +235,12 @@ export class Operators {
            UNION SELECT r.key FROM list_rows r JOIN lists l ON l.id = r.list_id WHERE l.account_id = $1 AND r.key IS NOT NULL
            UNION SELECT lower(local_part || '@' || domain) FROM feedback WHERE account_id = $1
            UNION SELECT email_key FROM accounts WHERE id = $1
-           UNION SELECT email_key FROM members WHERE account_id = $1)
-         DELETE FROM domain_evidence e USING addresses a
-         WHERE e.domain = split_part(a.address, '@', 2) AND lower(e.local_part) = split_part(a.address, '@', 1)`,
+           UNION SELECT email_key FROM members WHERE account_id = $1),
+         evidence AS (
+           DELETE FROM domain_evidence e USING addresses a
+           WHERE e.domain = split_part(a.address, '@', 2) AND lower(e.local_part) = split_part(a.address, '@', 1))
+         DELETE FROM domain_queries q USING addresses a
+         WHERE q.domain = split_part(a.address, '@', 2) AND q.local_part = split_part(a.address, '@', 1)`,
         [accountId],
       );
       // The ledger stays, but its reasons name lists by their (customer-chosen) names: by id instead.

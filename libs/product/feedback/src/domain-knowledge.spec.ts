@@ -1,4 +1,6 @@
 import { createDataSource, runMigrations } from '@mailguard/db';
+import type { VerificationResult } from '@mailguard/engine';
+import { MAX_QUERIES } from '@mailguard/scoring';
 import { createTestDatabase, type TestDatabase } from '../../../../test/support/services';
 import { DataSource as TypeOrmDataSource } from 'typeorm';
 import { DomainKnowledge, NAMES_REFRESH_MS } from './domain-knowledge';
@@ -69,5 +71,45 @@ describe('DomainKnowledge', () => {
     await expect(knowledge.named()).rejects.toThrow();
     current = source;
     expect(await knowledge.named()).toContain('gwendolyn.ostrowski');
+  });
+
+  it('records every address checked at a catch-all domain as a query there, the newest MAX_QUERIES read by the model', async () => {
+    // What learn reads of a verdict, at a catch-all domain, a strict one, a free provider.
+    const verdict = (email: string, catchAll: boolean, isFree = false) => {
+      const [localPart, domain] = email.split('@');
+      return {
+        email,
+        domain,
+        isFree,
+        isRole: false,
+        hasGravatar: false,
+        reason: catchAll ? 'catch_all' : 'rejected_email',
+        smtp: { catchAll },
+        checks: { syntax: { localPart } },
+      } as unknown as VerificationResult;
+    };
+    const knowledge = new DomainKnowledge(() => source);
+    await knowledge.learn([
+      verdict('TGreen@catch.test', true),
+      verdict('asmith@catch.test', true),
+      verdict('asmith@catch.test', true),
+      verdict('kwest@strict.test', false),
+      verdict('pbrown@gmail.test', true, true),
+    ]);
+    await knowledge.learn([verdict('mjones@catch.test', true)]);
+    await knowledge.learn([verdict('tgreen@catch.test', true)]);
+    // One row per address, the one checked again now the newest; none at strict or free domains.
+    expect(await knowledge.queried('catch.test')).toEqual(['asmith', 'mjones', 'tgreen']);
+    expect(await knowledge.queried('strict.test')).toEqual([]);
+    expect(await knowledge.queried('gmail.test')).toEqual([]);
+    const model = await knowledge.model('catch.test');
+    expect(model.queried).toBe(3);
+    // Weak evidence of the pattern, never of an address: nothing is known to exist there.
+    expect(model.known.size).toBe(0);
+
+    await knowledge.learn(
+      Array.from({ length: MAX_QUERIES + 5 }, (_, index) => verdict(`user.n${index}@many.test`, true)),
+    );
+    expect(await knowledge.queried('many.test')).toHaveLength(MAX_QUERIES);
   });
 });

@@ -1,11 +1,22 @@
 import { domainToASCII } from 'node:url';
 import type { DataSource } from 'typeorm';
-import { DomainEvidenceEntity, FeedbackEntity, RELAXED_COMMIT, type EvidenceSource } from '@mailguard/db';
+import {
+  DomainEvidenceEntity,
+  DomainQueryEntity,
+  FeedbackEntity,
+  RELAXED_COMMIT,
+  type EvidenceSource,
+} from '@mailguard/db';
 import type { Inspection, ProbeOutcome, VerificationEngine, VerificationResult } from '@mailguard/engine';
-import { learnDomain, type DomainModel, type Evidence } from '@mailguard/scoring';
+import { learnDomain, MAX_QUERIES, type DomainModel, type Evidence } from '@mailguard/scoring';
 
 /** Evidence is kept by A-label, as feedback stores it, whichever form a caller has. */
 const aLabel = (domain: string) => domainToASCII(domain) || domain;
+/** A result's address as the evidence and query tables key it. */
+const address = (result: VerificationResult) => ({
+  domain: aLabel(result.domain),
+  local_part: result.checks.syntax.localPart.toLowerCase(),
+});
 
 /** Evidence beyond this many addresses per domain and kind changes the model little; the newest count. */
 const MAX_EVIDENCE = 2_000;
@@ -24,10 +35,11 @@ export interface DomainKnowledgeOptions {
 }
 
 /**
- * What the service knows about each domain's addresses (Postgres: `domain_evidence` and
- * `feedback`), and the verdicts that use it: a catch-all address is concluded with its domain's
- * learned model (libs/checks/scoring/src/domain-model.ts), and every address a strict server accepted is
- * remembered for its domain's pattern.
+ * What the service knows about each domain's addresses (Postgres: `domain_evidence`, `feedback`
+ * and `domain_queries`), and the verdicts that use it: a catch-all address is concluded with its
+ * domain's learned model (libs/checks/scoring/src/domain-model.ts), every address a strict server
+ * accepted is remembered for its domain's pattern, and every address checked at a catch-all domain
+ * as a query there (weak evidence of the pattern before any report).
  */
 export class DomainKnowledge {
   /** The names last read and when: one entry, replaced when it is older than NAMES_REFRESH_MS. */
@@ -117,9 +129,26 @@ export class DomainKnowledge {
     return [...new Set([...known, ...delivered].map((row) => row.localPart.toLowerCase()))];
   }
 
+  /** The local parts checked at a catch-all domain, the newest MAX_QUERIES (what the model reads), oldest first. */
+  async queried(name: string): Promise<string[]> {
+    const rows = await this.dataSource()
+      .getRepository(DomainQueryEntity)
+      .find({
+        select: { localPart: true },
+        where: { domain: aLabel(name) },
+        order: { createdAt: 'DESC', localPart: 'ASC' },
+        take: MAX_QUERIES,
+      });
+    return rows.reverse().map((row) => row.localPart);
+  }
+
   async model(domain: string): Promise<DomainModel> {
-    const [evidence, elsewhere] = await Promise.all([this.evidence(domain), this.named()]);
-    return learnDomain(evidence, elsewhere);
+    const [evidence, elsewhere, queried] = await Promise.all([
+      this.evidence(domain),
+      this.named(),
+      this.queried(domain),
+    ]);
+    return learnDomain(evidence, elsewhere, queried);
   }
 
   /** Verdicts; those at catch-all domains are concluded again with what their domain has taught (one look-up per domain). */
@@ -147,6 +176,10 @@ export class DomainKnowledge {
    * neither teaches anything (which also keeps the table to company domains).
    */
   async learn(results: VerificationResult[]): Promise<void> {
+    await Promise.all([this.remember(results), this.asked(results)]);
+  }
+
+  private async remember(results: VerificationResult[]): Promise<void> {
     const known = results.flatMap((result): Array<{ result: VerificationResult; source: EvidenceSource }> => {
       if (result.isFree) return [];
       if (result.reason === 'accepted_email') return [{ result, source: 'verified' }];
@@ -162,15 +195,25 @@ export class DomainKnowledge {
        SELECT item.domain, item.local_part, item.source FROM jsonb_to_recordset($1::jsonb)
          AS item(domain text, local_part text, source text), relaxed
        ON CONFLICT DO NOTHING`,
-      [
-        JSON.stringify(
-          known.map(({ result, source }) => ({
-            domain: aLabel(result.domain),
-            local_part: result.checks.syntax.localPart.toLowerCase(),
-            source,
-          })),
-        ),
-      ],
+      [JSON.stringify(known.map(({ result, source }) => ({ ...address(result), source })))],
+    );
+  }
+
+  /**
+   * Every address checked at a catch-all domain (free providers' aside: they follow no company's
+   * pattern) is a query there, dated by its latest check; the model picks which say anything
+   * (domain-model.ts: not role, junk or known ones). Relaxed like the evidence.
+   */
+  private async asked(results: VerificationResult[]): Promise<void> {
+    const queried = results.filter((result) => result.smtp.catchAll && !result.isFree);
+    if (queried.length === 0) return;
+    await this.dataSource().query(
+      `WITH ${RELAXED_COMMIT}
+       INSERT INTO domain_queries (domain, local_part)
+       SELECT DISTINCT item.domain, item.local_part FROM jsonb_to_recordset($1::jsonb)
+         AS item(domain text, local_part text), relaxed
+       ON CONFLICT (domain, local_part) DO UPDATE SET created_at = now()`,
+      [JSON.stringify(queried.map(address))],
     );
   }
 

@@ -95,6 +95,13 @@ describe.each(['postgres', 'embedded'] as const)('eraseExpired (%s)', (mode) => 
     );
   }
 
+  async function queried(localPart: string, daysAgo: number): Promise<void> {
+    await source.query(
+      "INSERT INTO domain_queries (domain, local_part, created_at) VALUES ('acme.test', $1, now() - make_interval(days => $2))",
+      [localPart, daysAgo],
+    );
+  }
+
   const ledger = () => query('SELECT id, delta, kind, reason, ref, balance_after FROM credit_transactions ORDER BY id');
   const counters = () =>
     query('SELECT id, status, total, processed, invalid, credits_charged, completed_at FROM lists ORDER BY id');
@@ -110,9 +117,11 @@ describe.each(['postgres', 'embedded'] as const)('eraseExpired (%s)', (mode) => 
     await report('new.report@acme.test', 1);
     await known('old.known', 31);
     await known('new.known', 1);
+    await queried('old.queried', 31);
+    await queried('new.queried', 1);
     const [ledgerBefore, countersBefore] = [await ledger(), await counters()];
-    const old = ['old.check', 'old.row1', 'old.row2', 'old.report', 'old.known'];
-    const young = ['new.check', 'new.row', 'running.row', 'new.report', 'new.known'];
+    const old = ['old.check', 'old.row1', 'old.row2', 'old.report', 'old.known', 'old.queried'];
+    const young = ['new.check', 'new.row', 'running.row', 'new.report', 'new.known', 'new.queried'];
     expect((await findText(query, old)).length).toBeGreaterThan(old.length);
     if (dataDir) {
       await source.query('CHECKPOINT');
@@ -128,6 +137,7 @@ describe.each(['postgres', 'embedded'] as const)('eraseExpired (%s)', (mode) => 
       listRows: 2,
       feedback: 1,
       evidence: 1,
+      queries: 1,
     });
     expect(await findText(query, old)).toEqual([]);
     expect(new Set((await findText(query, young)).map((hit) => hit.split(': ')[1]))).toEqual(new Set(young));
@@ -154,6 +164,7 @@ describe.each(['postgres', 'embedded'] as const)('eraseExpired (%s)', (mode) => 
         'list_rows',
         'feedback',
         'domain_evidence',
+        'domain_queries',
         // Settled charges' deleted rows held addresses too.
         'open_charges',
       ]);
@@ -168,10 +179,18 @@ describe.each(['postgres', 'embedded'] as const)('eraseExpired (%s)', (mode) => 
       listRows: 0,
       feedback: 0,
       evidence: 0,
+      queries: 0,
     });
 
     // 0 days: everything up to now, but a running list's rows.
-    expect(await eraseExpired(source, 0)).toMatchObject({ checks: 1, lists: 1, listRows: 1, feedback: 1, evidence: 1 });
+    expect(await eraseExpired(source, 0)).toMatchObject({
+      checks: 1,
+      lists: 1,
+      listRows: 1,
+      feedback: 1,
+      evidence: 1,
+      queries: 1,
+    });
     expect(await findText(query, young)).toEqual([
       'list_rows.email: running.row',
       'list_rows.fields: running.row',

@@ -11,6 +11,8 @@ export interface Erased {
   /** Customers' delivery reports, and addresses the domain model had learnt from, deleted. */
   feedback: number;
   evidence: number;
+  /** Local parts checked at catch-all domains (the model's queries), deleted. */
+  queries: number;
 }
 
 /** Rows erased per statement: a first sweep over a year of checks runs as many short statements. */
@@ -43,6 +45,9 @@ const ERASE = {
   // A local part at its domain is the address: the pattern model learns from what is younger.
   evidence: `DELETE FROM domain_evidence WHERE (domain, local_part) IN (
     SELECT domain, local_part FROM domain_evidence WHERE created_at < $1 LIMIT $2 FOR UPDATE SKIP LOCKED)`,
+  // So is a queried one; a row is dated by its latest check, as the stored check that repeats it.
+  queries: `DELETE FROM domain_queries WHERE (domain, local_part) IN (
+    SELECT domain, local_part FROM domain_queries WHERE created_at < $1 LIMIT $2 FOR UPDATE SKIP LOCKED)`,
 };
 
 /** Rows an UPDATE or DELETE changed (TypeORM answers `[rows, count]` for those). */
@@ -51,21 +56,21 @@ const changed = (raw: unknown) => (raw as [unknown[], number])[1];
 /**
  * Erases what verified addresses the service holds beyond `days` (RETENTION_DAYS; 0: everything up
  * to now), measured by the database's clock: stored checks' addresses and answers, the rows of
- * lists finished before the cutoff, feedback and learnt evidence. The ledger, the usage and every
+ * lists finished before the cutoff, feedback, learnt evidence and queried addresses. The ledger, the usage and every
  * list object with its counters stay. Safe to run anywhere, any number of times at once.
  */
 export async function eraseExpired(source: DataSource, days: number, batch = BATCH): Promise<Erased> {
   const [{ cutoff }] = (await source.query('SELECT now() - make_interval(days => $1) AS cutoff', [days])) as Array<{
     cutoff: Date;
   }>;
-  const erased: Erased = { cutoff, checks: 0, lists: 0, listRows: 0, feedback: 0, evidence: 0 };
+  const erased: Erased = { cutoff, checks: 0, lists: 0, listRows: 0, feedback: 0, evidence: 0, queries: 0 };
   for (;;) {
     const [lists] = (await source.query(EXPIRE_LIST, [cutoff])) as [Array<{ rows: number }>, number];
     if (lists.length === 0) break;
     erased.lists++;
     erased.listRows += lists[0].rows;
   }
-  for (const table of ['checks', 'feedback', 'evidence'] as const) {
+  for (const table of ['checks', 'feedback', 'evidence', 'queries'] as const) {
     for (let count = batch; count === batch;) {
       count = changed(await source.query(ERASE[table], [cutoff, batch]));
       erased[table] += count;
@@ -75,7 +80,13 @@ export async function eraseExpired(source: DataSource, days: number, batch = BAT
 }
 
 /** The table each count of Erased is about (lists lose nothing of their own, only their rows). */
-const TABLES = { checks: 'verifications', listRows: 'list_rows', feedback: 'feedback', evidence: 'domain_evidence' };
+const TABLES = {
+  checks: 'verifications',
+  listRows: 'list_rows',
+  feedback: 'feedback',
+  evidence: 'domain_evidence',
+  queries: 'domain_queries',
+};
 
 /**
  * Erased rows live on in the database's files, as dead tuples and in the write-ahead log, until

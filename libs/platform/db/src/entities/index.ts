@@ -4,6 +4,7 @@ import { AuditEntryEntity } from './audit-entry.entity';
 import { AuthTokenEntity } from './auth-token.entity';
 import { CreditTransactionEntity } from './credit-transaction.entity';
 import { DomainEvidenceEntity } from './domain-evidence.entity';
+import { DomainQueryEntity } from './domain-query.entity';
 import { FeedbackEntity } from './feedback.entity';
 import { ListRowEntity } from './list-row.entity';
 import { ListUsageEntity } from './list-usage.entity';
@@ -22,6 +23,7 @@ export {
   AuthTokenEntity,
   CreditTransactionEntity,
   DomainEvidenceEntity,
+  DomainQueryEntity,
   FeedbackEntity,
   ListEntity,
   ListRowEntity,
@@ -56,6 +58,7 @@ export const ENTITIES = [
   FeedbackEntity,
   WidgetSettingsEntity,
   DomainEvidenceEntity,
+  DomainQueryEntity,
   WebhookDeliveryEntity,
   OpenChargeEntity,
   MemberEntity,
