@@ -62,7 +62,7 @@ interface Rule {
 const ABOUT_US_TEXT = new RegExp(
   [
     // Blocklists and reputation.
-    /spamhaus|spamcop|barracuda|sorbs|mailspike|senderbase|cloudmark|trend micro|blocked using|block ?list|black ?list|\bdns-?bl\b|\brbl\b|(?<!not )listed (?:at|on|in|by)|reputation|banned sending ip|banned sender/,
+    /spamhaus|spamcop|barracuda|sorbs|mailspike|senderbase|cloudmark|trend micro|blocked using|block ?list|(?<!they may be )black ?list|\bdns-?bl\b|\brbl\b|(?<!not )listed (?:at|on|in|by)|reputation|banned sending ip|banned sender/,
     // Our host: address, rDNS, HELO, dynamic ranges, connections refused.
     /client host .*(?:blocked|rejected)|client host rejected|(?:your|sender|sending|source|client|connecting) (?:ip|address|host|network|server|mail server|domain)\b.{0,60}(?:blocked|listed|not (?:allowed|accepted|authorized|registered)|refused|rejected|banned|poor|has no|filtered|not found|unknown|not resolv)|\bip (?:address )?(?:\S+ )?(?:is )?(?:rejected|blocked|banned|hangup)|not accepted from (?:this|your) ip|from your location|administratively denied|connections? (?:will not be|not|is not) accepted|(?:mail|messages?) from [[(]?[\d.]+[\])]? (?:refused|rejected|not allowed|blocked|weren't sent|temporarily deferred|will be)|reverse (?:dns|hostname)|\bptr\b|\brdns\b|dynamic ip|dialup|cannot find your hostname|helo command rejected|not (?:currently )?(?:accepting|receiving|taking) (?:e-?mail|mail|messages|connections) from (?:your|this) (?:ip|address|host|network|server)|ip not in whitelist|traffic not accepted|intrusion prevention|over ipv6/,
     // Our envelope sender and its authentication.
@@ -145,7 +145,7 @@ const TERSE_REFUSAL_TEXT = /^(?:(?:user not local|not our user)\b.*|rejected|ser
 
 /** A refusal that names a reason other than the mailbox beside it ("mailbox unavailable or access denied"): undecided. */
 const HEDGED_TEXT =
-  /\bor (?:access|permission) deni(?:n)?ed|\bor (?:you are |you're |sender )?(?:blocked|not (?:allowed|permitted|authori[sz]ed))|\bsender or (?:the )?recipients?\b|\b(?:o accesso negato|ou acc[èe]s refus[ée]|oder zugriff verweigert|o acceso denegado)|\brecipients? or (?:the )?sender\b/i;
+  /\bor (?:access|permission) deni(?:n)?ed|\bor (?:you are |you're |sender )?(?:blocked|not (?:allowed|permitted|authori[sz]ed))|\bsender or (?:the )?recipients?\b|\bmay not exist, they may be blacklisted\b|\b(?:o accesso negato|ou acc[èe]s refus[ée]|oder zugriff verweigert|o acceso denegado)|\brecipients? or (?:the )?sender\b/i;
 
 /** Words that say "not this mailbox" only when nothing else is said (a 5.7.x code or words about us come first). */
 const WEAK_NO_SUCH_USER_TEXT =
