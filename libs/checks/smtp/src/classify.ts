@@ -61,7 +61,7 @@ interface Rule {
  */
 const ABOUT_US_TEXT = new RegExp(
   [
-    // Blocklists and reputation.
+    // Blocklists and reputation (not cPanel's callout guess "they may be blacklisted": the verifier's, read as hedged).
     /spamhaus|spamcop|barracuda|sorbs|mailspike|senderbase|cloudmark|trend micro|blocked using|block ?list|(?<!they may be )black ?list|\bdns-?bl\b|\brbl\b|(?<!not )listed (?:at|on|in|by)|reputation|banned sending ip|banned sender/,
     // Our host: address, rDNS, HELO, dynamic ranges, connections refused.
     /client host .*(?:blocked|rejected)|client host rejected|(?:your|sender|sending|source|client|connecting) (?:ip|address|host|network|server|mail server|domain)\b.{0,60}(?:blocked|listed|not (?:allowed|accepted|authorized|registered)|refused|rejected|banned|poor|has no|filtered|not found|unknown|not resolv)|\bip (?:address )?(?:\S+ )?(?:is )?(?:rejected|blocked|banned|hangup)|not accepted from (?:this|your) ip|from your location|administratively denied|connections? (?:will not be|not|is not) accepted|(?:mail|messages?) from [[(]?[\d.]+[\])]? (?:refused|rejected|not allowed|blocked|weren't sent|temporarily deferred|will be)|reverse (?:dns|hostname)|\bptr\b|\brdns\b|dynamic ip|dialup|cannot find your hostname|helo command rejected|not (?:currently )?(?:accepting|receiving|taking) (?:e-?mail|mail|messages|connections) from (?:your|this) (?:ip|address|host|network|server)|ip not in whitelist|traffic not accepted|intrusion prevention|over ipv6/,
