@@ -3,7 +3,7 @@ import corpus from './fixtures/replies.json';
 import check from './fixtures/replies-check.json';
 import spentRound1 from './fixtures/replies-heldout.json';
 import spentRound2 from './fixtures/replies-heldout-2.json';
-import round3 from './fixtures/replies-heldout-3.json';
+import spentRound3 from './fixtures/replies-heldout-3.json';
 import sisimaiPhrases from './fixtures/replies-sisimai.json';
 import { buildReply } from './reply';
 
@@ -59,18 +59,18 @@ const SPENT: Array<[string, Entry[]]> = [
   // Written after round 1 was spent, without reading the other sets. Measured once on 2026-11-29: false
   // invalid 0.7%, no such user 89.1%, exact 89.5%; spent the same day (8 labels corrected).
   ['round 2', spentRound2.replies as Entry[]],
+  // Written blind to the classifier while round 2 was being spent. Measured on 2026-11-29 three times as rules
+  // changed, never tuned on until then: before round 2's tuning landed (false invalid 1.1%, no such user 87.3%,
+  // exact 86.4%), after it (1.1%, 88.2%, 87.3%) and after the sisimai part (1.1%, 89.2%, 88.0%); spent the same
+  // day (9 labels corrected).
+  ['round 3', spentRound3.replies as Entry[]],
 ];
 
 /**
  * Held-out rounds never tuned on: the issue-32 targets are asserted on each, `shortfall` marking a round
  * measured short of them. Empty between rounds: the next one is added here when it is written.
  */
-const HELD_OUT: Array<[string, Entry[], { shortfall: boolean }]> = [
-  // Written blind to the classifier while round 2 was being spent. Measured on 2026-11-29 before round 2's
-  // tuning landed (false invalid 1.1%, no such user 87.3%, exact 86.4%), after it (1.1%, 88.2%, 87.3%) and after
-  // the sisimai part (1.1%, 89.2%, 88.0%).
-  ['round 3', round3.replies as Entry[], { shortfall: true }],
-];
+const HELD_OUT: Array<[string, Entry[], { shortfall: boolean }]> = [];
 
 interface Figures {
   senderMisread: number;

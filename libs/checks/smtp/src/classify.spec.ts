@@ -224,6 +224,9 @@ const REPLIES: Array<[string, string[], ReplyClass]> = [
   ],
 ];
 
+const POSTFIX_UNVERIFIED =
+  '450 4.1.1 <x@example.com>: Recipient address rejected: unverified address: host mx.example.net[192.0.2.1] said: ';
+
 /** Wordings no rule names line by line: read through word families, structure and code semantics (issue 17). */
 const GENERAL: Array<[string, string[], ReplyClass]> = [
   [
@@ -245,6 +248,44 @@ const GENERAL: Array<[string, string[], ReplyClass]> = [
     'sender_blocked',
   ],
   ['an IP address is not the mailbox', ['550 IP address not found in whitelist'], 'unclassified'],
+  // Postfix's reject_unverified_recipient defers with the next hop's refusal quoted: only what it says of the mailbox counts.
+  [
+    'an unverified address refused for good by the next hop',
+    [POSTFIX_UNVERIFIED + '550 5.1.1 <x@example.com>... User unknown (in reply to RCPT TO command)'],
+    'no_such_user',
+  ],
+  [
+    'an unverified address whose next hop is full',
+    [POSTFIX_UNVERIFIED + '552 5.2.2 Mailbox full (in reply to RCPT TO command)'],
+    'full',
+  ],
+  [
+    'an unverified address the next hop could not be asked of',
+    [
+      '450 4.1.1 <x@example.com>: Recipient address rejected: unverified address: connect to mx.example.net[192.0.2.1]:25: Connection timed out',
+    ],
+    'temporary',
+  ],
+  // cPanel's callout text names three causes for the address it checked: undecided for a recipient, ours for the sender.
+  [
+    "cPanel's recipient callout",
+    [
+      '550-The mail server could not deliver mail to x@example.com.  The account or domain may not exist, they may be',
+      '550 blacklisted, or missing the proper dns entries.',
+    ],
+    'unclassified',
+  ],
+  [
+    "cPanel's sender callout",
+    [
+      '550-Verification failed for <x@example.com>',
+      '550-The mail server could not deliver mail to x@example.com.  The account or domain may not exist, they may be',
+      '550-blacklisted, or missing the proper dns entries.',
+      '550 Sender verify failed',
+    ],
+    'sender_blocked',
+  ],
+
   ['our IP in German', ['550 5.2.1 Ihre IP-Adresse ist gesperrt'], 'sender_blocked'],
   [
     'too many connections from our IP in German',
@@ -667,6 +708,41 @@ const DIALECTS: Array<[string, SmtpStage, string, ReplyClass]> = [
     '452 4.5.3 Too many recipients in a short period of time',
     'rate_limited',
   ],
+  // Round 3's families (issue 32), each in wordings other than the one that was missed.
+  ['unknown or disabled', 'rcpt', '550 5.1.1 Recipient unknown or mailbox disabled', 'no_such_user'],
+  ['unknown or disabled, German', 'rcpt', '550 5.1.1 Empfänger unbekannt oder Postfach deaktiviert', 'no_such_user'],
+  ['unknown or disabled, Spanish', 'rcpt', '550 Usuario desconocido o buzón desactivado', 'no_such_user'],
+  ['a mailbox not yet activated', 'rcpt', '550 5.2.1 Mailbox not yet activated', 'disabled'],
+  ['our account not activated is not the mailbox', 'rcpt', '550 Your account has not been activated', 'unclassified'],
+  ['a user status locked', 'rcpt', '550 Recipient user status is locked', 'disabled'],
+  ['no such login', 'rcpt', '550 No such login here', 'no_such_user'],
+  ['a user not OK', 'rcpt', '550 RCPT user <x@example.com> not OK', 'no_such_user'],
+  ['not a member of the domain', 'rcpt', '550 Recipient is not a member of this domain', 'no_such_user'],
+  ['a mailbox exceeding its quota', 'rcpt', '552 5.2.2 Mailbox exceeds its quota', 'full'],
+  ['junk mail is ours', 'data', '550 Message looks like junk mail', 'sender_blocked'],
+  ['forgery is ours, whatever the code', 'rcpt', '550 5.1.1 Rejected: possible forgery', 'sender_blocked'],
+  ['our IP, Chinese', 'banner', '421 该IP被临时禁止连接', 'sender_blocked'],
+  ['too many connections, Chinese', 'banner', '421 连接数过多，请稍后再试', 'rate_limited'],
+  ['a sending volume over the limit, Chinese', 'rcpt', '450 该IP发送的邮件数量超过限制', 'rate_limited'],
+  ['too many messages, Dutch', 'banner', '421 Te veel berichten, probeer later opnieuw', 'rate_limited'],
+  ['too many connections from our IP, Polish', 'banner', '421 Zbyt wiele połączeń z Twojego adresu IP', 'rate_limited'],
+  ['a sending limit exceeded, Polish', 'mail', '451 Przekroczono limit wysyłki', 'rate_limited'],
+  ['a daily sending limit exceeded, Turkish', 'mail', '451 Günlük gönderim limiti aşıldı', 'rate_limited'],
+  ['too many connections, Japanese', 'banner', '421 接続数が多すぎます', 'rate_limited'],
+  ['too many messages, Czech', 'banner', '421 Příliš mnoho zpráv, zkuste to později', 'rate_limited'],
+  ['relaying to an address not permitted', 'rcpt', '554 Relaying to <x@example.net> not permitted', 'relay_denied'],
+  ['an unauthorized relay', 'rcpt', '550 Unauthorized relay attempt', 'relay_denied'],
+  ['a host not allowed to relay', 'rcpt', '550 5.7.1 mx.example.net is not allowed to relay', 'relay_denied'],
+  ['relaying disallowed', 'rcpt', '553 Relaying disallowed', 'relay_denied'],
+  ['relaying refused, French', 'rcpt', '554 Relais interdit', 'relay_denied'],
+  ['a busy system', 'rcpt', '451 System busy, please try again later', 'temporary'],
+  [
+    'unavailable or access denied, German',
+    'rcpt',
+    '550 Postfach nicht verfügbar oder Zugriff verweigert',
+    'unclassified',
+  ],
+  ['unavailable or access denied, French', 'rcpt', '550 Boîte indisponible ou accès refusé', 'unclassified'],
   // A greeting that says the host takes no mail at all (RFC 7504) answers for every address there.
   ['a host that takes no mail', 'banner', '521 5.3.2 Host does not accept mail', 'no_such_user'],
   [
