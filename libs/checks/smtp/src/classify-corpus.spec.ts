@@ -4,6 +4,7 @@ import check from './fixtures/replies-check.json';
 import spentRound1 from './fixtures/replies-heldout.json';
 import spentRound2 from './fixtures/replies-heldout-2.json';
 import spentRound3 from './fixtures/replies-heldout-3.json';
+import round4 from './fixtures/replies-heldout-4.json';
 import sisimaiPhrases from './fixtures/replies-sisimai.json';
 import { buildReply } from './reply';
 
@@ -67,10 +68,15 @@ const SPENT: Array<[string, Entry[]]> = [
 ];
 
 /**
- * Held-out rounds never tuned on: the issue-32 targets are asserted on each, `shortfall` marking a round
- * measured short of them. Empty between rounds: the next one is added here when it is written.
+ * Held-out rounds never tuned on: the issue-32 targets are asserted on each, `shortfall` naming those a round
+ * was measured short of. Empty between rounds: the next one is added here when it is written.
  */
-const HELD_OUT: Array<[string, Entry[], { shortfall: boolean }]> = [];
+type Target = 'false invalid' | 'no such user';
+const HELD_OUT: Array<[string, Entry[], { shortfall: Target[] }]> = [
+  // Written blind to the classifier while round 3 was being spent: 86% verbatim real replies, no invented text.
+  // Measured once on 2026-11-29: false invalid 0.0%, no such user 85.5%, exact 80.4%.
+  ['round 4', round4.replies as Entry[], { shortfall: ['no such user'] }],
+];
 
 interface Figures {
   senderMisread: number;
@@ -258,7 +264,7 @@ describe("reply classification on sisimai's phrases (issue 32; tuned on)", () =>
 });
 
 /** The issue-32 targets on one held-out part. */
-function heldOutTargets(label: string, entries: Entry[], shortfall = false): void {
+function heldOutTargets(label: string, entries: Entry[], shortfall: Target[] = []): void {
   const figures = measure(entries);
 
   afterAll(() => {
@@ -281,13 +287,13 @@ function heldOutTargets(label: string, entries: Entry[], shortfall = false): voi
     );
   });
 
-  // A round that falls short is marked so (`it.failing`): the run stays honest and turns red once it is met.
-  const target = shortfall ? it.failing : it;
-  target('reads at most 0.5% of replies that do not condemn the mailbox as if they did', () => {
+  // A target a round falls short of is marked so (`it.failing`): the run stays honest and turns red once it is met.
+  const target = (name: Target) => (shortfall.includes(name) ? it.failing : it);
+  target('false invalid')('reads at most 0.5% of replies that do not condemn the mailbox as if they did', () => {
     expect(figures.falseInvalid).toBeLessThanOrEqual(0.005);
   });
 
-  target('recognises "no such user" in at least 97%', () => {
+  target('no such user')('recognises "no such user" in at least 97%', () => {
     expect(figures.noSuchUser).toBeGreaterThanOrEqual(0.97);
   });
 }
