@@ -17,6 +17,7 @@ import {
   type RunningProcess,
   type WorkerKindName,
 } from '../support/processes';
+import { expectSettledAndPaidOnce } from '../support/list-settlement';
 import { createTestDatabase, flushRedisPrefix, TEST_REDIS_URL, type TestDatabase } from '../support/services';
 
 /**
@@ -185,22 +186,7 @@ describe('SIGTERM of an smtp-worker and the list-worker mid-list (a rollout)', (
       // Each address asked in one SMTP session, once: none again after the drains.
       expect([...asked.entries()].filter(([, times]) => times !== 1)).toEqual([]);
       expect(asked.size).toBe(total);
-      const [rows] = await database.query<{ settled: string; results: string }>(
-        'SELECT count(*) FILTER (WHERE settled) AS settled, count(result) AS results FROM list_rows WHERE list_id = $1',
-        [listId],
-      );
-      expect(rows).toEqual({ settled: String(total), results: String(total) });
-      // Held at upload, paid out of the hold as groups settled (a release and a charge each), nothing left to release.
-      const ledger = await database.query<{ kind: string; delta: string }>(
-        `SELECT kind, sum(delta) AS delta FROM credit_transactions
-         WHERE account_id = $1 AND split_part(ref, '.', 1) = $2 GROUP BY kind ORDER BY kind`,
-        [accountId, listId],
-      );
-      expect(ledger).toEqual([
-        { kind: 'charge', delta: String(-total) },
-        { kind: 'hold', delta: String(-total) },
-        { kind: 'release', delta: String(total) },
-      ]);
+      await expectSettledAndPaidOnce((sql, params) => database.query(sql, params), accountId, listId, total);
       expect((await api('GET', '/v1/credits', { key: apiKey })).body).toMatchObject({ balance: 0, held: 0 });
     } finally {
       hook.server.close();

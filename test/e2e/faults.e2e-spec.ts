@@ -7,6 +7,7 @@ import type { ListView } from '@mailguard/lists';
 import { startLab, type Lab } from '../lab';
 import type { Scenario } from '../lab/scenario';
 import { apiClient, type ApiCall } from '../support/api-client';
+import { expectSettledAndPaidOnce } from '../support/list-settlement';
 import { startPrivatePostgres, startPrivateRedis, type PrivateServer } from '../support/private-servers';
 import {
   startGatewayProcess,
@@ -167,22 +168,7 @@ async function expectCompletedOnce(apiKey: string, accountId: string, listId: st
     creditsHeld: 0,
     creditsCharged: total,
   });
-  const [rows] = await query<{ settled: string; results: string }>(
-    'SELECT count(*) FILTER (WHERE settled) AS settled, count(result) AS results FROM list_rows WHERE list_id = $1',
-    [listId],
-  );
-  expect(rows).toEqual({ settled: String(total), results: String(total) });
-  // Every row paid once out of the hold, whatever crashed (a release and a charge per settlement), nothing left to release.
-  const ledger = await query<{ kind: string; delta: string }>(
-    `SELECT kind, sum(delta) AS delta FROM credit_transactions
-     WHERE account_id = $1 AND split_part(ref, '.', 1) = $2 GROUP BY kind ORDER BY kind`,
-    [accountId, listId],
-  );
-  expect(ledger).toEqual([
-    { kind: 'charge', delta: String(-total) },
-    { kind: 'hold', delta: String(-total) },
-    { kind: 'release', delta: String(total) },
-  ]);
+  await expectSettledAndPaidOnce(query, accountId, listId, total);
 }
 
 /**

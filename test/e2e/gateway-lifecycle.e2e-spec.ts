@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { Agent, get } from 'node:http';
-import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { NestFactory } from '@nestjs/core';
@@ -11,6 +10,7 @@ import { DataSource } from 'typeorm';
 import { loadConfig } from '@mailguard/config';
 import { createLogger } from '@mailguard/logger';
 import { createTestDatabase, flushRedisPrefix, TEST_REDIS_URL, type TestDatabase } from '../support/services';
+import { refused } from '../support/ports';
 
 /**
  * The gateway's module graph as built (dist/: the widget bundle is there), in this process: it
@@ -64,20 +64,6 @@ function status(url: string, agent: Agent | false = false): Promise<number> {
     });
     request.once('error', fail);
     request.once('close', () => done(code));
-  });
-}
-
-/** Whether nothing listens on the port; settles once the probe's own socket is closed. */
-function refused(port: number): Promise<boolean> {
-  return new Promise((done) => {
-    const socket = connect(port, '127.0.0.1');
-    let connected = false;
-    socket.once('connect', () => {
-      connected = true;
-      socket.destroy();
-    });
-    socket.once('error', () => undefined);
-    socket.once('close', () => done(!connected));
   });
 }
 

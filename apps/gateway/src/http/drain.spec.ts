@@ -1,7 +1,8 @@
 import { once } from 'node:events';
 import { Agent, createServer, request, type IncomingMessage, type ServerResponse } from 'node:http';
-import { connect, type AddressInfo } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { HttpDrain } from './drain';
+import { refused } from '../../../../test/support/ports';
 
 /** A request on `agent`: its status, its Connection header and its body. */
 function get(port: number, path: string, agent: Agent): Promise<{ status: number; connection: string; body: string }> {
@@ -13,20 +14,6 @@ function get(port: number, path: string, agent: Agent): Promise<{ status: number
     })
       .once('error', reject)
       .end();
-  });
-}
-
-/** Whether a new connection to the port is refused; settles once the probe's socket is closed. */
-function refused(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = connect(port, '127.0.0.1');
-    let connected = false;
-    socket.once('connect', () => {
-      connected = true;
-      socket.destroy();
-    });
-    socket.once('error', () => undefined);
-    socket.once('close', () => resolve(!connected));
   });
 }
 
