@@ -794,6 +794,7 @@ const DIALECTS: Array<[string, SmtpStage, string, ReplyClass]> = [
   ["sendmail's nosuchuser token", 'rcpt', '550 Reason: nosuchuser', 'no_such_user'],
   ['recipient verification failed', 'rcpt', '550 Recipient verification failed', 'no_such_user'],
   ['a recipient not in the user list', 'rcpt', '550 Recipient not in our user list', 'no_such_user'],
+  ['our domain not in their list', 'rcpt', '550 Your domain is not in our list', 'unclassified'],
   ['an account unavailable', 'rcpt', '550 Account unavailable', 'no_such_user'],
   ['our own account unavailable', 'rcpt', '550 Your account is unavailable', 'unclassified'],
   ['a mailbox exceeding its quota', 'rcpt', '552 Mailbox exceeding its quota', 'full'],
