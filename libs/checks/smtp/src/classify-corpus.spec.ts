@@ -4,7 +4,7 @@ import check from './fixtures/replies-check.json';
 import spentRound1 from './fixtures/replies-heldout.json';
 import spentRound2 from './fixtures/replies-heldout-2.json';
 import spentRound3 from './fixtures/replies-heldout-3.json';
-import round4 from './fixtures/replies-heldout-4.json';
+import spentRound4 from './fixtures/replies-heldout-4.json';
 import sisimaiPhrases from './fixtures/replies-sisimai.json';
 import { buildReply } from './reply';
 
@@ -65,6 +65,10 @@ const SPENT: Array<[string, Entry[]]> = [
   // exact 86.4%), after it (1.1%, 88.2%, 87.3%) and after the sisimai part (1.1%, 89.2%, 88.0%); spent the same
   // day (9 labels corrected).
   ['round 3', spentRound3.replies as Entry[]],
+  // Written blind to the classifier while round 3 was being spent: 86% verbatim real replies, no invented text.
+  // Measured once on 2026-11-29: false invalid 0.0%, no such user 85.5% (59/69), exact 80.4%; spent the same
+  // day (19 labels corrected).
+  ['round 4', spentRound4.replies as Entry[]],
 ];
 
 /**
@@ -72,11 +76,7 @@ const SPENT: Array<[string, Entry[]]> = [
  * was measured short of. Empty between rounds: the next one is added here when it is written.
  */
 type Target = 'false invalid' | 'no such user';
-const HELD_OUT: Array<[string, Entry[], { shortfall: Target[] }]> = [
-  // Written blind to the classifier while round 3 was being spent: 86% verbatim real replies, no invented text.
-  // Measured once on 2026-11-29: false invalid 0.0%, no such user 85.5%, exact 80.4%.
-  ['round 4', round4.replies as Entry[], { shortfall: ['no such user'] }],
-];
+const HELD_OUT: Array<[string, Entry[], { shortfall: Target[] }]> = [];
 
 interface Figures {
   senderMisread: number;
