@@ -66,7 +66,7 @@ const ABOUT_US_TEXT = new RegExp(
     // Our host: address, rDNS, HELO, dynamic ranges, connections refused.
     /client host .*(?:blocked|rejected)|client host rejected|(?:your|sender|sending|source|client|connecting) (?:ip|address|host|network|server|mail server|domain)\b.{0,60}(?:blocked|listed|not (?:allowed|accepted|authorized|registered)|refused|rejected|banned|poor|has no|filtered|not found|unknown|not resolv)|\bip (?:address )?(?:\S+ )?(?:is )?(?:rejected|blocked|banned|hangup)|not accepted from (?:this|your) ip|from your location|administratively denied|connections? (?:will not be|not|is not) accepted|(?:mail|messages?) from [[(]?[\d.]+[\])]? (?:refused|rejected|not allowed|blocked|weren't sent|temporarily deferred|will be)|reverse (?:dns|hostname)|\bptr\b|\brdns\b|dynamic ip|dialup|cannot find your hostname|helo command rejected|not (?:currently )?(?:accepting|receiving|taking) (?:e-?mail|mail|messages|connections) from (?:your|this) (?:ip|address|host|network|server)|ip not in whitelist|traffic not accepted|intrusion prevention|over ipv6/,
     // Our envelope sender and its authentication.
-    /sender (?:address )?(?:is )?(?:rejected|blocked|denied)|sender(?:'s)? (?:e-?mail |mail )?(?:address|account|mailbox)\b.{0,40}(?:unknown|not found|invalid|does not exist|not exist|not resolve|disabled|deactivated|suspended|closed|locked|inactive)|\breturn-?path\b|\bafter mail from\b|your (?:e-?mail |mail )?(?:address|domain) (?:is |was |has been )?(?:unknown|not found|invalid|does not exist)|your (?:e-?mail |mail )?(?:address|domain)(?: \([^)]*\))? (?:has been|is|was) (?:blocked|blacklisted|banned)|invalid dns\b|unresolvable (?:rfc.?5321 )?(?:mail ?)?from domain|resource record|sender verif(?:y|ication) failed|verification failed for|bad (?:outbound )?sender|sender'?s? (?:mailbox|system) address|fake sender|null sender|(?:disabled|suspended|blocked|locked) (?:for|from) sending|\bsending\b(?:[^.]{0,30}\b(?:is|has been))? (?:disabled|suspended|blocked)|sender address has null mx|\bfrom (?:header|address|domain)\b|header from|(?:unknown|invalid) sender|sender (?:is )?(?:unknown|invalid|not found)|\bhelo\b|\behlo (?:name|host(?:name)?|domain|argument)|envelope sender|sender domain|domain of sender|sender has no|unregistered domains|unauthenticated|sender (?:was )?not authenticated|sendernotauthenticated|authentication didn't pass|\bspf\b|\bdkim\b|\bdmarc\b|sender id|spoof|permissions to (?:send|submit)|access to (?:submit messages to )?this e-?mail system|user in blacklist/,
+    /sender (?:address )?(?:is )?(?:rejected|blocked|denied)|sender(?:'s)? (?:e-?mail |mail )?(?:address|account|mailbox)\b.{0,40}(?:unknown|not found|invalid|does not exist|not exist|not resolve|disabled|deactivated|suspended|closed|locked|inactive)|\breturn-?path\b|\bafter mail from\b|your (?:e-?mail |mail )?(?:address|domain) (?:is |was |has been )?(?:unknown|not found|invalid|does not exist)|your (?:e-?mail |mail )?(?:address|domain)(?: \([^)]*\))? (?:has been|is|was) (?:blocked|blacklisted|banned)|invalid dns\b|unresolvable (?:rfc.?5321 )?(?:mail ?)?from domain|resource record|sender verif(?:y|ication) failed|verification failed for|bad (?:outbound )?sender|sender'?s? (?:mailbox|system) address|fake sender|null sender|(?:disabled|suspended|blocked|locked) (?:for|from) sending|\bsending\b(?:[^.]{0,30}\b(?:is|has been))? (?:disabled|suspended|blocked)|sender address has null mx|\bfrom(?: |: ?)(?:header|address|domain)\b|header from|(?:unknown|invalid) sender|sender (?:is )?(?:unknown|invalid|not found)|unauthori[sz]ed sender|sender (?:is )?(?:not authori[sz]ed|unauthori[sz]ed)|\bhelo\b|\behlo (?:name|host(?:name)?|domain|argument)|envelope sender|sender domain|domain of sender|sender has no|unregistered domains|unauthenticated|sender (?:was )?not authenticated|sendernotauthenticated|authentication didn't pass|\bspf\b|\bdkim\b|\bdmarc\b|sender id|spoof|permissions to (?:send|submit)|access to (?:submit messages to )?this e-?mail system|user in blacklist/,
     // Policy, content and behaviour.
     /spam|junk ?(?:e-?)?mail|unsolicited|complaints|forgery|unusual (?:rate|traffic|sending)|suspicious|namespace mining|directory harvest|too many (?:unknown|invalid|bad|non-?existent|failed) (?:users?|recipients?|addresses|rcpts?)\b|excessive unknown recipients|(?:for|due to|by|under) (?:local |security |our )?polic(?:y|ies)\b|polic(?:y|ies) (?:reasons|violation|restrictions)|local policy|security polic|blocked senders|administrative prohibition|envelope blocked|content (?:filter|rejected|denied)|message content|message (?:was )?filtered|banned word|not rfc ?(?:\d+ )?compliant|invalid to header|unexpected volume|rejected due to content|access denied, |too many bad commands|bounce attack|\bdns check fail|\bscored (?:too high|[\d.]+ (?:spam )?points)|\bvirus|malware|bad_?header|duplicate header|no valid '?[\w-]+'? (?:dns|txt) record|rejection\W{1,3}abuse\b/,
     // Blocks of us that name neither a list nor our address: terse, vendor-tagged, or about our kind of host.
@@ -129,7 +129,7 @@ const NO_SUCH_USER_TEXT = new RegExp(
  * which is what "no such user" means to a verdict.
  */
 const NO_MAIL_DOMAIN_TEXT =
-  /no such domain|no mx (?:record )?found|(?:host|domain|server)(?:\/domain)? does not accept mail|domain is not reachable|mail receiving disabled|could not find a mail server|unknown mail server|host not found|domain \S+ (?:does not exist|no longer available)|^invalid domain$/i;
+  /no such domain|no mx (?:record )?found|(?:host|domain|server)(?:\/domain)? does not accept mail|domain is not reachable|mail receiving disabled|could not find a mail server|unknown mail server|host not found|domain \S+ (?:does not exist|no longer available)|^invalid domain\.?$/i;
 /**
  * A refusal by the recipient's own rules ("recipient policy", Postfix's check_recipient_access "Recipient
  * address rejected: Access denied"): it names neither us nor the mailbox's existence, and another egress
@@ -137,6 +137,11 @@ const NO_MAIL_DOMAIN_TEXT =
  */
 const RECIPIENT_POLICY_TEXT =
   /recipient (?:address rejected: access denied|polic(?:y|ies)\b|refuses)|(?:user|domain|recipient)s? (?:or domain )?(?:that )?you (?:are sending|sent|tried to send) to\b[^.]{0,40}\bpolic|polic(?:y|ies) of the recipient|recipient's (?:polic|settings)|polic(?:y|ies) rejection on the (?:target|recipient|destination)/i;
+/**
+ * The server routes the mail back to itself (Postfix's "mail for example.org loops back to myself", quoted after
+ * "undeliverable address:" with its default 5.1.1): its own misconfiguration, which says nothing of the mailbox.
+ */
+const MAIL_LOOP_TEXT = /loops? back to (?:myself|itself)|(?:mail|routing) loop/i;
 /** A host that takes no mail at all (RFC 7504's 521 greeting): no address there can receive. */
 const HOST_TAKES_NO_MAIL_TEXT =
   /\b(?:host|domain|server|machine|system|site)(?:\/domain)? (?:does not|doesn't|will not|won't) accept (?:e-?)?mail\b(?! from)/i;
@@ -235,6 +240,8 @@ const RULES: Rule[] = [
   { class: 'too_many_recipients', codes: [4, 5], text: TOO_MANY_RCPT_TEXT },
   { class: 'relay_denied', codes: [4, 5], text: AUTH_TEXT, stages: ['mail', 'rcpt'] },
   { class: 'full', codes: [4, 5], text: FULL_TEXT },
+  // A quota code beside words that the address does not exist ("552 5.2.2 … Address does not exist") is the words'.
+  { class: 'no_such_user', codes: [5], enhanced: ['5.2.2'], text: NO_SUCH_USER_TEXT },
   { class: 'full', codes: [4, 5], enhanced: ['4.2.2', '5.2.2'] },
   { class: 'unclassified', codes: [5], text: HEDGED_TEXT },
   // What the text says of the mailbox outranks a code that says otherwise ("550 5.1.1 Account disabled").
@@ -244,6 +251,7 @@ const RULES: Rule[] = [
   { class: 'no_such_user', codes: [5], text: HOST_TAKES_NO_MAIL_TEXT, stages: ['banner', 'ehlo'] },
   // A feature of the server or our account switched off is not the mailbox.
   { class: 'unclassified', codes: [5], text: SERVICE_OFF_TEXT },
+  { class: 'unclassified', codes: [5], text: MAIL_LOOP_TEXT },
   { class: 'no_such_user', codes: [5], text: UNKNOWN_OR_DISABLED_TEXT },
   { class: 'disabled', codes: [5], text: DISABLED_TEXT },
   { class: 'no_such_user', codes: [5], text: NO_SUCH_USER_TEXT },
