@@ -5,7 +5,7 @@ import spentRound1 from './fixtures/replies-heldout.json';
 import spentRound2 from './fixtures/replies-heldout-2.json';
 import spentRound3 from './fixtures/replies-heldout-3.json';
 import spentRound4 from './fixtures/replies-heldout-4.json';
-import round5 from './fixtures/replies-heldout-5.json';
+import spentRound5 from './fixtures/replies-heldout-5.json';
 import sisimaiPhrases from './fixtures/replies-sisimai.json';
 import { buildReply } from './reply';
 
@@ -70,6 +70,10 @@ const SPENT: Array<[string, Entry[]]> = [
   // Measured once on 2026-11-29: false invalid 0.0%, no such user 85.5% (59/69), exact 80.4%; spent the same
   // day (19 labels corrected).
   ['round 4', spentRound4.replies as Entry[]],
+  // Written blind to the classifier while round 4 was being spent: 86% verbatim real replies, no invented text.
+  // Measured once on 2026-11-29: false invalid 4.4% (4/91), no such user 93.5% (72/77), exact 85.4%; spent the
+  // same day (15 labels corrected).
+  ['round 5', spentRound5.replies as Entry[]],
 ];
 
 /**
@@ -77,11 +81,7 @@ const SPENT: Array<[string, Entry[]]> = [
  * was measured short of. Empty between rounds: the next one is added here when it is written.
  */
 type Target = 'false invalid' | 'no such user';
-const HELD_OUT: Array<[string, Entry[], { shortfall: Target[] }]> = [
-  // Written blind to the classifier while round 4 was being spent: 86% verbatim real replies, no invented text.
-  // Measured once on 2026-11-29: false invalid 4.4%, no such user 93.5%, exact 85.4%.
-  ['round 5', round5.replies as Entry[], { shortfall: ['false invalid', 'no such user'] }],
-];
+const HELD_OUT: Array<[string, Entry[], { shortfall: Target[] }]> = [];
 
 interface Figures {
   senderMisread: number;
