@@ -810,6 +810,35 @@ const DIALECTS: Array<[string, SmtpStage, string, ReplyClass]> = [
   // Greylisting defers the envelope: a bare 4.7.x after DATA is a content filter's trouble.
   ['a bare deferral at RCPT', 'rcpt', '451 4.7.1 Not now', 'greylisted'],
   ['a bare deferral at end of DATA', 'data', '451 4.7.1 Not now', 'temporary'],
+  // Round 5: weak words about the mailbox said of us, or beside a reason of their own, do not condemn it.
+  ['a routing loop under 5.1.1', 'rcpt', '550 5.1.1 Routing loop detected', 'unclassified'],
+  ['a mail loop at the server', 'rcpt', '554 5.4.6 Mail loop detected for example.org', 'unclassified'],
+  ['an unauthorised sender under 5.1.1', 'rcpt', '550 5.1.1 Unauthorised sender for this recipient', 'sender_blocked'],
+  ['our sender account unavailable', 'rcpt', '550 Sender account is unavailable', 'unclassified'],
+  ['our mailbox unavailable', 'rcpt', '550 Your mailbox is unavailable', 'unclassified'],
+  ['our return address rejected', 'rcpt', '550 Return address rejected', 'unclassified'],
+  [
+    'a mailbox unavailable for a reason given',
+    'rcpt',
+    '550 Requested action not taken: mailbox unavailable (message too large)',
+    'unclassified',
+  ],
+  [
+    'a recipient rejected for a reason given',
+    'rcpt',
+    '550 Recipient rejected: message size exceeds limit',
+    'unclassified',
+  ],
+  [
+    'a mailbox unavailable with a tracking code',
+    'rcpt',
+    '550 Requested action not taken: mailbox unavailable (A1B2C3D4)',
+    'no_such_user',
+  ],
+  ['a bare recipient rejected', 'rcpt', '550 5.0.0 Recipient rejected.', 'no_such_user'],
+  ['a recipient without a domain', 'rcpt', '553 Need fully-qualified address', 'no_such_user'],
+  ['a quota code beside a missing user', 'rcpt', '552 5.2.2 This user does not exist', 'no_such_user'],
+  ['a From: domain that does not resolve', 'mail', '451 From: domain lookup failed', 'sender_blocked'],
 ];
 
 describe('reply dialects by stage (issue 32)', () => {
