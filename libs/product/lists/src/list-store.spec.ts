@@ -299,11 +299,12 @@ it("reads a feed's rows per domain or for the small domains together, never a di
     (await store.undispatchedOf(id, [{ domain: 'big.test', after: 0, take: 5 }])).map((pending) => pending.row),
   ).toEqual([3, 6]);
   expect(await store.pendingByDomain(id, 3)).toEqual([{ domain: null, rows: 3 }]);
-  // Dispatched so long ago that its job must have been lost: read again.
+  // Dispatched so long ago that its job must have been lost: the next feed reads it again.
   await database.query(
     "UPDATE list_rows SET dispatched_at = now() - interval '16 minutes' WHERE list_id = $1 AND row = 1",
     [id],
   );
+  await store.reclaimLost(id);
   expect(
     (await store.undispatchedOf(id, [{ domain: 'big.test', after: 0, take: 5 }])).map((pending) => pending.row),
   ).toEqual([1, 3, 6]);
