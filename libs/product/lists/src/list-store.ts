@@ -277,12 +277,15 @@ export class ListStore {
   /**
    * Unmarks the rows dispatched so long ago that their jobs must have been lost, for the feed to send
    * them again; each feed begins with it. Found through list_rows_dispatched (the rows in flight), not
-   * a scan of the list.
+   * a scan of the list. A row a settlement holds is skipped, as in markDispatched: it is being settled.
    */
   async reclaimLost(listId: string): Promise<void> {
     await this.dataSource().query(
       `UPDATE list_rows l SET dispatched_at = NULL
-       WHERE l.list_id = $1 AND NOT l.settled AND l.dispatched_at < now() - make_interval(secs => $2)`,
+       WHERE l.list_id = $1 AND l.row IN (
+         SELECT r.row FROM list_rows r
+         WHERE r.list_id = $1 AND NOT r.settled AND r.dispatched_at < now() - make_interval(secs => $2) FOR UPDATE SKIP LOCKED
+       )`,
       [listId, STALE_DISPATCH_SECONDS],
     );
   }
