@@ -125,7 +125,6 @@ async function measure(size: number): Promise<string> {
 
     const poll = await timed(15, () => store.find(id, accountId));
     const feedStart = await timed(5, async () => {
-      await store.reclaimLost(id);
       const pending = await store.pendingByDomain(id, GROUP);
       const own = pending.flatMap((stream) => (stream.domain ? [stream.domain] : []));
       await store.undispatched(id, 2_000, null, own);

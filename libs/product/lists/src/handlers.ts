@@ -106,7 +106,6 @@ function feedHandler(engine: VerificationEngine, store: ListStore): JobHandler<'
   return async ({ listId }, queue, run = UNSTOPPED) => {
     if (run.stopping.aborted) throw new JobHandedBack('list.feed');
     if (!(await store.start(listId))) return { dispatched: 0 };
-    await store.reclaimLost(listId);
     const round = Date.now().toString(36);
     const plan = new FeedPlan(await store.pendingByDomain(listId, GROUP_SIZE), GROUP_SIZE);
     const own = plan.domains;

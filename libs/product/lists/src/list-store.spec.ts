@@ -299,12 +299,11 @@ it("reads a feed's rows per domain or for the small domains together, never a di
     (await store.undispatchedOf(id, [{ domain: 'big.test', after: 0, take: 5 }])).map((pending) => pending.row),
   ).toEqual([3, 6]);
   expect(await store.pendingByDomain(id, 3)).toEqual([{ domain: null, rows: 3 }]);
-  // Dispatched so long ago that its job must have been lost: the next feed reads it again.
+  // Dispatched so long ago that its job must have been lost: read again.
   await database.query(
     "UPDATE list_rows SET dispatched_at = now() - interval '16 minutes' WHERE list_id = $1 AND row = 1",
     [id],
   );
-  await store.reclaimLost(id);
   expect(
     (await store.undispatchedOf(id, [{ domain: 'big.test', after: 0, take: 5 }])).map((pending) => pending.row),
   ).toEqual([1, 3, 6]);
@@ -332,30 +331,6 @@ it('marks dispatched rows without waiting for a settlement that holds some of th
     [id],
   );
   expect(marked.map(({ row }) => row)).toEqual([2, 5]);
-});
-
-it('sends again rows dispatched too long ago, but not one a settlement holds nor one dispatched lately', async () => {
-  const accountId = await account(10);
-  const id = await upload(accountId);
-  await store.seal(id, accountId);
-  await store.start(id);
-  await store.markDispatched(id, [1, 2, 5]);
-  await database.query(
-    "UPDATE list_rows SET dispatched_at = now() - interval '16 minutes' WHERE list_id = $1 AND row IN (1, 2)",
-    [id],
-  );
-  // Row 1's settlement, in flight: its job was not lost after all.
-  const settling = source.createQueryRunner();
-  await settling.connect();
-  await settling.startTransaction();
-  await settling.query('UPDATE list_rows SET settled = true WHERE list_id = $1 AND row = 1', [id]);
-  try {
-    await store.reclaimLost(id);
-    await settling.commitTransaction();
-  } finally {
-    await settling.release();
-  }
-  expect((await store.undispatched(id, 10, null)).map((pending) => pending.row)).toEqual([2]);
 });
 
 it('says which rows of a running list wait for a greylisting retry and when the next is due, until they settle', async () => {

@@ -99,11 +99,11 @@ function view(row: ListEntity, now = Date.now(), greylisted: Waits = null): List
 }
 
 /**
- * A row the feed is to dispatch: the first of its address, not settled, not dispatched (or unmarked
- * since, see reclaimLost). Exactly list_rows_undispatched's predicate: the feed's reads step over no
- * row in flight, however many a long list has.
+ * A row the feed is to dispatch: the first of its address, not settled, never dispatched or
+ * dispatched so long ago that its job must have been lost (list_rows_pending indexes the first two).
  */
-const UNDISPATCHED = `NOT l.settled AND l.duplicate_of IS NULL AND l.key IS NOT NULL AND l.dispatched_at IS NULL`;
+const UNDISPATCHED = `NOT l.settled AND l.duplicate_of IS NULL AND l.key IS NOT NULL
+  AND (l.dispatched_at IS NULL OR l.dispatched_at < now() - make_interval(secs => ${STALE_DISPATCH_SECONDS}))`;
 
 const stored = (row: ListEntity, greylisted: Waits = null): StoredList => ({
   row,
@@ -229,7 +229,11 @@ export class ListStore {
     return row ? stored(row, await this.waits(row)) : null;
   }
 
-  /** The rows of a running list that wait for a greylisting retry still to come (null: none), read from list_rows_waiting. */
+  /**
+   * The rows of a running list that wait for a greylisting retry still to come (null: none). Every
+   * poll of the list asks: list_rows_waiting holds only those rows, so the answer costs the same
+   * whatever the list's size.
+   */
   private async waits(row: ListEntity): Promise<Waits> {
     if (!RUNNING.includes(row.status)) return null;
     const [found] = (await this.dataSource().query(
@@ -272,22 +276,6 @@ export class ListStore {
     if (!started.affected) return null;
     const row = await this.lists.findOneBy({ id: listId });
     return row ? stored(row) : null;
-  }
-
-  /**
-   * Unmarks the rows dispatched so long ago that their jobs must have been lost, for the feed to send
-   * them again; each feed begins with it. Found through list_rows_dispatched (the rows in flight), not
-   * a scan of the list. A row a settlement holds is skipped, as in markDispatched: it is being settled.
-   */
-  async reclaimLost(listId: string): Promise<void> {
-    await this.dataSource().query(
-      `UPDATE list_rows l SET dispatched_at = NULL
-       WHERE l.list_id = $1 AND l.row IN (
-         SELECT r.row FROM list_rows r
-         WHERE r.list_id = $1 AND NOT r.settled AND r.dispatched_at < now() - make_interval(secs => $2) FOR UPDATE SKIP LOCKED
-       )`,
-      [listId, STALE_DISPATCH_SECONDS],
-    );
   }
 
   /**

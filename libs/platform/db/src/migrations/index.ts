@@ -10,7 +10,7 @@ import { LoginsOperators1764806400000 } from './1764806400000-logins-operators';
 import { ListUsage1764892800000 } from './1764892800000-list-usage';
 import { PausedLists1765065600000 } from './1765065600000-paused-lists';
 import { GreylistWaits1765152000000 } from './1765152000000-greylist-waits';
-import { ListFeedIndexes1765238400000 } from './1765238400000-list-feed-indexes';
+import { ListRowsWaiting1765238400000 } from './1765238400000-list-rows-waiting';
 
 /**
  * Every schema change, in order. The service never uses `synchronize`: each change is a migration
@@ -29,5 +29,5 @@ export const MIGRATIONS: Function[] = [
   ListUsage1764892800000,
   PausedLists1765065600000,
   GreylistWaits1765152000000,
-  ListFeedIndexes1765238400000,
+  ListRowsWaiting1765238400000,
 ];
