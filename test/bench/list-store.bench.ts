@@ -8,7 +8,7 @@ import { createMigratedDatabase } from '../support/services';
  * 1,000,000 rows, through ListStore itself (issue 33: the cost per row must not grow with the list).
  * Each list is stored as an upload stores it (60% of its rows at five big domains, the rest over 300,
  * 5% repeats, 3% syntax failures) and brought to the middle of its run: every row dispatched (the
- * feed runs ahead of SMTP and scoring) but 20 groups of the big domains, the first half settled, 100
+ * feed runs ahead of the scoring) but 20 groups of the big domains, the first half settled, 100
  * rows waiting for a greylisting retry, then vacuumed. Then the median ms of: a customer's poll of the
  * list (GET /v1/lists/:id), the start of a feed (what every sweep does while the list runs), and each
  * of the 20 groups of 500 rows marked dispatched, then settled. The database alone: no lab, no
