@@ -229,7 +229,11 @@ export class ListStore {
     return row ? stored(row, await this.waits(row)) : null;
   }
 
-  /** The rows of a running list that wait for a greylisting retry still to come (null: none). */
+  /**
+   * The rows of a running list that wait for a greylisting retry still to come (null: none). Every
+   * poll of the list asks: list_rows_waiting holds only those rows, so the answer costs the same
+   * whatever the list's size.
+   */
   private async waits(row: ListEntity): Promise<Waits> {
     if (!RUNNING.includes(row.status)) return null;
     const [found] = (await this.dataSource().query(

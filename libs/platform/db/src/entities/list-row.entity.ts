@@ -6,6 +6,7 @@ import { ListEntity } from './list.entity';
 /** One CSV data row of a list: the customer's fields, in order, and its result once settled. */
 @Entity('list_rows')
 @Index('list_rows_pending', ['listId', 'domain', 'row'], { where: 'NOT settled AND duplicate_of IS NULL' })
+@Index('list_rows_waiting', ['listId', 'retryAt'], { where: 'NOT settled AND retry_at IS NOT NULL' })
 @Index('list_rows_key', ['listId', 'key'])
 @Index('list_rows_duplicates', ['listId', 'duplicateOf'], { where: 'duplicate_of IS NOT NULL' })
 export class ListRowEntity {

@@ -11,6 +11,7 @@ import { ListUsage1764892800000 } from './1764892800000-list-usage';
 import { PausedLists1765065600000 } from './1765065600000-paused-lists';
 import { GreylistWaits1765152000000 } from './1765152000000-greylist-waits';
 import { DomainQueries1765238400000 } from './1765238400000-domain-queries';
+import { ListRowsWaiting1765324800000 } from './1765324800000-list-rows-waiting';
 
 /**
  * Every schema change, in order. The service never uses `synchronize`: each change is a migration
@@ -30,4 +31,5 @@ export const MIGRATIONS: Function[] = [
   PausedLists1765065600000,
   GreylistWaits1765152000000,
   DomainQueries1765238400000,
+  ListRowsWaiting1765324800000,
 ];
