@@ -6,6 +6,7 @@ import spentRound2 from './fixtures/replies-heldout-2.json';
 import spentRound3 from './fixtures/replies-heldout-3.json';
 import spentRound4 from './fixtures/replies-heldout-4.json';
 import spentRound5 from './fixtures/replies-heldout-5.json';
+import round6 from './fixtures/replies-heldout-6.json';
 import sisimaiPhrases from './fixtures/replies-sisimai.json';
 import { buildReply } from './reply';
 
@@ -81,7 +82,11 @@ const SPENT: Array<[string, Entry[]]> = [
  * was measured short of. Empty between rounds: the next one is added here when it is written.
  */
 type Target = 'false invalid' | 'no such user';
-const HELD_OUT: Array<[string, Entry[], { shortfall: Target[] }]> = [];
+const HELD_OUT: Array<[string, Entry[], { shortfall: Target[] }]> = [
+  // Written blind to the classifier while round 5 was being spent: 77% verbatim real replies, no invented text.
+  // Measured once on 2026-11-29: false invalid 0.0% (0/91), no such user 95.0% (38/40), exact 88.5%.
+  ['round 6', round6.replies as Entry[], { shortfall: ['no such user'] }],
+];
 
 interface Figures {
   senderMisread: number;
