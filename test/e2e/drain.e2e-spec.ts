@@ -8,7 +8,7 @@ import { Redis } from 'ioredis';
 import type { ListView } from '@mailguard/lists';
 import { startLab, type Lab } from '../lab';
 import { loadScenario } from '../lab/scenario';
-import { apiClient, type ApiCall } from '../support/api-client';
+import { apiClient, signupAt, uploadAddresses, type ApiCall } from '../support/api-client';
 import { E2E_CLUSTER_ENV } from '../support/cluster-env';
 import {
   startGatewayProcess,
@@ -92,12 +92,9 @@ afterAll(async () => {
 });
 
 async function signup(credits: number): Promise<{ apiKey: string; accountId: string }> {
-  const response = await api<{ apiKey: string; account: { id: string } }>('POST', '/v1/accounts', {
-    body: { email: `owner.${randomBytes(4).toString('hex')}@catchall.test` },
-  });
-  expect(response.status).toBe(201);
-  await database.setBalance(response.body.account.id, credits);
-  return { apiKey: response.body.apiKey, accountId: response.body.account.id };
+  const account = await signupAt(api, 'catchall.test');
+  await database.setBalance(account.accountId, credits);
+  return account;
 }
 
 /** A server taking the list's webhook: resolves with the list object it is sent as the list ends. */
@@ -148,16 +145,7 @@ describe('SIGTERM of an smtp-worker and the list-worker mid-list (a rollout)', (
       });
     });
     try {
-      const form = new FormData();
-      form.append('webhookUrl', hook.url);
-      form.append('file', new Blob([`email\n${addresses.join('\n')}\n`], { type: 'text/csv' }), 'leads.csv');
-      const upload = await fetch(`${gateway.url}/v1/lists`, {
-        method: 'POST',
-        headers: { 'X-API-Key': apiKey },
-        body: form,
-      });
-      expect(upload.status).toBe(202);
-      const { id: listId } = (await upload.json()) as ListView;
+      const listId = await uploadAddresses(gateway.url, apiKey, addresses, { webhookUrl: hook.url });
 
       // Mid-list: the prober is in a session and the feed has most of the domains still to inspect.
       await firstAsked;

@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -6,7 +5,7 @@ import { Client } from 'pg';
 import type { ListView } from '@mailguard/lists';
 import { startLab, type Lab } from '../lab';
 import type { Scenario } from '../lab/scenario';
-import { apiClient, type ApiCall } from '../support/api-client';
+import { apiClient, signupAt, uploadAddresses, type ApiCall } from '../support/api-client';
 import { expectSettledAndPaidOnce } from '../support/list-settlement';
 import { startPrivatePostgres, startPrivateRedis, type PrivateServer } from '../support/private-servers';
 import {
@@ -124,27 +123,13 @@ afterAll(async () => {
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
 });
 
-async function signup(): Promise<{ apiKey: string; accountId: string }> {
-  const response = await api<{ apiKey: string; account: { id: string } }>('POST', '/v1/accounts', {
-    body: { email: `owner.${randomBytes(4).toString('hex')}@owners.test` },
-  });
-  expect(response.status).toBe(201);
-  return { apiKey: response.body.apiKey, accountId: response.body.account.id };
-}
+const signup = () => signupAt(api, 'owners.test');
 
 /** A list of DOMAINS × ROWS_PER_DOMAIN rows, half of them existing mailboxes, once it is under way. */
 async function runningList(apiKey: string): Promise<string> {
   const rows: string[] = [];
   for (let d = 0; d < DOMAINS; d++) for (let i = 0; i < ROWS_PER_DOMAIN; i++) rows.push(`user${i * 10}@fault${d}.test`);
-  const form = new FormData();
-  form.append('file', new Blob([`email\n${rows.join('\n')}\n`], { type: 'text/csv' }), 'leads.csv');
-  const response = await fetch(`${gateway.url}/v1/lists`, {
-    method: 'POST',
-    headers: { 'X-API-Key': apiKey },
-    body: form,
-  });
-  expect(response.status).toBe(202);
-  const { id } = (await response.json()) as ListView;
+  const id = await uploadAddresses(gateway.url, apiKey, rows);
   await until(
     'the list to start settling rows',
     async () => (await api<ListView>('GET', `/v1/lists/${id}`, { key: apiKey })).body.processed > 0,

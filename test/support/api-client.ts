@@ -45,3 +45,18 @@ export async function signupAt(api: ApiCall, domain: string): Promise<{ apiKey: 
   expect(response.status).toBe(201);
   return { apiKey: response.body.apiKey, accountId: response.body.account.id };
 }
+
+/** Uploads `addresses` as a one-column CSV list (multipart, as a customer's client does); its id once accepted (202). */
+export async function uploadAddresses(
+  baseUrl: string,
+  apiKey: string,
+  addresses: string[],
+  fields: Record<string, string> = {},
+): Promise<string> {
+  const form = new FormData();
+  for (const [name, value] of Object.entries(fields)) form.append(name, value);
+  form.append('file', new Blob([`email\n${addresses.join('\n')}\n`], { type: 'text/csv' }), 'leads.csv');
+  const response = await fetch(`${baseUrl}/v1/lists`, { method: 'POST', headers: { 'X-API-Key': apiKey }, body: form });
+  expect(response.status).toBe(202);
+  return ((await response.json()) as { id: string }).id;
+}
