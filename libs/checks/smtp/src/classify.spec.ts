@@ -839,6 +839,97 @@ const DIALECTS: Array<[string, SmtpStage, string, ReplyClass]> = [
   ['a recipient without a domain', 'rcpt', '553 Need fully-qualified address', 'no_such_user'],
   ['a quota code beside a missing user', 'rcpt', '552 5.2.2 This user does not exist', 'no_such_user'],
   ['a From: domain that does not resolve', 'mail', '451 From: domain lookup failed', 'sender_blocked'],
+  // Round 6: a command of ours refused as malformed or out of order is our client's fault, not a block of us.
+  ['hello first, at MAIL', 'mail', '503 5.5.2 Send hello first', 'unclassified'],
+  ['HELO first, politely', 'mail', '503 5.0.0 Polite people say HELO first', 'unclassified'],
+  ['MAIL before RCPT', 'mail', '503 5.0.0 Need MAIL before RCPT', 'unclassified'],
+  ['a command unrecognised at the greeting', 'ehlo', '500 5.5.1 Command unrecognized', 'unclassified'],
+  [
+    '"mail before" in a refusal of spam stays ours',
+    'mail',
+    '550 Rejected your mail before delivery: spam',
+    'sender_blocked',
+  ],
+  ['a 5.5.x syntax error at MAIL', 'mail', '501 5.5.4 Syntax error in parameters or arguments', 'unclassified'],
+  [
+    'a syntax error under 5.7.1 stays a refusal of us',
+    'mail',
+    '553 5.7.1 Syntax error in sender address',
+    'sender_blocked',
+  ],
+  [
+    'our HELO name refused stays ours',
+    'mail',
+    '504 5.5.2 <localhost>: Helo command rejected: need fully-qualified hostname',
+    'sender_blocked',
+  ],
+  // Round 6: a sending service refusing an identity of ours it has not verified.
+  [
+    'identities that failed the check',
+    'data',
+    '554 Message rejected: The following identities failed the check in region US-EAST-1: noreply@example.com',
+    'sender_blocked',
+  ],
+  [
+    'a From address that is no sender signature',
+    'data',
+    "550 The 'From' address you supplied is not a Sender Signature on your account",
+    'sender_blocked',
+  ],
+  [
+    'an unverified address at end of DATA',
+    'data',
+    '554 Message rejected: Email address is not verified.',
+    'sender_blocked',
+  ],
+  // Round 6: the message's data refused at end of DATA is ours; docomo's "too much mail data" is a full mailbox.
+  ['message data refused', 'data', '553 Mail data refused by AISP, rule [169648]', 'sender_blocked'],
+  ['message body rejected', 'data', '554 Message body rejected', 'sender_blocked'],
+  ['too much mail data at RCPT', 'rcpt', '552 Too much mail data', 'full'],
+  // Round 6: a busy or congested server is its own trouble; busy for our address is a rate; a closed session no greylist.
+  ['a busy server at the greeting', 'banner', '421 Server busy, service not available', 'temporary'],
+  ['a busy server at MAIL', 'mail', '421 Server is busy, please try again later', 'temporary'],
+  ['a busy server, in French', 'rcpt', '451 4.7.1 Serveur occupé, réessayez plus tard', 'temporary'],
+  ['a busy server, in German', 'rcpt', '451 4.7.0 Server überlastet, bitte später erneut versuchen', 'temporary'],
+  ['system congestion at MAIL', 'mail', '451 4.4.5 System congestion, try again later', 'temporary'],
+  ['a temporary server error at MAIL', 'mail', '451 4.3.0 Temporary server error. Please try again later', 'temporary'],
+  ['busy for our address', 'rcpt', '451 4.7.500 Server busy. Please try again later from [192.0.2.9]', 'rate_limited'],
+  [
+    'a closed session at RCPT is not greylisting',
+    'rcpt',
+    '421 4.7.0 Please try again later, closing transmission channel',
+    'temporary',
+  ],
+  [
+    'greylisting that closes the session',
+    'rcpt',
+    '421 4.7.1 Greylisted, try again later; closing connection',
+    'greylisted',
+  ],
+  // Round 6: a server that takes no mail for the address, or a recipient domain reserved never to take mail.
+  ['no mail accepted for the address', 'rcpt', '550 We do not accept mail for <nobody@example.org>', 'no_such_user'],
+  ['no mail received for this user', 'rcpt', '550 This system cannot receive mail for this user', 'no_such_user'],
+  [
+    'no mail for the user from our network is not its absence',
+    'rcpt',
+    '550 We do not accept mail for this user from your network',
+    'unclassified',
+  ],
+  [
+    'no mail handled for a domain is relaying',
+    'rcpt',
+    "550 5.7.1 We don't handle mail for example.org",
+    'relay_denied',
+  ],
+  ['a reserved recipient domain', 'rcpt', '550 Domain example.net is reserved', 'no_such_user'],
+  [
+    'a recipient reserved for documentation',
+    'rcpt',
+    '553 Address reserved for documentation (RFC 6761)',
+    'no_such_user',
+  ],
+  ['a special-use recipient domain', 'rcpt', '553 Recipient domain is a special-use domain name', 'no_such_user'],
+  ['a reserved domain of our sender', 'mail', '553 5.1.8 Sender domain reserved by RFC 2606', 'sender_blocked'],
 ];
 
 describe('reply dialects by stage (issue 32)', () => {
