@@ -7,6 +7,7 @@ import spentRound3 from './fixtures/replies-heldout-3.json';
 import spentRound4 from './fixtures/replies-heldout-4.json';
 import spentRound5 from './fixtures/replies-heldout-5.json';
 import spentRound6 from './fixtures/replies-heldout-6.json';
+import round7 from './fixtures/replies-heldout-7.json';
 import sisimaiPhrases from './fixtures/replies-sisimai.json';
 import { buildReply } from './reply';
 
@@ -86,7 +87,12 @@ const SPENT: Array<[string, Entry[]]> = [
  * was measured short of. Empty between rounds: the next one is added here when it is written.
  */
 type Target = 'false invalid' | 'no such user';
-const HELD_OUT: Array<[string, Entry[], { shortfall: Target[] }]> = [];
+const HELD_OUT: Array<[string, Entry[], { shortfall: Target[] }]> = [
+  // Written blind to the classifier while round 6 was being spent: 77% verbatim real replies, no invented text
+  // (165 of 293 candidates dropped as overlap with the earlier sets). Measured once on 2026-11-29: false invalid
+  // 2.2% (2/93), no such user 95.7% (22/23), exact 89.1%.
+  ['round 7', round7.replies as Entry[], { shortfall: ['false invalid', 'no such user'] }],
+];
 
 interface Figures {
   senderMisread: number;
@@ -181,7 +187,8 @@ describe('the reply corpus', () => {
       expect(STAGES).toContain(entry.stage);
       expect(CLASSES).toContain(entry.class);
       expect(entry.source.length).toBeGreaterThan(5);
-      expect(entry.reply.every((line) => /^[2-5]\d\d[ -]/.test(line))).toBe(true);
+      // RFC 5321: the text after the code is optional ("220" alone ends a greeting).
+      expect(entry.reply.every((line) => /^[2-5]\d\d(?:[ -]|$)/.test(line))).toBe(true);
     }
   });
 
