@@ -1,7 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
-import { connect } from 'node:net';
+import { connect, type Socket } from 'node:net';
+import { connect as tlsConnect } from 'node:tls';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Redis } from 'ioredis';
@@ -17,7 +18,8 @@ import { flushRedisPrefix, TEST_POSTGRES_URL as POSTGRES, TEST_REDIS_URL as REDI
  * `npm run bench:api`: the gateway and the three workers as separate processes on real Postgres
  * and Redis, the lab answering with 40 ms per reply. Prints p50/p99 of uncached single checks over
  * HTTP one at a time, each after the floor (a bare SMTP dialogue for the same kind of address at
- * the same lab server), the latency budget per stage (from the jobs' own timestamps), the engine's
+ * the same lab server; where every check connects, also after the STARTTLS floor, the same dialogue
+ * with STARTTLS as the lab's servers offer it), the latency budget per stage (from the jobs' own timestamps), the engine's
  * own figures for comparable addresses, cached single checks, and the throughput of cached checks
  * with the rate limit lifted. `BENCH_JSON=<path>` also writes the figures there as JSON.
  */
@@ -130,40 +132,80 @@ const percentile = (values: number[], p: number) => {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 };
 
+/** A TLS session (ticket) per MX host, kept by the STARTTLS floor as an MTA's TLS session cache keeps them. */
+type FloorTickets = Map<string, Buffer>;
+
 /**
- * The floor: what any prober must wait for at this server, by a bare client that is not ours —
- * connect, banner, EHLO, MAIL, RCPT target, RCPT made-up (five replies, one at a time, no
- * STARTTLS), then QUIT without waiting. Milliseconds.
+ * A floor: what any prober must wait for at this server, by a bare client that is not ours —
+ * connect, banner, EHLO, MAIL, RCPT target, RCPT made-up (five replies, one at a time), then QUIT
+ * without waiting. With `starttls` (the second floor), STARTTLS and its handshake after the first
+ * EHLO, then EHLO again (RFC 3207): seven replies and a handshake, with the TLS options a plain
+ * client uses (the host's name for SNI, certificates unverified as opportunistic TLS is). Its
+ * first dialogue with a host is a full handshake; later ones resume the ticket that host gave it,
+ * as the prober does. Milliseconds, and whether the handshake resumed.
  */
-function floorDialogue(ip: string, port: number, target: string): Promise<number> {
+async function floorDialogue(
+  ip: string,
+  port: number,
+  target: string,
+  starttls: { host: string; tickets: FloorTickets } | null = null,
+): Promise<{ ms: number; resumed: boolean }> {
   const started = performance.now();
   const domain = target.slice(target.indexOf('@') + 1);
-  const commands = [
-    'EHLO floor.bench.test',
-    'MAIL FROM:<floor@bench.test>',
-    `RCPT TO:<${target}>`,
-    `RCPT TO:<floor${randomBytes(6).toString('hex')}@${domain}>`,
-  ];
-  return new Promise((resolvePromise, reject) => {
-    const socket = connect({ host: ip, port });
-    let buffer = '';
-    socket.setEncoding('utf8');
-    socket.on('error', reject);
-    socket.on('data', (chunk: string) => {
+  let socket: Socket = connect({ host: ip, port });
+  let buffer = '';
+  let failure: Error | null = null;
+  let wake: (() => void) | null = null;
+  const listen = (stream: Socket) => {
+    stream.setEncoding('utf8');
+    stream.on('data', (chunk: string) => {
       buffer += chunk;
-      // One reply per command; a multi-line reply ends with its "code SP" line.
-      while (/^\d{3} .*\r\n/m.test(buffer)) {
-        buffer = buffer.slice(buffer.search(/^\d{3} .*\r\n/m)).replace(/^\d{3} .*\r\n/, '');
-        const next = commands.shift();
-        if (next === undefined) {
-          const elapsed = performance.now() - started;
-          socket.end('QUIT\r\n');
-          return resolvePromise(elapsed);
-        }
-        socket.write(`${next}\r\n`);
-      }
+      wake?.();
     });
-  });
+    stream.on('error', (error) => {
+      failure = error;
+      wake?.();
+    });
+  };
+  // One reply per command; a multi-line reply ends with its "code SP" line.
+  const reply = async (): Promise<string> => {
+    let last: RegExpExecArray | null;
+    while (!(last = /^(\d{3}) .*\r\n/m.exec(buffer))) {
+      if (failure) throw failure;
+      await new Promise<void>((resolvePromise) => (wake = resolvePromise));
+    }
+    buffer = buffer.slice(last.index + last[0].length);
+    return last[1];
+  };
+  const say = (command: string) => {
+    socket.write(`${command}\r\n`);
+    return reply();
+  };
+  listen(socket);
+  await reply();
+  await say('EHLO floor.bench.test');
+  let resumed = false;
+  if (starttls) {
+    if ((await say('STARTTLS')) !== '220') throw new Error(`${starttls.host} refused STARTTLS`);
+    const { host, tickets } = starttls;
+    socket.removeAllListeners('data');
+    const secure = tlsConnect({ socket, servername: host, rejectUnauthorized: false, session: tickets.get(host) });
+    secure.on('session', (session: Buffer) => tickets.set(host, session));
+    await new Promise<void>((resolvePromise, reject) => {
+      secure.once('secureConnect', resolvePromise);
+      secure.once('error', reject);
+    });
+    resumed = secure.isSessionReused();
+    socket = secure;
+    listen(socket);
+    await say('EHLO floor.bench.test');
+  }
+  await say('MAIL FROM:<floor@bench.test>');
+  await say(`RCPT TO:<${target}>`);
+  await say(`RCPT TO:<floor${randomBytes(6).toString('hex')}@${domain}>`);
+  const ms = performance.now() - started;
+  socket.end('QUIT\r\n');
+  return { ms, resumed };
 }
 
 /** The jobs of one check, by stage: when each was added, taken and finished (epoch ms, from Redis). */
@@ -288,12 +330,21 @@ async function main(): Promise<void> {
       );
       return { timestamp: Number(timestamp), processedOn: Number(processedOn), finishedOn: Number(finishedOn) };
     };
-    const series = async (emails: string[]) => {
+    /** With `tickets`: each check after the STARTTLS floor too, which keeps its tickets there. */
+    const series = async (emails: string[], tickets: FloorTickets | null = null) => {
       const floor: number[] = [];
+      const starttlsFloor: number[] = [];
+      let floorResumed = 0;
       const uncached: number[] = [];
       const stages: number[][] = STAGES.map(() => []);
       for (const [index, email] of emails.entries()) {
-        floor.push(await floorDialogue(lab.ipOf(serverOf(index)), lab.smtpPort, email));
+        const host = serverOf(index);
+        floor.push((await floorDialogue(lab.ipOf(host), lab.smtpPort, email)).ms);
+        if (tickets) {
+          const dialogue = await floorDialogue(lab.ipOf(host), lab.smtpPort, email, { host, tickets });
+          starttlsFloor.push(dialogue.ms);
+          if (dialogue.resumed) floorResumed++;
+        }
         const sent = Date.now();
         const started = performance.now();
         const result = (await (
@@ -318,7 +369,7 @@ async function main(): Promise<void> {
         );
         times.forEach((ms, stage) => stages[stage].push(ms));
       }
-      return { floor, uncached, stages };
+      return { floor, starttlsFloor, floorResumed, uncached, stages };
     };
     const warmUp = async (from: number) => {
       for (let d = from; d < from + WARM_UP; d++) await check(`first.last@warm${d}.api.bench`);
@@ -332,7 +383,22 @@ async function main(): Promise<void> {
     if (smtpWorker) await new Promise((resolvePromise) => smtpWorker.once('exit', resolvePromise));
     processes.push((await start('smtp-worker', { ...env, SMTP_SESSION_IDLE_MS: '0' }, /working on queue/)).child);
     await warmUp(WARM_UP);
-    const cold = await series(Array.from({ length: COLD }, (_, i) => `first.last@co${2 * UNCACHED + i}.api.bench`));
+    // The lab's own count of TLS sessions at the measured hosts: the prober's are the series' less the floor's.
+    const tlsAtHosts = () =>
+      Array.from({ length: SERVERS }, (_, s) => lab.stats(serverOf(s))).reduce(
+        (sum, stats) => ({ sessions: sum.sessions + stats.tlsSessions, resumed: sum.resumed + stats.tlsResumed }),
+        { sessions: 0, resumed: 0 },
+      );
+    const tlsBefore = tlsAtHosts();
+    const cold = await series(
+      Array.from({ length: COLD }, (_, i) => `first.last@co${2 * UNCACHED + i}.api.bench`),
+      new Map(),
+    );
+    const tlsAfter = tlsAtHosts();
+    const proberTls = {
+      sessions: tlsAfter.sessions - tlsBefore.sessions - cold.starttlsFloor.length,
+      resumed: tlsAfter.resumed - tlsBefore.resumed - cold.floorResumed,
+    };
     await store.end();
     redis.disconnect();
 
@@ -349,22 +415,39 @@ async function main(): Promise<void> {
     const pair = await cachedThroughput([url, second.match[1]], signup.apiKey, apiEmails[0], check);
 
     const p = (values: number[]) => ({ p50: percentile(values, 50), p99: percentile(values, 99) });
+    const ratio = (values: number[], floors: number[]) => ({
+      p50: percentile(values, 50) / percentile(floors, 50),
+      p99: percentile(values, 99) / percentile(floors, 99),
+    });
+    const byStage = (times: number[][]) =>
+      Object.fromEntries(STAGES.map((stage, index) => [stage.trim(), p(times[index])]));
+    // Each host's first check of the series: the prober and the floor both meet it with a full handshake.
+    const firstUncached = cold.uncached.slice(0, SERVERS);
+    const firstFloor = cold.starttlsFloor.slice(0, SERVERS);
     const figures = {
       uncached: p(uncached),
       floor: p(floor),
-      ratio: {
-        p50: percentile(uncached, 50) / percentile(floor, 50),
-        p99: percentile(uncached, 99) / percentile(floor, 99),
-      },
-      stages: Object.fromEntries(STAGES.map((stage, index) => [stage.trim(), p(stages[index])])),
+      ratio: ratio(uncached, floor),
+      stages: byStage(stages),
       cold: {
         uncached: p(cold.uncached),
         floor: p(cold.floor),
-        ratio: {
-          p50: percentile(cold.uncached, 50) / percentile(cold.floor, 50),
-          p99: percentile(cold.uncached, 99) / percentile(cold.floor, 99),
+        ratio: ratio(cold.uncached, cold.floor),
+        starttlsFloor: p(cold.starttlsFloor),
+        starttlsRatio: ratio(cold.uncached, cold.starttlsFloor),
+        firstContact: {
+          uncached: percentile(firstUncached, 50),
+          starttlsFloor: percentile(firstFloor, 50),
+          ratio: percentile(firstUncached, 50) / percentile(firstFloor, 50),
         },
-        stages: Object.fromEntries(STAGES.map((stage, index) => [stage.trim(), p(cold.stages[index])])),
+        tls: {
+          checks: COLD,
+          proberSessions: proberTls.sessions,
+          proberResumed: proberTls.resumed,
+          floorSessions: cold.starttlsFloor.length,
+          floorResumed: cold.floorResumed,
+        },
+        stages: byStage(cold.stages),
       },
       engine: p(direct),
       cached: { ...p(cached), oneGateway: throughput.perSecond, twoGateways: pair.perSecond },
@@ -377,6 +460,9 @@ async function main(): Promise<void> {
         `  uncached single check   p50 ${figures.uncached.p50.toFixed(1)} ms   p99 ${figures.uncached.p99.toFixed(1)} ms   (${UNCACHED} addresses at ${SERVERS} MX hosts, one at a time, each after the floor, after ${WARM_UP} at another host; sessions kept open between checks)`,
         `  ratio to the floor      p50 ${figures.ratio.p50.toFixed(3)}×   p99 ${figures.ratio.p99.toFixed(3)}×   (target ≤ 1.10× / ≤ 1.25×)`,
         `  every check connecting    p50 ${figures.cold.uncached.p50.toFixed(1)} ms   p99 ${figures.cold.uncached.p99.toFixed(1)} ms   ratio ${figures.cold.ratio.p50.toFixed(3)}× / ${figures.cold.ratio.p99.toFixed(3)}×   (${COLD} more, SMTP_SESSION_IDLE_MS=0: no session kept open)`,
+        `  STARTTLS floor          p50 ${figures.cold.starttlsFloor.p50.toFixed(1)} ms   p99 ${figures.cold.starttlsFloor.p99.toFixed(1)} ms   (connect, banner, EHLO, STARTTLS, handshake, EHLO, MAIL, 2 × RCPT; one reply at a time; full handshake at a host's first, resumed after)`,
+        `  connecting ÷ STARTTLS floor p50 ${figures.cold.starttlsRatio.p50.toFixed(3)}×   p99 ${figures.cold.starttlsRatio.p99.toFixed(3)}×   (target ≤ 1.10× at p50); each host's first check: ${figures.cold.firstContact.uncached.toFixed(1)} ms ÷ ${figures.cold.firstContact.starttlsFloor.toFixed(1)} ms = ${figures.cold.firstContact.ratio.toFixed(3)}× (p50 of ${SERVERS}, both full handshakes)`,
+        `  STARTTLS at the lab     the prober ${proberTls.sessions} of ${COLD} connecting checks (${proberTls.resumed} resumed), the floor ${cold.starttlsFloor.length} (${cold.floorResumed} resumed); the least a connecting check waits: ${5 * LATENCY_MS} ms of replies (banner, EHLO, STARTTLS, EHLO, MAIL + 2 × RCPT pipelined) and a handshake`,
         `  latency budget per stage (p50 / p99 of each, ms; sessions kept | every check connecting):`,
         ...STAGES.map(
           (stage, index) =>

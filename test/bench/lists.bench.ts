@@ -167,6 +167,8 @@ interface RunFigures {
   addressesPerMinute: number;
   sessionsPerAddress: number;
   peakSessionsPerHost: Record<string, number>;
+  /** The per-MX session cap the run set (SMTP_MX_CONCURRENCY): no host's peak may pass it. */
+  mxCap: number;
   peakRssMb: Record<string, number>;
   /** CPU seconds each process spent on the list (the lab's mail servers are the bench's own process). */
   cpuSeconds: Record<string, number>;
@@ -262,6 +264,7 @@ async function run(addresses: number): Promise<RunFigures> {
       addressesPerMinute: Math.round((processed / seconds) * 60),
       sessionsPerAddress: Number((sessions / processed).toFixed(4)),
       peakSessionsPerHost,
+      mxCap: MX_CAP,
       peakRssMb,
       cpuSeconds: cpu,
       rssSamples: rssSamples.map((sample) => ({
@@ -339,8 +342,17 @@ async function main(): Promise<void> {
   const figures = await run(ADDRESSES);
   const million = MILLION ? await run(1_000_000) : null;
   if (process.env.BENCH_JSON) {
-    const { addressesPerMinute, sessionsPerAddress, peakSessionsPerHost, peakRssMb } = figures;
-    const json = { shape: SHAPE, addressesPerMinute, sessionsPerAddress, peakSessionsPerHost, peakRssMb, million };
+    const { addresses, addressesPerMinute, sessionsPerAddress, peakSessionsPerHost, mxCap, peakRssMb } = figures;
+    const json = {
+      shape: SHAPE,
+      addresses,
+      addressesPerMinute,
+      sessionsPerAddress,
+      peakSessionsPerHost,
+      mxCap,
+      peakRssMb,
+      million,
+    };
     writeFileSync(process.env.BENCH_JSON, `${JSON.stringify(json, null, 2)}\n`);
   }
 }

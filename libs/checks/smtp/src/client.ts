@@ -1,5 +1,5 @@
 import { isIP, connect as netConnect, type Socket } from 'node:net';
-import { connect as tlsConnect, type TLSSocket } from 'node:tls';
+import { createSecureContext, connect as tlsConnect, type TLSSocket } from 'node:tls';
 import { SocksClient } from 'socks';
 import { ReplyParser, type SmtpReply } from './reply';
 import type { TlsSessionCache } from './tls-sessions';
@@ -116,6 +116,11 @@ const QUIT_GRACE_MS = 2_000;
 const KEPT_SESSION_REPLY_MS = 3_000;
 
 const UNSAFE = /[\r\n\0]/;
+/**
+ * One TLS context for every STARTTLS: without it each handshake builds its own (0.2–0.3 ms of CPU
+ * here), though they all use the same defaults — no certificate of ours, none verified.
+ */
+const CLIENT_TLS = createSecureContext();
 
 /**
  * A purpose-built SMTP client session for probing: it writes only commands it has checked for
@@ -363,6 +368,7 @@ export class SmtpSession {
       const socket = tlsConnect({
         socket: plain,
         servername: host,
+        secureContext: CLIENT_TLS,
         rejectUnauthorized: false,
         session: tlsSessions?.get(host),
       });
