@@ -1,6 +1,6 @@
 import { setImmediate as turn } from 'node:timers/promises';
 import { CreditLedger } from '@mailguard/credits';
-import type { Inspection, VerificationEngine } from '@mailguard/engine';
+import type { Inspection, VerificationEngine, VerificationResult } from '@mailguard/engine';
 import { JobHandedBack, type JobRun, type SmtpPayload, type StageContext } from '@mailguard/queue';
 import { createMigratedDatabase } from '../../../../test/support/services';
 import { FeedHandler } from './handlers';
@@ -9,6 +9,7 @@ import { ListStore, type UploadRow } from './list-store';
 /**
  * A list's feed against a real Postgres, stopped by its process's shutdown midway: it hands the job
  * back after the groups it holds, and the feed that takes it up sends every other row, none twice.
+ * Once fed, the sweeps' feeds send a row again only when its job must have been lost.
  */
 jest.setTimeout(30_000);
 
@@ -33,14 +34,14 @@ const engine = {
   },
 } as unknown as VerificationEngine;
 
-async function runningList(): Promise<string> {
-  const accountId = 'acc_feed';
+async function runningList(name = 'feed'): Promise<string> {
+  const accountId = `acc_${name}`;
   await db.database.query("INSERT INTO accounts (id, email, email_key, webhook_secret) VALUES ($1, $2, $2, 'secret')", [
     accountId,
     `${accountId}@example.test`,
   ]);
   await new CreditLedger(() => db.sources[0]).grant(accountId, DOMAINS * ROWS_PER_DOMAIN, 'test credits');
-  const listId = 'lst_feed';
+  const listId = `lst_${name}`;
   await store.create({
     id: listId,
     accountId,
@@ -108,4 +109,47 @@ it('hands back at once a feed its stopping process had not begun', async () => {
   await expect(
     new FeedHandler(engine, store).handle({ listId: 'lst_never' }, jobs, { stopping: stopping.signal }),
   ).rejects.toBeInstanceOf(JobHandedBack);
+});
+
+it('once a list is fed, sends a row again only when the list has gone quiet and its job must have been lost', async () => {
+  const listId = await runningList('quiet');
+  const feed = new FeedHandler(engine, store);
+  const sent: number[] = [];
+  const jobs: StageContext = {
+    async enqueue(_name, payload) {
+      const { then } = payload as SmtpPayload;
+      if (then.to === 'list') sent.push(...then.rows);
+    },
+    join: async () => undefined,
+  };
+  const sweep = async () => {
+    sent.length = 0;
+    return feed.handle({ listId }, jobs);
+  };
+  expect(await sweep()).toEqual({ dispatched: DOMAINS * ROWS_PER_DOMAIN });
+  // Rows 1 and 2 went 16 minutes ago with a job since lost, row 3 with them but waits for its greylisting retry.
+  await db.database.query(
+    "UPDATE list_rows SET dispatched_at = now() - interval '16 minutes' WHERE list_id = $1 AND row IN (1, 2, 3)",
+    [listId],
+  );
+  await store.greylistWait(listId, [3], new Date(Date.now() + 60_000));
+  // Fed just now: rows dispatched long ago may merely be queued behind the others.
+  expect(await sweep()).toEqual({ dispatched: 0 });
+  const quiet = () =>
+    db.database.query(
+      "UPDATE lists SET started_at = now() - interval '16 minutes', fed_at = now() - interval '16 minutes', settled_at = now() - interval '16 minutes' WHERE id = $1",
+      [listId],
+    );
+  await quiet();
+  // A row settling tells that the list's jobs are being worked through.
+  await store.settle(listId, [{ row: 4, result: { reachable: 'safe', status: 'valid' } as VerificationResult }]);
+  expect(await sweep()).toEqual({ dispatched: 0 });
+  await quiet();
+  expect(await sweep()).toEqual({ dispatched: 2 });
+  expect(sent).toEqual([1, 2]);
+  // Fed again: the next sweep leaves the list be.
+  expect(await sweep()).toEqual({ dispatched: 0 });
+  // Its process's jobs lost (in-process driver): every unsettled row goes again.
+  await store.running(true);
+  expect(await sweep()).toEqual({ dispatched: DOMAINS * ROWS_PER_DOMAIN - 1 });
 });

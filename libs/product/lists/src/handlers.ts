@@ -16,7 +16,7 @@ import {
   type StageHandler,
 } from '@mailguard/queue';
 import { FeedPlan } from './feed-plan';
-import { ListStore, type PendingRow, type StoredList } from './list-store';
+import { feedScope, ListStore, type PendingRow, type StoredList } from './list-store';
 import { WebhookOutbox } from './webhook-outbox';
 
 interface ListOptions {
@@ -101,29 +101,39 @@ export function startSweeps(
  * those it holds, and hands the job back (JobHandedBack) for another list-worker to go on from the
  * marks: no row is sent twice. A feed whose process was killed comes back through stalled-job
  * recovery and goes on from the marks likewise; the groups it held at that moment may go again.
+ * Once a feed has read every row, the list is fed: the sweeps' feeds read nothing more until the
+ * list goes quiet, and then only the rows whose jobs were lost (feedScope).
  */
 function feedHandler(engine: VerificationEngine, store: ListStore): JobHandler<'list.feed'> {
   return async ({ listId }, queue, run = UNSTOPPED) => {
     if (run.stopping.aborted) throw new JobHandedBack('list.feed');
-    if (!(await store.start(listId))) return { dispatched: 0 };
+    const list = await store.start(listId);
+    const scope = list && feedScope(list.row);
+    if (!scope) return { dispatched: 0 };
     const round = Date.now().toString(36);
-    const plan = new FeedPlan(await store.pendingByDomain(listId, GROUP_SIZE), GROUP_SIZE);
+    const plan = new FeedPlan(await store.pendingByDomain(listId, scope, GROUP_SIZE), GROUP_SIZE);
     const own = plan.domains;
     const groups: PendingRow[][] = [];
     let reading: Promise<boolean> | null = null;
+    /** Every stream of the plan is done: each of its rows has been read. */
+    let fed = false;
     /** Reads the plan's next round into `groups`; false once every stream is done. */
     const readRound = async (): Promise<boolean> => {
       // A list paused (its account suspended) or ended meanwhile gets no more rows from this feed.
       if (!(await store.feeding(listId))) return false;
       const reads = plan.next(FEED_BATCH / GROUP_SIZE);
-      if (reads.length === 0) return false;
+      if (reads.length === 0) {
+        fed = true;
+        return false;
+      }
       const small = reads.find((read) => read.stream.domain === null);
       const big = reads.filter((read) => read.stream.domain !== null);
       const [together, alone] = await Promise.all([
-        small ? store.undispatched(listId, small.take, small.stream.after, own) : [],
+        small ? store.undispatched(listId, scope, small.take, small.stream.after, own) : [],
         big.length > 0
           ? store.undispatchedOf(
               listId,
+              scope,
               big.map(({ stream, take }) => ({ domain: stream.domain as string, after: stream.after?.row ?? 0, take })),
             )
           : [],
@@ -173,6 +183,8 @@ function feedHandler(engine: VerificationEngine, store: ListStore): JobHandler<'
     for (const worker of workers) if (worker.status === 'rejected') throw worker.reason;
     // Stopped with rows left: every group taken is queued and marked, the rest is the next feed's.
     if (run.stopping.aborted && !(exhausted && groups.length === 0)) throw new JobHandedBack('list.feed');
+    // Every row read is queued and marked: until the list goes quiet, sweeps have nothing to read.
+    if (fed) await store.fed(listId);
     return { dispatched };
   };
 }

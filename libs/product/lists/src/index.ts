@@ -10,7 +10,15 @@ export {
 } from './csv';
 export { announce, ConcludeGroupHandler, FeedHandler, feedList, startSweeps, WebhookHandler } from './handlers';
 export { ListSweeps, listSweeps } from './list-sweeps';
-export { ListStore, type ListView, type ResultRow, type StoredList, type UploadRow } from './list-store';
+export {
+  feedScope,
+  ListStore,
+  type FeedScope,
+  type ListView,
+  type ResultRow,
+  type StoredList,
+  type UploadRow,
+} from './list-store';
 export { checkWebhookTarget, deliverWebhook, signWebhook } from './webhook';
 export {
   addDelivery,

@@ -3,7 +3,7 @@ import { CreditLedger } from '@mailguard/credits';
 import { createDataSource, runMigrations } from '@mailguard/db';
 import type { VerificationResult } from '@mailguard/engine';
 import { createTestDatabase, type TestDatabase } from '../../../../test/support/services';
-import { ListStore, type UploadRow } from './list-store';
+import { ListStore, type FeedScope, type UploadRow } from './list-store';
 
 /** The list store's credits against a real Postgres: held at seal, charged out of the hold once per row as rows settle, the rest released at the end. */
 let database: TestDatabase;
@@ -278,35 +278,50 @@ it("reads a feed's rows per domain or for the small domains together, never a di
   await store.seal(id, accountId);
   await store.start(id);
   // The repeat (row 7) is not the feed's: its first row carries it.
-  expect(await store.pendingByDomain(id, 3)).toEqual(
+  expect(await store.pendingByDomain(id, 'new', 3)).toEqual(
     expect.arrayContaining([
       { domain: 'big.test', rows: 4 },
       { domain: null, rows: 2 },
     ]),
   );
-  const big = await store.undispatchedOf(id, [{ domain: 'big.test', after: 0, take: 2 }]);
+  const big = await store.undispatchedOf(id, 'new', [{ domain: 'big.test', after: 0, take: 2 }]);
   expect(big.map((pending) => pending.row)).toEqual([1, 2]);
   expect(
-    (await store.undispatchedOf(id, [{ domain: 'big.test', after: 2, take: 5 }])).map((pending) => pending.row),
+    (await store.undispatchedOf(id, 'new', [{ domain: 'big.test', after: 2, take: 5 }])).map((pending) => pending.row),
   ).toEqual([3, 6]);
-  expect((await store.undispatched(id, 10, null, ['big.test'])).map((pending) => pending.row)).toEqual([4, 5]);
+  expect((await store.undispatched(id, 'new', 10, null, ['big.test'])).map((pending) => pending.row)).toEqual([4, 5]);
   expect(
-    (await store.undispatched(id, 10, { domain: 'one.test', row: 4 }, ['big.test'])).map((pending) => pending.row),
+    (await store.undispatched(id, 'new', 10, { domain: 'one.test', row: 4 }, ['big.test'])).map(
+      (pending) => pending.row,
+    ),
   ).toEqual([5]);
 
   await store.markDispatched(id, [1, 2, 4]);
   expect(
-    (await store.undispatchedOf(id, [{ domain: 'big.test', after: 0, take: 5 }])).map((pending) => pending.row),
+    (await store.undispatchedOf(id, 'new', [{ domain: 'big.test', after: 0, take: 5 }])).map((pending) => pending.row),
   ).toEqual([3, 6]);
-  expect(await store.pendingByDomain(id, 3)).toEqual([{ domain: null, rows: 3 }]);
-  // Dispatched so long ago that its job must have been lost: read again.
+  expect(await store.pendingByDomain(id, 'new', 3)).toEqual([{ domain: null, rows: 3 }]);
+  // Dispatched so long ago that its job must have been lost: read again once the list is quiet (`stale`), and
+  // row 2 too, though sent back by greylisting since, once its retry is as old.
   await database.query(
-    "UPDATE list_rows SET dispatched_at = now() - interval '16 minutes' WHERE list_id = $1 AND row = 1",
+    "UPDATE list_rows SET dispatched_at = now() - interval '16 minutes' WHERE list_id = $1 AND row IN (1, 2)",
     [id],
   );
-  expect(
-    (await store.undispatchedOf(id, [{ domain: 'big.test', after: 0, take: 5 }])).map((pending) => pending.row),
-  ).toEqual([1, 3, 6]);
+  await store.greylistWait(id, [2], new Date(Date.now() - 60_000));
+  const readAgain = async (scope: FeedScope) =>
+    (await store.undispatchedOf(id, scope, [{ domain: 'big.test', after: 0, take: 5 }])).map((pending) => pending.row);
+  expect(await readAgain('new')).toEqual([3, 6]);
+  expect(await readAgain('stale')).toEqual([1, 3, 6]);
+  expect(await store.pendingByDomain(id, 'stale', 3)).toEqual(
+    expect.arrayContaining([
+      { domain: 'big.test', rows: 3 },
+      { domain: null, rows: 1 },
+    ]),
+  );
+  await database.query("UPDATE list_rows SET retry_at = now() - interval '16 minutes' WHERE list_id = $1 AND row = 2", [
+    id,
+  ]);
+  expect(await readAgain('stale')).toEqual([1, 2, 3, 6]);
 });
 
 it('marks dispatched rows without waiting for a settlement that holds some of them (a feed behind its own scoring)', async () => {

@@ -99,11 +99,37 @@ function view(row: ListEntity, now = Date.now(), greylisted: Waits = null): List
 }
 
 /**
- * A row the feed is to dispatch: the first of its address, not settled, never dispatched or
- * dispatched so long ago that its job must have been lost (list_rows_pending indexes the first two).
+ * What a feed reads: the rows never dispatched (`new`), or those and the rows whose jobs must have
+ * been lost (`stale`), see feedScope.
  */
-const UNDISPATCHED = `NOT l.settled AND l.duplicate_of IS NULL AND l.key IS NOT NULL
-  AND (l.dispatched_at IS NULL OR l.dispatched_at < now() - make_interval(secs => ${STALE_DISPATCH_SECONDS}))`;
+export type FeedScope = 'new' | 'stale';
+
+/**
+ * A row the feed is to dispatch: the first of its address, not settled (list_rows_pending indexes
+ * these), and never dispatched or — `stale` — dispatched (or last sent back by greylisting) so long
+ * ago that its job must have been lost.
+ */
+function unsent(scope: FeedScope): string {
+  const sent =
+    scope === 'new'
+      ? 'l.dispatched_at IS NULL'
+      : `(l.dispatched_at IS NULL OR greatest(l.dispatched_at, l.retry_at) < now() - make_interval(secs => ${STALE_DISPATCH_SECONDS}))`;
+  return `NOT l.settled AND l.duplicate_of IS NULL AND l.key IS NOT NULL AND ${sent}`;
+}
+
+/**
+ * What the feed of a started list has to read; null: nothing. A row dispatched and not settled is
+ * queued behind the others, waits for a greylisting retry, or was lost with its job: only once the
+ * list has gone quiet — nothing started, settled or fed for STALE_DISPATCH_SECONDS — are its jobs
+ * taken for lost (`stale`), so that a row merely queued is not sent twice. Otherwise a list whose
+ * feed never read all its rows gets those never dispatched (`new`), and a fed one nothing: the
+ * sweep of a running list then reads none of its rows, whatever its size.
+ */
+export function feedScope(list: ListEntity, now = Date.now()): FeedScope | null {
+  const last = Math.max(...[list.startedAt, list.settledAt, list.fedAt].map((at) => at?.getTime() ?? 0));
+  if (now - last >= STALE_DISPATCH_SECONDS * 1000) return 'stale';
+  return list.fedAt ? null : 'new';
+}
 
 const stored = (row: ListEntity, greylisted: Waits = null): StoredList => ({
   row,
@@ -279,32 +305,37 @@ export class ListStore {
   }
 
   /**
-   * Rows waiting to be dispatched per domain, for the domains with at least `min` of them (a feed
+   * Rows waiting to be dispatched (in `scope`) per domain, for the domains with at least `min` of them (a feed
    * reads each of those on its own, see FeedPlan); the other domains' rows summed under `null`.
    */
-  async pendingByDomain(listId: string, min: number): Promise<Array<{ domain: string | null; rows: number }>> {
+  async pendingByDomain(
+    listId: string,
+    scope: FeedScope,
+    min: number,
+  ): Promise<Array<{ domain: string | null; rows: number }>> {
     return this.dataSource().query(
       `SELECT CASE WHEN d.rows >= $2 THEN d.domain END AS domain, sum(d.rows)::int AS rows
-       FROM (SELECT l.domain, count(*) AS rows FROM list_rows l WHERE l.list_id = $1 AND ${UNDISPATCHED} GROUP BY l.domain) d
+       FROM (SELECT l.domain, count(*) AS rows FROM list_rows l WHERE l.list_id = $1 AND ${unsent(scope)} GROUP BY l.domain) d
        GROUP BY 1`,
       [listId, min],
     );
   }
 
   /**
-   * First rows of each address not yet settled nor (recently) dispatched, by domain, after `from`
+   * The rows a feed is to dispatch (in `scope`, see unsent), by domain, after `from`
    * (keyset paging: a feed never reads again the rows it has just dispatched), leaving out the
    * domains in `except` (which the feed reads on their own, see `undispatchedOf`).
    */
   async undispatched(
     listId: string,
+    scope: FeedScope,
     limit: number,
     from: { domain: string; row: number } | null,
     except: string[] = [],
   ): Promise<PendingRow[]> {
     return this.dataSource().query(
       `SELECT l.row, l.email, l.domain FROM list_rows l
-       WHERE l.list_id = $1 AND ${UNDISPATCHED} AND NOT (l.domain = ANY($2::text[]))
+       WHERE l.list_id = $1 AND ${unsent(scope)} AND NOT (l.domain = ANY($2::text[]))
          AND ($3::text IS NULL OR (l.domain, l.row) > ($3, $4::int))
        ORDER BY l.domain, l.row LIMIT $5`,
       [listId, except, from?.domain ?? null, from?.row ?? 0, limit],
@@ -314,6 +345,7 @@ export class ListStore {
   /** The same rows for each of some domains: up to `take` of them after the domain's row `after`, by domain and row. */
   async undispatchedOf(
     listId: string,
+    scope: FeedScope,
     reads: Array<{ domain: string; after: number; take: number }>,
   ): Promise<PendingRow[]> {
     return this.dataSource().query(
@@ -321,7 +353,7 @@ export class ListStore {
        FROM jsonb_to_recordset($2::jsonb) AS p(domain text, after int, take int)
        CROSS JOIN LATERAL (
          SELECT l.row, l.email FROM list_rows l
-         WHERE l.list_id = $1 AND l.domain = p.domain AND l.row > p.after AND ${UNDISPATCHED}
+         WHERE l.list_id = $1 AND l.domain = p.domain AND l.row > p.after AND ${unsent(scope)}
          ORDER BY l.row LIMIT p.take
        ) r
        ORDER BY p.domain, r.row`,
@@ -343,6 +375,11 @@ export class ListStore {
        )`,
       [listId, rows],
     );
+  }
+
+  /** The list's feed has read (and dispatched) every row it had to: sweeps leave it be while it settles (feedScope). */
+  async fed(listId: string): Promise<void> {
+    await this.lists.update({ id: listId }, { fedAt: () => 'now()' });
   }
 
   /** Counts `rows` settled now in the list's usage of the day (the transaction's UTC day, the ledger's too). */
@@ -399,7 +436,7 @@ export class ListStore {
       // rows cost leaves the list's hold for its charges.
       const [[moved]] = (await manager.query(
         `UPDATE lists SET processed = processed + $2, valid = valid + $3, risky = risky + $4, invalid = invalid + $5,
-           credits_charged = credits_charged + $6, credits_held = credits_held - $6
+           credits_charged = credits_charged + $6, credits_held = credits_held - $6, settled_at = now()
          WHERE id = $1 RETURNING processed, total`,
         [listId, all.length, counted('valid'), counted('risky'), counted('invalid'), charged],
       )) as [Array<{ processed: number; total: number }>, number];
@@ -549,7 +586,11 @@ export class ListStore {
         (row) => row.id,
       );
       const lost = [...ids, ...paused];
-      if (lost.length > 0) await this.rows.update({ listId: In(lost), settled: false }, { dispatchedAt: null });
+      if (lost.length > 0) {
+        await this.rows.update({ listId: In(lost), settled: false }, { dispatchedAt: null });
+        // Their feeds are to read those rows again.
+        await this.lists.update({ id: In(lost) }, { fedAt: null });
+      }
     }
     return ids;
   }

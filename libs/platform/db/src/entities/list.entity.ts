@@ -92,6 +92,14 @@ export class ListEntity {
   @Column('timestamptz', { name: 'completed_at', nullable: true })
   completedAt!: Date | null;
 
+  /** When its feed last read every row it had to send (null: never, or its rows are to be sent again). */
+  @Column('timestamptz', { name: 'fed_at', nullable: true })
+  fedAt!: Date | null;
+
+  /** When a row of it last settled (null: none yet). */
+  @Column('timestamptz', { name: 'settled_at', nullable: true })
+  settledAt!: Date | null;
+
   /** Its webhook's delivery, once the list has ended (only read with the list, see ListStore). */
   @OneToOne('WebhookDeliveryEntity', (delivery: WebhookDeliveryEntity) => delivery.list)
   webhook?: WebhookDeliveryEntity | null;

@@ -12,6 +12,7 @@ import { PausedLists1765065600000 } from './1765065600000-paused-lists';
 import { GreylistWaits1765152000000 } from './1765152000000-greylist-waits';
 import { DomainQueries1765238400000 } from './1765238400000-domain-queries';
 import { ListRowsWaiting1765324800000 } from './1765324800000-list-rows-waiting';
+import { ListFeedMarks1765500000001 } from './1765500000001-list-feed-marks';
 
 /**
  * Every schema change, in order. The service never uses `synchronize`: each change is a migration
@@ -32,4 +33,5 @@ export const MIGRATIONS: Function[] = [
   GreylistWaits1765152000000,
   DomainQueries1765238400000,
   ListRowsWaiting1765324800000,
+  ListFeedMarks1765500000001,
 ];
