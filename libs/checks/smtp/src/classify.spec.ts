@@ -930,6 +930,113 @@ const DIALECTS: Array<[string, SmtpStage, string, ReplyClass]> = [
   ],
   ['a special-use recipient domain', 'rcpt', '553 Recipient domain is a special-use domain name', 'no_such_user'],
   ['a reserved domain of our sender', 'mail', '553 5.1.8 Sender domain reserved by RFC 2606', 'sender_blocked'],
+  // Round 7: a mailbox that takes only some mail (certified, or from some senders) exists, whatever it is hedged with.
+  [
+    'unknown or closed to uncertified mail',
+    'rcpt',
+    '550 Recipient unknown or not enabled to receive uncertified messages',
+    'unclassified',
+  ],
+  [
+    'the same, in Italian',
+    'rcpt',
+    '554 Destinatario sconosciuto o non abilitato a ricevere e-mail non certificate',
+    'unclassified',
+  ],
+  [
+    'a certified-mail code under 5.7.1',
+    'rcpt',
+    '550 5.7.1 Casella PEC: posta non certificata rifiutata',
+    'unclassified',
+  ],
+  [
+    'not found or closed to mail from outside',
+    'rcpt',
+    '550 Address not found or not configured to accept messages from the Internet',
+    'unclassified',
+  ],
+  // Round 7: a mailbox not allowed to receive any mail is disabled.
+  ['a mailbox not permitted to receive', 'rcpt', '550 The mailbox is not permitted to receive messages.', 'disabled'],
+  ['a user barred from receiving', 'rcpt', '554 User is prohibited from receiving mail', 'disabled'],
+  ['the same, in French', 'rcpt', "550 Ce compte n'est pas autorisé à recevoir des courriels.", 'disabled'],
+  ['the same, in Chinese', 'rcpt', '550 该用户收信功能已被禁止', 'disabled'],
+  [
+    'closed to our domain only is no disabled mailbox',
+    'rcpt',
+    '550 This account is not allowed to receive mail from your domain',
+    'unclassified',
+  ],
+  // Round 7: access to the recipient denied is its own rule, not a block of us, even under 5.7.x.
+  ['mailbox access denied under 5.7.1', 'rcpt', '550 5.7.1 Mailbox access denied', 'unclassified'],
+  ['recipient access refused', 'rcpt', '554 5.7.1 Recipient: access refused', 'unclassified'],
+  ['the same, in French', 'rcpt', '550 5.7.1 Destinataire : accès refusé', 'unclassified'],
+  ['a bare access denied stays ours', 'rcpt', '550 5.7.1 Access denied', 'sender_blocked'],
+  // Round 7: recipients counted against a cap on the session or message.
+  [
+    'the maximum number of recipients reached',
+    'rcpt',
+    '452 Maximum number of recipients reached',
+    'too_many_recipients',
+  ],
+  [
+    'a count of recipients over the limit',
+    'rcpt',
+    '550 The count of recipients has exceeded the limit for one message',
+    'too_many_recipients',
+  ],
+  ['the same, in French', 'rcpt', '452 Nombre maximal de destinataires atteint', 'too_many_recipients'],
+  ['recipients per hour stay a rate', 'rcpt', '452 4.7.1 Maximum recipients per hour reached', 'rate_limited'],
+  // Round 7: "isn't a local account" at RCPT, as "not a local user".
+  ['a recipient that is not a valid mailbox', 'rcpt', "550 Recipient isn't a valid mailbox", 'no_such_user'],
+  ['an address that is not a known user', 'rcpt', "550 That address isn't a known user here", 'no_such_user'],
+  [
+    'our sender that is not a valid mailbox',
+    'rcpt',
+    "550 The sender's address isn't a valid mailbox",
+    'sender_blocked',
+  ],
+  // Round 7: a submission server that takes mail only from its own accounts.
+  ['a non-local sender at MAIL', 'mail', '553 Sender is a non-local user', 'relay_denied'],
+  ['mail from a non-local sender', 'mail', '553 Mail from non-local sender not permitted', 'relay_denied'],
+  // Round 7: our sender named by its command, or not the identity we logged in as, whatever the code.
+  [
+    'our MAIL FROM account not found, deferred',
+    'mail',
+    '451 MAIL FROM account not found, try again later',
+    'sender_blocked',
+  ],
+  ['our MAIL FROM mailbox at RCPT', 'rcpt', '450 4.1.0 MAIL FROM mailbox unknown', 'sender_blocked'],
+  [
+    'an identity that is not the authenticated one',
+    'mail',
+    '451 Account does not match the authenticated identity',
+    'sender_blocked',
+  ],
+  [
+    'an address not owned by the logged-in user',
+    'rcpt',
+    '550 Address not owned by the logged-in user',
+    'sender_blocked',
+  ],
+  // Round 7: at end of DATA the recipient was taken; the message refused there is ours, weak words are not the mailbox's.
+  ['a message rejected at DATA', 'data', '554 Your message was rejected', 'sender_blocked'],
+  ['mail not accepted at DATA', 'data', '550 Mail not accepted', 'sender_blocked'],
+  ['the same, in German', 'data', '554 Nachricht abgelehnt', 'sender_blocked'],
+  [
+    'a message rejected for no such user stays the mailbox',
+    'data',
+    '550 Message rejected: no such user',
+    'no_such_user',
+  ],
+  [
+    "a message rejected by the recipient's filters",
+    'data',
+    "550 Message rejected by the recipient's filters",
+    'unclassified',
+  ],
+  ['a recipient unavailable at DATA', 'data', '550 Recipient unavailable', 'unclassified'],
+  ['a recipient unknown at DATA stays the mailbox', 'data', '550 Recipient unknown', 'no_such_user'],
+  ['a mailbox unavailable at RCPT stays the mailbox', 'rcpt', '550 Mailbox unavailable', 'no_such_user'],
 ];
 
 describe('reply dialects by stage (issue 32)', () => {
