@@ -1,5 +1,5 @@
 import { fitMaps } from '../../../../test/bench/scoring-calibrate';
-import { HELD_OUT, population } from '../../../../test/bench/scoring-populations';
+import { HELD_OUT, population, type PopulationName } from '../../../../test/bench/scoring-populations';
 import { outcome, replay } from '../../../../test/bench/scoring-replay';
 import { auc, ceiling, reliability, rising, TOLERANCE, type Band } from '../../../../test/bench/scoring-report';
 import { calibrate, CEILING, fitCalibration, FLOOR, REGIMES, regimeOf } from './calibration';
@@ -66,6 +66,20 @@ describe('the calibration maps', () => {
 });
 
 /**
+ * Issue 32's target, not met yet on every draw: before feedback the domain's pattern rests on avatars and
+ * the local parts queried there (domain-model.ts queriedPattern), typos on the name lists, the names
+ * learned and the queried local parts (typo_of_queried). The held-out draws still short of 0.02 of the
+ * ceiling without feedback, each with its gap (ceiling − AUC, rounded up to 0.001). What is left is
+ * mostly the first addresses checked at a domain (nothing is known of its pattern yet: a guess in
+ * another pattern ranks with its staff), typos checked before what they misspell, and one-word
+ * patterns that read either way (`wardr`: firstl or lastf?). docs/benchmarks.md has the figures.
+ */
+const SHORT_BEFORE_FEEDBACK: ReadonlyArray<readonly [population: PopulationName, seed: number, gap: number]> = [
+  ['second', 7130519, 0.03], // 0.0292
+  ['second', 7130521, 0.036], // 0.0355
+];
+
+/**
  * Each held-out draw, in both rounds (before feedback: everything; after: the held-out half), beside
  * its ceiling: the best AUC any score can reach on it (scoring-report.ts `ceiling`: an oracle that
  * knows each domain's pattern, the avatars and every made-up kind, but not which real-looking names
@@ -109,20 +123,20 @@ describe.each(HELD_OUT)('confidence that means what it says on the held-out %s p
     expect(reached).toBeGreaterThanOrEqual(best - 0.02);
   });
 
-  /**
-   * Issue 32's target, not met yet on every draw: before feedback the domain's pattern rests on avatars and
-   * the local parts queried there (domain-model.ts queriedPattern). Gaps with both: bench 20261126 0.003,
-   * 20261127 0.011, second 7130519 0.033, 7130520 0.020 (0.0204), 7130521 0.037 (with avatars only: 0.016, 0.030,
-   * 0.045, 0.039, 0.048). What is left is mostly typos of staff addresses (before feedback only the name
-   * lists tell them, and they lack half the names) and one-word patterns that read either way (`wardr`:
-   * firstl or lastf?).
-   */
-  const near = figures[0].auc >= figures[0].ceiling - 0.02;
-  (near ? it : it.failing)(
-    `without feedback, ranks real mailboxes above made-up ones within 0.02 of the ceiling${near ? '' : ' (not yet on this draw)'}`,
-    () => {
+  const recorded = SHORT_BEFORE_FEEDBACK.find(([population, draw]) => population === name && draw === seed)?.[2];
+  const target = 'without feedback, ranks real mailboxes above made-up ones within 0.02 of the ceiling';
+  const withinTarget = () => {
+    const { auc: reached, ceiling: best } = figures[0];
+    expect(reached).toBeGreaterThanOrEqual(best - 0.02);
+  };
+  if (recorded === undefined) it(target, withinTarget);
+  else {
+    // A draw listed short: `it.failing` fails once it meets the target (the list is then out of date)…
+    it.failing(`${target} (listed short: gap ${recorded})`, withinTarget);
+    // …and it may not fall further behind than recorded (the replay is deterministic: rounding up is the slack).
+    it(`without feedback, no further from the ceiling than the ${recorded} recorded`, () => {
       const { auc: reached, ceiling: best } = figures[0];
-      expect(reached).toBeGreaterThanOrEqual(best - 0.02);
-    },
-  );
+      expect(best - reached).toBeLessThanOrEqual(recorded);
+    });
+  }
 });

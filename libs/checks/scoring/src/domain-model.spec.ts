@@ -235,6 +235,25 @@ describe('what the service has seen exist', () => {
     );
   });
 
+  it('takes a local part one slip from a better-spelt one queried here for a typo of it, whichever came first', () => {
+    // Names the lists lack (szabo, zsofia): only the spelling tells which of the two was meant.
+    const queried = ['zeynep-szabo', 'zsofia.horvath', 'tgreen'];
+    const model = learnDomain([], [], queried);
+    for (const typo of ['zeynep-sazbo', 'zsofai.horvath'])
+      expect([typo, signals(typo, model)]).toEqual([typo, expect.arrayContaining(['typo_of_queried'])]);
+    const misspelt = learnDomain([], [], ['zeynep-sazbo', 'zsofai.horvath']);
+    for (const meant of ['zeynep-szabo', 'zsofia.horvath'])
+      expect([meant, signals(meant, misspelt)]).toEqual([meant, expect.not.arrayContaining(['typo_of_queried'])]);
+    // What reads as names is no typo, however an odd spelling queried beside it reads (`ele` is likelier
+    // spelt than `lee`), nor is anything once the domain was reported on.
+    expect(signals('emma.lee', learnDomain([], [], ['emma.ele']))).not.toContain('typo_of_queried');
+    expect(signals('zeynep-sazbo', learnDomain([bounced('zed.last')], [], queried))).not.toContain('typo_of_queried');
+    expect(catchAllConfidence(features('zeynep-sazbo', model)).confidence).toBeLessThan(
+      catchAllConfidence(features('zeynep-sazbo', learnDomain([], [], ['zeynep-cooper', 'zsofia.horvath', 'tgreen'])))
+        .confidence,
+    );
+  });
+
   it('teaches names the lists lack, from addresses known to exist here or at other domains', () => {
     const nothing = learnDomain([]);
     const elsewhere = learnDomain([], ['gwendolyn.ostrowski', 'x.yz', 'zoltan']);

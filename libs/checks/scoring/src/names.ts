@@ -81,6 +81,40 @@ export function unusualLetterPairs(local: string): { unusual: number; pairs: num
   return { unusual, pairs };
 }
 
+/** How often each letter pair (^ start, $ end) occurs in the names above, and each letter leads one. */
+const PAIR_COUNTS = new Map<string, number>();
+const LEAD_COUNTS = new Map<string, number>();
+for (const name of [...FIRST_NAMES, ...SURNAMES]) {
+  const marked = `^${name}$`;
+  for (let at = 1; at < marked.length; at++) {
+    const pair = marked.slice(at - 1, at + 1);
+    PAIR_COUNTS.set(pair, (PAIR_COUNTS.get(pair) ?? 0) + 1);
+    LEAD_COUNTS.set(marked[at - 1], (LEAD_COUNTS.get(marked[at - 1]) ?? 0) + 1);
+  }
+}
+/** What may follow a letter: 26 letters and the end (add-one smoothing). */
+const FOLLOWERS = 27;
+
+/**
+ * How much a local part is spelt like names: the mean log-probability of its letter pairs (with the
+ * start and end of each run of letters) under the letter pairs of the names above. Of two spellings one
+ * slip apart, the likelier is what was meant (`zsofia`, not `zsofai`, whose `ai` rarely ends a name),
+ * names the lists lack included.
+ */
+export function nameLikeness(local: string): number {
+  let sum = 0;
+  let pairs = 0;
+  for (const run of local.match(/[a-z]+/g) ?? []) {
+    const marked = `^${run}$`;
+    for (let at = 1; at < marked.length; at++) {
+      const count = PAIR_COUNTS.get(marked.slice(at - 1, at + 1)) ?? 0;
+      sum += Math.log((count + 1) / ((LEAD_COUNTS.get(marked[at - 1]) ?? 0) + FOLLOWERS));
+      pairs++;
+    }
+  }
+  return pairs === 0 ? -Infinity : sum / pairs;
+}
+
 /** Names beyond the lists: those learned from addresses known to exist (domain-model.ts `names`). */
 export type Learned = ReadonlySet<string>;
 const NONE: Learned = new Set();
