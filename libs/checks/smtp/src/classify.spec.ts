@@ -1037,6 +1037,55 @@ const DIALECTS: Array<[string, SmtpStage, string, ReplyClass]> = [
   ['a recipient unavailable at DATA', 'data', '550 Recipient unavailable', 'unclassified'],
   ['a recipient unknown at DATA stays the mailbox', 'data', '550 Recipient unknown', 'no_such_user'],
   ['a mailbox unavailable at RCPT stays the mailbox', 'rcpt', '550 Mailbox unavailable', 'no_such_user'],
+  // Round 8: a syntax error of our command, alone, is neither a block of us nor word of the mailbox.
+  ['a bare syntax error at MAIL', 'mail', '501 Invalid syntax', 'unclassified'],
+  ['the same, in Chinese', 'mail', '500 命令语法错误', 'unclassified'],
+  ['a syntax error in our sender address stays ours', 'mail', '501 Syntax error in sender address', 'sender_blocked'],
+  // Round 8: no mail taken from our sender or domain is about us, whatever is said of the mailbox beside it.
+  [
+    'no mail taken from our sender address',
+    'rcpt',
+    '550 5.1.1 Recipient rejected: we do not accept email from your sender address',
+    'sender_blocked',
+  ],
+  [
+    'a server taking no mail from our domain',
+    'rcpt',
+    '550 This server does not accept mail from your domain',
+    'sender_blocked',
+  ],
+  ['our host held in the penalty box', 'rcpt', '554 Sending host is in the penalty box', 'sender_blocked'],
+  // Round 8: links in our message on a URI blocklist or prohibited, and a sender not on the list of those allowed.
+  ['a prohibited link in our message, deferred', 'data', '451 Message contains a prohibited URL', 'sender_blocked'],
+  ['the same, in Chinese', 'data', '451 邮件内容包含违禁链接', 'sender_blocked'],
+  [
+    'a sender not among those permitted, deferred',
+    'mail',
+    '451 Not on the list of permitted senders',
+    'sender_blocked',
+  ],
+  ['the same, in Chinese', 'mail', '450 此账号不在系统允许的发信账号范围内', 'sender_blocked'],
+  // Round 8: counts within a time window, identical messages and a request to send less often are rates, in Chinese
+  // as in English; a cap per connection or message stays a recipient cap.
+  ['recipients counted over a day, in Chinese', 'rcpt', '550 该发件人今日投递的收件人数超过上限', 'rate_limited'],
+  ['identical messages in a short time, in Chinese', 'data', '451 短时间内发送大量相同内容的邮件', 'rate_limited'],
+  ['a request to send less often, in Chinese', 'mail', '550 发件人发信过于频繁，请降低发送频率', 'rate_limited'],
+  ['the same, in Japanese', 'banner', '421 短時間に大量のメールを送信したため接続を拒否しました', 'rate_limited'],
+  ['recipients per message counted, in Chinese', 'rcpt', '550 单封邮件收件人数量超出限制', 'too_many_recipients'],
+  ['too much recipients, in broken English', 'rcpt', '452 Too much recipients', 'too_many_recipients'],
+  ['a bulk send over its count, in Chinese', 'rcpt', '550 群发人数超出限制', 'too_many_recipients'],
+  // Round 8: the recipient's domain not served here, relaying refused in other languages, authentication demanded.
+  ['the recipient domain not hosted here', 'rcpt', '550 Recipient domain is not hosted here', 'relay_denied'],
+  ['relaying refused, in Chinese', 'rcpt', '550 本服务器不允许转发邮件', 'relay_denied'],
+  ['the same, in Japanese', 'rcpt', '550 中継は許可されていません', 'relay_denied'],
+  ['authentication demanded at RCPT', 'rcpt', '530 You must authenticate first', 'relay_denied'],
+  ['the same, in Chinese', 'mail', '553 发送邮件需要身份验证', 'relay_denied'],
+  // Round 8: a mailbox's storage limit exceeded; an account deleted however said; "no found" for "not found".
+  ['an inbox limit exceeded', 'rcpt', '550 Inbox limit exceeded', 'full'],
+  ['a recipient no found', 'rcpt', '550 Recipient no found', 'no_such_user'],
+  ['a mailbox removed by its owner', 'rcpt', '550 Mailbox removed by owner', 'no_such_user'],
+  ['the same, in German', 'rcpt', '550 Postfach wurde gelöscht', 'no_such_user'],
+  ['the same, in Chinese', 'rcpt', '550 该邮箱已被删除', 'no_such_user'],
 ];
 
 describe('reply dialects by stage (issue 32)', () => {
