@@ -807,8 +807,9 @@ const DIALECTS: Array<[string, SmtpStage, string, ReplyClass]> = [
     '550 5.7.1 Message refused because it was not sent over a TLS connection',
     'tls_required',
   ],
-  // Greylisting defers the envelope: a bare 4.7.x after DATA is a content filter's trouble.
-  ['a bare deferral at RCPT', 'rcpt', '451 4.7.1 Not now', 'greylisted'],
+  // Greylisting is told by its words, not by a bare 4.7.x (round 9: servers send 4.2.0, 4.7.0 and 4.7.1 for any
+  // deferral); both are retried alike.
+  ['a bare deferral at RCPT', 'rcpt', '451 4.7.1 Not now', 'temporary'],
   ['a bare deferral at end of DATA', 'data', '451 4.7.1 Not now', 'temporary'],
   // Round 5: weak words about the mailbox said of us, or beside a reason of their own, do not condemn it.
   ['a routing loop under 5.1.1', 'rcpt', '550 5.1.1 Routing loop detected', 'unclassified'],
@@ -1085,7 +1086,69 @@ const DIALECTS: Array<[string, SmtpStage, string, ReplyClass]> = [
   ['a recipient no found', 'rcpt', '550 Recipient no found', 'no_such_user'],
   ['a mailbox removed by its owner', 'rcpt', '550 Mailbox removed by owner', 'no_such_user'],
   ['the same, in German', 'rcpt', '550 Postfach wurde gelöscht', 'no_such_user'],
-  ['the same, in Chinese', 'rcpt', '550 该邮箱已被删除', 'no_such_user'],
+  ['the same, in Chinese', 'rcpt', '550 该邮箱已被删除', 'no_such_user'], // Round 9: typographic apostrophes; an account absent however said; a recipient that cannot be verified.
+  ['a typographic apostrophe', 'rcpt', '550 That mailbox doesn’t exist here', 'no_such_user'],
+  ['no account at all, typographically', 'rcpt', '550 Sorry, the recipient doesn’t have an account', 'no_such_user'],
+  ['a recipient that could not be verified', 'rcpt', '550 Address could not be verified', 'no_such_user'],
+  ['our sender that cannot be verified stays ours', 'rcpt', '550 Sender address cannot be verified', 'sender_blocked'],
+  // Round 9: a recipient address refused for its form (no domain, not valid), or for a token encoded in it.
+  ['a recipient without its domain', 'rcpt', '553 You must include a domain', 'no_such_user'],
+  ['a valid recipient demanded', 'rcpt', '550 A valid recipient is required', 'no_such_user'],
+  ['a bounce address tag not valid', 'rcpt', '550 Invalid BATV signature', 'no_such_user'],
+  ['a recipient missing from the routing table', 'rcpt', '550 User not in the routing list', 'no_such_user'],
+  // Round 9: aliases and lists switched off, a mailbox taking no incoming mail: disabled.
+  ['a forwarder switched off', 'rcpt', '550 Forwarder is not active', 'disabled'],
+  ['a group switched off', 'rcpt', '550 Group is not active', 'disabled'],
+  ['a mailbox taking no inbound mail', 'rcpt', '550 This mailbox does not accept inbound mail', 'disabled'],
+  // Round 9: our commands out of turn, extensions lacking and the message's size are neither us nor the mailbox.
+  ['a command asked for first', 'mail', '503 5.5.1 HELO first, please', 'unclassified'],
+  ['a sender given twice', 'mail', '503 Sender already specified', 'unclassified'],
+  ['a reset demanded', 'mail', '503 Issue an RSET first', 'unclassified'],
+  ['speaking out of turn at the greeting', 'banner', '554 Protocol synchronization error, goodbye', 'unclassified'],
+  ['an address the server cannot parse', 'rcpt', '501 5.1.3 Unable to parse the address', 'unclassified'],
+  ['an extension switched off', 'mail', '555 5.5.4 8BITMIME not supported', 'unclassified'],
+  ['an internationalised name it cannot take', 'rcpt', '553 5.1.2 Punycode conversion failed', 'unclassified'],
+  ['UTF-8 demanded for a sender', 'mail', '553 UTF-8 required for this address', 'unclassified'],
+  ['the message too large at MAIL', 'mail', '552 Message is too large for this server', 'unclassified'],
+  ['the same, without an enhanced code at MAIL', 'mail', '552 5.3.4 Size limit of this system', 'unclassified'],
+  // Round 9: about us — our host or connection denied, our display name refused, posting to a list we may not.
+  ['connections from us refused', 'banner', '421 Connections from you are not accepted now', 'sender_blocked'],
+  ['a host denied in so many words', 'rcpt', '554 Sending host denied', 'sender_blocked'],
+  ['our display name refused', 'data', '550 Sender display name is invalid', 'sender_blocked'],
+  ['a list only members may post to', 'rcpt', '550 Only members can post to this list', 'sender_blocked'],
+  ['not an approved poster', 'rcpt', '550 Not an approved poster', 'sender_blocked'],
+  ['an SPF explanation link', 'rcpt', '550 Rejected, see http://www.openspf.net/Why?s=mfrom', 'sender_blocked'],
+  [
+    'login demanded to use our sender',
+    'mail',
+    '530 Please authenticate to send mail from this domain',
+    'sender_blocked',
+  ],
+  ['login demanded beside a sender code', 'rcpt', '550 5.1.8 Authentication required', 'relay_denied'],
+  // Round 9: limits on our messaging, the recipient count exceeded, a policy service's quota.
+  ['our messaging limit exceeded', 'rcpt', '451 You exceeded the sending limit', 'rate_limited'],
+  ['recipients over the maximum', 'rcpt', '452 Exceeded maximum number of recipients', 'too_many_recipients'],
+  ['a policy quota, deferred', 'rcpt', '451 4.7.1 Quota reached for this period', 'rate_limited'],
+  ['a quota of the mailbox under X.7 stays full', 'rcpt', '452 4.7.1 Mailbox quota reached', 'full'],
+  // Round 9: greylisting told by its words in any language, not by a 4.7.1 or 4.2.0 code.
+  ['a deferral by code alone', 'rcpt', '451 4.7.1 Request refused', 'temporary'],
+  ['greylisting in Spanish', 'rcpt', '450 Lista gris activa, reintente', 'greylisted'],
+  ['the message deferred in so many words', 'rcpt', '450 Your message has been temporarily refused', 'greylisted'],
+  ['server overload', 'rcpt', '451 Server overloaded, please try again later', 'temporary'],
+  ['a system temporary unavailable', 'rcpt', '451 Service temporary unavailable, retry later', 'temporary'],
+  // Round 9: hedges — RFC 5321's list of reasons, "not local or unknown" beside a relay refusal.
+  [
+    'RFC 5321 list of reasons',
+    'rcpt',
+    '550 5.1.1 Mailbox unavailable (e.g., mailbox not found, no access)',
+    'unclassified',
+  ],
+  [
+    'not local or unknown, relaying refused',
+    'rcpt',
+    '550 Recipient not local or unknown; relaying denied',
+    'unclassified',
+  ],
 ];
 
 describe('reply dialects by stage (issue 32)', () => {
