@@ -215,7 +215,8 @@ const REPLIES: Array<[string, string[], ReplyClass]> = [
     'no_such_user',
   ],
   ['inactive text', ['550 5.2.1 <a@example.com>: Recipient address rejected: account inactive'], 'disabled'],
-  ['temporary user unknown text', ['451 4.3.0 user unknown, try again later'], 'greylisted'],
+  // Never no_such_user under a 4xx; under X.3.x (the mail system's status, round 10) "try again later" is its trouble.
+  ['temporary user unknown text', ['451 4.3.0 user unknown, try again later'], 'temporary'],
   ['unexplained 5xx', ['554 5.3.0 Transaction failed'], 'unclassified'],
   [
     'policy 5.7.1 mentioning user',
@@ -1149,6 +1150,30 @@ const DIALECTS: Array<[string, SmtpStage, string, ReplyClass]> = [
     '550 Recipient not local or unknown; relaying denied',
     'unclassified',
   ],
+  // Round 10: a bare refusal after the quoted recipient, a mailbox "not available" in any language.
+  ['a terse refusal after the quoted address', 'rcpt', '550 <someone@example.net>: Refused', 'no_such_user'],
+  ['a mailbox not available', 'rcpt', '550 Requested mailbox is not available', 'no_such_user'],
+  ['the same, in Portuguese', 'rcpt', '550 Caixa postal não disponível', 'no_such_user'],
+  ['the same under a 4xx stays temporary', 'rcpt', '450 Mailbox is not available', 'temporary'],
+  // Round 10: a mailbox expired for want of use, in any language: disabled.
+  ['a mailbox lapsed for lack of use', 'rcpt', '550 This mailbox has lapsed due to non-use', 'disabled'],
+  ['the same, in Portuguese', 'rcpt', '550 A caixa postal expirou por falta de uso', 'disabled'],
+  ['the same, in Italian', 'rcpt', '550 Casella scaduta per mancato utilizzo', 'disabled'],
+  // Round 10: harvesting and dictionary attacks are what the server thinks of us.
+  ['an address harvesting attempt', 'rcpt', '550 Address harvesting detected', 'sender_blocked'],
+  ['a dictionary attack, in German', 'rcpt', '550 Wörterbuchangriff erkannt', 'sender_blocked'],
+  // Round 10: a concurrency cap on our connections, a relay check of ours failing, HELO asked for.
+  ['parallel sessions over their limit', 'banner', '421 Parallel session limit hit', 'rate_limited'],
+  ['a relaying test failed', 'mail', '550 Relaying test failed for this sender', 'relay_denied'],
+  ['EHLO required before MAIL', 'mail', '503 EHLO is required', 'unclassified'],
+  ['a valid HELO name required stays ours', 'mail', '550 Valid HELO required', 'sender_blocked'],
+  // Round 10: a check of us that only says "later" defers; the receiving system's own status (X.3.x) is its trouble.
+  ['our host deferred with no reason', 'mail', '450 4.7.1 Helo command rejected: Please retry later', 'temporary'],
+  ['the same, in French', 'rcpt', '450 Client host rejected: Veuillez réessayer plus tard', 'temporary'],
+  ['our host deferred slower stays a rate', 'rcpt', '450 Client host rejected: try again slower', 'rate_limited'],
+  ['a mail system status deferral', 'rcpt', '451 4.3.0 Please retry later', 'temporary'],
+  ['a directory back end down', 'rcpt', '451 Directory service unreachable, retry later', 'temporary'],
+  ['a database failure', 'rcpt', '451 Database connection failed, try again later', 'temporary'],
 ];
 
 describe('reply dialects by stage (issue 32)', () => {
