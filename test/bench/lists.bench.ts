@@ -261,7 +261,9 @@ async function run(addresses: number): Promise<RunFigures> {
       processed = body.processed;
       const waiting = body.greylisted?.rows ?? 0;
       greylistedRows = Math.max(greylistedRows, waiting);
-      if (!others && (status !== 'processing' || processed + waiting >= body.total))
+      // Not on the status alone: a list still `queued` at a poll (its feed not begun) has settled nothing yet.
+      // One that ended before this held is measured to its end (toOthers below).
+      if (!others && processed + waiting >= body.total)
         others = { processed, seconds: (performance.now() - started) / 1000 };
       if (processed >= ((rssSamples.length + 1) * addresses) / 10 || status === 'completed')
         rssSamples.push({ processed, rssMb: rssOf() });

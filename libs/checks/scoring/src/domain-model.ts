@@ -278,7 +278,8 @@ export function addressSignals(localPart: string, model: DomainModel): Signal[] 
 
 /** `local` is one slip from a local part queried here that is spelt more like names (typo_of_queried). */
 function isTypoOfAsked(local: string, model: DomainModel): boolean {
-  if (readsAsNames(local, 1, model.names)) return false;
+  // Nothing queried to be read (none yet, or the domain reported on): no slip to spell out.
+  if (model.asked.size === 0 || readsAsNames(local, 1, model.names)) return false;
   const own = nameLikeness(local);
   return slips(local).some((meant) => model.asked.has(meant) && nameLikeness(meant) > own);
 }

@@ -153,3 +153,38 @@ it('once a list is fed, sends a row again only when the list has gone quiet and 
   await store.running(true);
   expect(await sweep()).toEqual({ dispatched: DOMAINS * ROWS_PER_DOMAIN - 1 });
 });
+
+it('a feed stopped by its list pausing leaves the list unfed: once resumed, the next feed sends the rest, none twice', async () => {
+  const listId = await runningList('paused');
+  const accountId = 'acc_paused';
+  const feed = new FeedHandler(engine, store);
+  const sent: number[] = [];
+  let pause = true;
+  const jobs: StageContext = {
+    async enqueue(_name, payload) {
+      const { then } = payload as SmtpPayload;
+      if (then.to === 'list') sent.push(...then.rows);
+      // The account is suspended as the first group is queued: the feed reads no more rows.
+      if (pause) await db.sources[0].transaction((manager) => store.pauseAccount(manager, accountId));
+      pause = false;
+    },
+    join: async () => undefined,
+  };
+  const fedAt = async () =>
+    ((await db.database.query('SELECT fed_at FROM lists WHERE id = $1', [listId])) as Array<{ fed_at: Date | null }>)[0]
+      .fed_at;
+  const paused = await feed.handle({ listId }, jobs);
+  expect(paused.dispatched).toBeGreaterThan(0);
+  expect(paused.dispatched).toBeLessThan(DOMAINS * ROWS_PER_DOMAIN);
+  // Not fed: marked fed, its unsent rows would wait for the list to go quiet.
+  expect(await fedAt()).toBeNull();
+  // Paused, the sweeps' feeds send nothing.
+  expect(await feed.handle({ listId }, jobs)).toEqual({ dispatched: 0 });
+
+  expect(await db.sources[0].transaction((manager) => store.resumeAccount(manager, accountId))).toEqual([listId]);
+  const resumed = await feed.handle({ listId }, jobs);
+  expect(resumed.dispatched).toBe(DOMAINS * ROWS_PER_DOMAIN - paused.dispatched);
+  expect(new Set(sent).size).toBe(DOMAINS * ROWS_PER_DOMAIN);
+  expect(sent.length).toBe(DOMAINS * ROWS_PER_DOMAIN);
+  expect(await fedAt()).not.toBeNull();
+});
