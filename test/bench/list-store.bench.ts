@@ -1,6 +1,6 @@
 import { CreditLedger } from '@mailguard/credits';
 import type { VerificationResult } from '@mailguard/engine';
-import { feedScope, ListStore, type UploadRow } from '@mailguard/lists';
+import { ListStore, type UploadRow } from '@mailguard/lists';
 import { createMigratedDatabase } from '../support/services';
 
 /**
@@ -11,7 +11,7 @@ import { createMigratedDatabase } from '../support/services';
  * feed runs ahead of the scoring) but 20 groups of the big domains, the first half settled, 100
  * rows waiting for a greylisting retry, then vacuumed. Then the median ms of: a customer's poll of the
  * list (GET /v1/lists/:id); a sweep's feed of the list once fed (what every sweep does while the list
- * runs, see feedScope); the plan of a feed taken up midway (after a hand-back: it counts and reads the
+ * runs, see ListStore.feedScope); the plan of a feed taken up midway (after a hand-back: it counts and reads the
  * rows never dispatched, once per feed, not per sweep); and each of the 20 groups of 500 rows marked
  * dispatched, then settled. The database alone: no lab, no
  * workers. `BENCH_SIZES` (comma list) changes the sizes.
@@ -142,7 +142,8 @@ async function measure(size: number): Promise<string> {
     await store.fed(id);
     const sweep = await timed(15, async () => {
       const started = await store.start(id);
-      if (!started || feedScope(started.row) !== null) throw new Error('a fed list still had rows to feed');
+      if (!started || (await store.feedScope(started.row)) !== null)
+        throw new Error('a fed list still had rows to feed');
     });
     const mark = await timed(groups.length, (index) => store.markDispatched(id, groups[index]));
     const settle = await timed(groups.length, (index) =>

@@ -154,6 +154,38 @@ it('once a list is fed, sends a row again only when the list has gone quiet and 
   expect(await sweep()).toEqual({ dispatched: DOMAINS * ROWS_PER_DOMAIN - 1 });
 });
 
+it("a list's rows queued behind another list's backlog are not sent again while that backlog settles", async () => {
+  const waiting = await runningList('behind');
+  const ahead = await runningList('ahead');
+  const feed = new FeedHandler(engine, store);
+  let sent = 0;
+  const jobs: StageContext = {
+    async enqueue(_name, payload) {
+      const { then } = payload as SmtpPayload;
+      if (then.to === 'list') sent += then.rows.length;
+    },
+    join: async () => undefined,
+  };
+  await feed.handle({ listId: ahead }, jobs);
+  await feed.handle({ listId: waiting }, jobs);
+  // Every row of the waiting list went 16 minutes ago and nothing of it has settled since.
+  await db.database.query("UPDATE list_rows SET dispatched_at = now() - interval '16 minutes' WHERE list_id = $1", [
+    waiting,
+  ]);
+  await db.database.query(
+    "UPDATE lists SET started_at = now() - interval '16 minutes', fed_at = now() - interval '16 minutes', settled_at = NULL WHERE id = $1",
+    [waiting],
+  );
+  // The list ahead of it in the queue is being worked through: the waiting list's jobs are queued, not lost.
+  await store.settle(ahead, [{ row: 1, result: { reachable: 'safe', status: 'valid' } as VerificationResult }]);
+  sent = 0;
+  expect(await feed.handle({ listId: waiting }, jobs)).toEqual({ dispatched: 0 });
+  expect(sent).toBe(0);
+  // Nothing anywhere has settled for as long: its jobs are taken for lost and its rows go again.
+  await db.database.query("UPDATE lists SET settled_at = now() - interval '16 minutes' WHERE id = $1", [ahead]);
+  expect(await feed.handle({ listId: waiting }, jobs)).toEqual({ dispatched: DOMAINS * ROWS_PER_DOMAIN });
+});
+
 it('a feed stopped by its list pausing leaves the list unfed: once resumed, the next feed sends the rest, none twice', async () => {
   const listId = await runningList('paused');
   const accountId = 'acc_paused';

@@ -16,7 +16,7 @@ import {
   type StageHandler,
 } from '@mailguard/queue';
 import { FeedPlan } from './feed-plan';
-import { feedScope, ListStore, type PendingRow, type StoredList } from './list-store';
+import { ListStore, type PendingRow, type StoredList } from './list-store';
 import { WebhookOutbox } from './webhook-outbox';
 
 interface ListOptions {
@@ -102,13 +102,13 @@ export function startSweeps(
  * marks: no row is sent twice. A feed whose process was killed comes back through stalled-job
  * recovery and goes on from the marks likewise; the groups it held at that moment may go again.
  * Once a feed has read every row, the list is fed: the sweeps' feeds read nothing more until the
- * list goes quiet, and then only the rows whose jobs were lost (feedScope).
+ * list goes quiet, and then only the rows whose jobs were lost (ListStore.feedScope).
  */
 function feedHandler(engine: VerificationEngine, store: ListStore): JobHandler<'list.feed'> {
   return async ({ listId }, queue, run = UNSTOPPED) => {
     if (run.stopping.aborted) throw new JobHandedBack('list.feed');
     const list = await store.start(listId);
-    const scope = list && feedScope(list.row);
+    const scope = list && (await store.feedScope(list.row));
     if (!scope) return { dispatched: 0 };
     const round = Date.now().toString(36);
     const plan = new FeedPlan(await store.pendingByDomain(listId, scope, GROUP_SIZE), GROUP_SIZE);

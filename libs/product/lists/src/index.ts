@@ -11,7 +11,6 @@ export {
 export { announce, ConcludeGroupHandler, FeedHandler, feedList, startSweeps, WebhookHandler } from './handlers';
 export { ListSweeps, listSweeps } from './list-sweeps';
 export {
-  feedScope,
   ListStore,
   type FeedScope,
   type ListView,

@@ -100,7 +100,7 @@ function view(row: ListEntity, now = Date.now(), greylisted: Waits = null): List
 
 /**
  * What a feed reads: the rows never dispatched (`new`), or those and the rows whose jobs must have
- * been lost (`stale`), see feedScope.
+ * been lost (`stale`), see ListStore.feedScope.
  */
 export type FeedScope = 'new' | 'stale';
 
@@ -115,20 +115,6 @@ function unsent(scope: FeedScope): string {
       ? 'l.dispatched_at IS NULL'
       : `(l.dispatched_at IS NULL OR greatest(l.dispatched_at, l.retry_at) < now() - make_interval(secs => ${STALE_DISPATCH_SECONDS}))`;
   return `NOT l.settled AND l.duplicate_of IS NULL AND l.key IS NOT NULL AND ${sent}`;
-}
-
-/**
- * What the feed of a started list has to read; null: nothing. A row dispatched and not settled is
- * queued behind the others, waits for a greylisting retry, or was lost with its job: only once the
- * list has gone quiet — nothing started, settled or fed for STALE_DISPATCH_SECONDS — are its jobs
- * taken for lost (`stale`), so that a row merely queued is not sent twice. Otherwise a list whose
- * feed never read all its rows gets those never dispatched (`new`), and a fed one nothing: the
- * sweep of a running list then reads none of its rows, whatever its size.
- */
-export function feedScope(list: ListEntity, now = Date.now()): FeedScope | null {
-  const last = Math.max(...[list.startedAt, list.settledAt, list.fedAt].map((at) => at?.getTime() ?? 0));
-  if (now - last >= STALE_DISPATCH_SECONDS * 1000) return 'stale';
-  return list.fedAt ? null : 'new';
 }
 
 const stored = (row: ListEntity, greylisted: Waits = null): StoredList => ({
@@ -302,6 +288,27 @@ export class ListStore {
     if (!started.affected) return null;
     const row = await this.lists.findOneBy({ id: listId });
     return row ? stored(row) : null;
+  }
+
+  /**
+   * What the feed of a started list has to read; null: nothing. A row dispatched and not settled is
+   * queued, waits for a greylisting retry, or was lost with its job. The smtp queue is one line shared
+   * by every list, so a list's rows may wait behind another list's backlog: only once nothing has moved
+   * for STALE_DISPATCH_SECONDS — this list neither started, settled nor fed, and no running list settled
+   * a row — are its jobs taken for lost (`stale`). Otherwise a list whose feed never read all its rows
+   * gets those never dispatched (`new`), and a fed one nothing: the sweep of a running list then reads
+   * none of its rows, whatever its size. Judged in SQL, on the clock that stamped the times.
+   */
+  async feedScope(list: ListEntity): Promise<FeedScope | null> {
+    const [{ quiet }] = (await this.dataSource().query(
+      `SELECT greatest(l.started_at, l.settled_at, l.fed_at) < now() - make_interval(secs => $2)
+         AND NOT EXISTS (SELECT 1 FROM lists o WHERE o.status IN ('queued', 'processing')
+                          AND o.settled_at >= now() - make_interval(secs => $2)) AS quiet
+       FROM lists l WHERE l.id = $1`,
+      [list.id, STALE_DISPATCH_SECONDS],
+    )) as Array<{ quiet: boolean | null }>;
+    if (quiet) return 'stale';
+    return list.fedAt ? null : 'new';
   }
 
   /**
