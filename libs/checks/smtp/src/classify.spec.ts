@@ -1174,6 +1174,22 @@ const DIALECTS: Array<[string, SmtpStage, string, ReplyClass]> = [
   ['a mail system status deferral', 'rcpt', '451 4.3.0 Please retry later', 'temporary'],
   ['a directory back end down', 'rcpt', '451 Directory service unreachable, retry later', 'temporary'],
   ['a database failure', 'rcpt', '451 Database connection failed, try again later', 'temporary'],
+  // Round 11: a mailbox named by its address and said full, one without room, one holding too many messages.
+  ['a mailbox named, then full', 'rcpt', '552 Mailbox for jane@example.net is now full', 'full'],
+  ['a recipient without room', 'rcpt', '552 The recipient does not have sufficient storage room', 'full'],
+  ['the same, in French', 'rcpt', "552 Le destinataire n'a pas assez d'espace", 'full'],
+  ['too many messages kept in the mailbox', 'rcpt', '452 Too many messages in the mailbox of this user', 'full'],
+  ['the same, in French', 'rcpt', '450 Trop de messages dans la boîte du destinataire', 'full'],
+  ['too many messages from us stays a rate', 'rcpt', '421 Trop de messages, réessayez plus tard', 'rate_limited'],
+  // Round 11: a submission server refusing a sender outside its domains; a login of ours that failed.
+  ['a sender outside the hosted domains', 'mail', '553 Sender is not one of our hosted domains', 'relay_denied'],
+  ['the same, in German', 'mail', '550 Absenderadresse ist nicht in unserer Domain', 'relay_denied'],
+  ['a login refused for its password', 'rcpt', '535 SMTP login failed: wrong password', 'sender_blocked'],
+  ['the same, in German', 'rcpt', '550 Authentifizierung fehlgeschlagen', 'sender_blocked'],
+  // Round 11: content refused however said, and a message refused by its queue id at end of DATA.
+  ['content blocked', 'data', '554 Content blocked by filter', 'sender_blocked'],
+  ['the same, in German', 'data', '550 Inhalt abgelehnt', 'sender_blocked'],
+  ['a message refused by its id', 'data', '554 Message 1a2b3c4d5e was refused', 'sender_blocked'],
 ];
 
 describe('reply dialects by stage (issue 32)', () => {
