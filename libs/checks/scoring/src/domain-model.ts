@@ -45,7 +45,7 @@ import type { Signal } from './signal';
  *   queried here before that is spelt more like names (names.ts `nameLikeness`: `zeynep-sazbo` beside
  *   `zeynep-szabo`) and that does not read as names itself. Of the pair, the better spelt is what
  *   was meant; whichever came first, only the other is marked. Weak, and no flaw: the queried one may
- *   be a guess too, and one pair in five is read the wrong way round (measured on the lab's names).
+ *   be a guess too, and the better spelt of a pair is not always the one meant (a name the lists lack).
  * - **other_form_of_known** (−1.5): someone known to exist here written in another pattern
  *   (`njohansson`, `johansson.nina` beside `nina.johansson`): a guess at a known person's address.
  * - **names** learned: the name parts of addresses known to exist, here and at other domains (the
