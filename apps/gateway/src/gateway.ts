@@ -12,12 +12,14 @@ import { HealthChecks } from '@mailguard/health';
 import { Metrics } from '@mailguard/metrics';
 import { publishApiDocument } from './docs/document';
 import { HttpDrain } from './http/drain';
-import { ErrorFilter } from './http/error.filter';
+import { answerError, ErrorFilter } from './http/error.filter';
 import { InputPolicyPipe } from './http/input-policy.pipe';
-import { BULL_BOARD_ROUTE } from './http/queue-board';
+import { BULL_BOARD_ROUTE, queueBoardLock } from './http/queue-board';
 import { ADMIN_ROUTES } from './admin/admin.controller';
 import { limitedFastifyAdapter, MCP_BODY_LIMIT, MCP_PATH, refuseOversizedBodies } from './http/limits';
+import { AdminToken } from './auth/admin-token';
 import { KeyMeter } from './auth/key-meter';
+import { RATE_LIMITER } from './auth/tokens';
 import { GatewayModule } from './gateway.module';
 import { metricsBehindToken, MetricsScrape, MetricsServer } from './health/metrics';
 import { requestLogging, requestScope } from './http/request-logging';
@@ -78,6 +80,14 @@ export async function startGateway(config: AppConfig, logger: Logger): Promise<G
   if (config.metrics.token) fastify.addHook('onRequest', metricsBehindToken(app.get(MetricsScrape), config.metrics.token));
   fastify.addHook('onRequest', widgetCors);
   fastify.addHook('onRequest', refuseOversizedBodies);
+  // The queue board (PipelineModule, with REDIS_URL and ADMIN_TOKEN), every path of it.
+  if (config.redis.url && config.admin.token)
+    fastify.addHook(
+      'onRequest',
+      queueBoardLock(new AdminToken(config.admin.token, app.get(RATE_LIMITER)), (error, request, reply) =>
+        answerError(error, request, reply, logger, meter),
+      ),
+    );
   fastify.addHook('preHandler', requestScope);
   await app.register(middie);
 
