@@ -77,7 +77,8 @@ export async function startGateway(config: AppConfig, logger: Logger): Promise<G
       contentSecurityPolicy: { directives: { 'script-src': ["'self'"], 'style-src': ["'self'", "'unsafe-inline'"] } },
     }),
   );
-  if (config.metrics.token) fastify.addHook('onRequest', metricsBehindToken(app.get(MetricsScrape), config.metrics.token));
+  if (config.metrics.token)
+    fastify.addHook('onRequest', metricsBehindToken(app.get(MetricsScrape), config.metrics.token));
   fastify.addHook('onRequest', widgetCors);
   fastify.addHook('onRequest', refuseOversizedBodies);
   // The queue board (PipelineModule, with REDIS_URL and ADMIN_TOKEN), every path of it.
@@ -95,7 +96,11 @@ export async function startGateway(config: AppConfig, logger: Logger): Promise<G
   // unread: the list upload streams its multipart form itself (lists/upload.ts), and a route that
   // wants JSON gets none and says what is missing.
   fastify.removeAllContentTypeParsers();
-  fastify.addContentTypeParser('application/json', { parseAs: 'string' }, fastify.getDefaultJsonParser('error', 'error'));
+  fastify.addContentTypeParser(
+    'application/json',
+    { parseAs: 'string' },
+    fastify.getDefaultJsonParser('error', 'error'),
+  );
   fastify.addContentTypeParser('*', (_request, _payload, done) => done(null));
   fastify.addHook('onRoute', (route) => {
     if (route.url === MCP_PATH) route.bodyLimit = MCP_BODY_LIMIT;
@@ -104,9 +109,7 @@ export async function startGateway(config: AppConfig, logger: Logger): Promise<G
   });
   await app.register(compress);
   // A cached single check's answer is already JSON text (VerificationService): sent as it is.
-  fastify.setReplySerializer((payload) =>
-    payload instanceof CachedAnswer ? payload.json : JSON.stringify(payload),
-  );
+  fastify.setReplySerializer((payload) => (payload instanceof CachedAnswer ? payload.json : JSON.stringify(payload)));
 
   await app.register(fastifyStatic, { root: swaggerUiPath(), prefix: '/docs/assets/', index: false });
   await app.register(fastifyStatic, { root: WIDGET_DEMO_DIR, prefix: '/widget/demo/', decorateReply: false });

@@ -119,7 +119,13 @@ export class ApiKeyGuard implements CanActivate {
     if (rule.public) return true;
     const http = context.switchToHttp();
     const area = this.reflector.getAllAndOverride<Right | undefined>(AREA, [context.getHandler(), context.getClass()]);
-    await authorize(this.meter, http.getRequest<FastifyRequest>(), http.getResponse<FastifyReply>(), rule.scopes, area ?? null);
+    await authorize(
+      this.meter,
+      http.getRequest<FastifyRequest>(),
+      http.getResponse<FastifyReply>(),
+      rule.scopes,
+      area ?? null,
+    );
     return true;
   }
 }

@@ -44,7 +44,10 @@ export class KeyMeter {
    * The person signed in with this session cookie, counted like a key: in a window of the session's
    * own (each browser its 60 a minute, as each key has). null when the session is unknown or ended.
    */
-  async meterSession(token: string, res: FastifyReply): Promise<{ auth: SessionPrincipal; decision: RateDecision } | null> {
+  async meterSession(
+    token: string,
+    res: FastifyReply,
+  ): Promise<{ auth: SessionPrincipal; decision: RateDecision } | null> {
     const auth = await findSession(this.database.dataSource, token);
     if (!auth) return null;
     setCreditsRemaining(res, auth.account.balance);

@@ -115,7 +115,11 @@ const DRAIN_MS = 5_000;
  * arrived within DRAIN_MS, or one declared over DRAIN_LIMIT_BYTES, has its connection closed.
  * Bodies without a declared length are cut off by their parsers at the same limits.
  */
-export function refuseOversizedBodies(request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction): void {
+export function refuseOversizedBodies(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  done: HookHandlerDoneFunction,
+): void {
   const req = request.raw;
   const declared = Number(req.headers['content-length'] ?? 0);
   const upload = /^multipart\/form-data/i.test(req.headers['content-type'] ?? '');
