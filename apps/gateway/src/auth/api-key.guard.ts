@@ -6,7 +6,7 @@ import { AppError } from '@mailguard/errors';
 import { CSRF_COOKIE, csrfMatches, roleAllows, SESSION_COOKIE, type Principal, type Right } from '@mailguard/accounts';
 import type { RateDecision } from '@mailguard/ratelimit';
 import { ACCESS, AREA, type AccessRule, type AuthedRequest } from './access';
-import { headerOf } from '../http/error.filter';
+import { headerOf } from '../http/request-headers';
 import { readCookie } from './cookies';
 import { KeyMeter, retryAfter } from './key-meter';
 

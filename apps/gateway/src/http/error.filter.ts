@@ -6,6 +6,7 @@ import type { Logger } from '@mailguard/logger';
 import { isRedisConnectionError, RedisUnavailableError } from '@mailguard/redis';
 import { setCreditsRemaining, type AuthedRequest } from '../auth/access';
 import type { KeyMeter } from '../auth/key-meter';
+import { headerOf } from './request-headers';
 
 interface ErrorBody {
   error: string;
@@ -63,12 +64,6 @@ function isFastifyError(exception: unknown): exception is FastifyError & { statu
     statusCode >= 400 &&
     statusCode < 500
   );
-}
-
-/** A request header as one string (a repeated one as Node joined it), or undefined. */
-export function headerOf(req: FastifyRequest, name: string): string | undefined {
-  const value = req.headers[name];
-  return Array.isArray(value) ? value.join(', ') : value;
 }
 
 /** A failure as its status and REST error body (docs/api.md#errors); the MCP tools answer the same body. */

@@ -8,7 +8,7 @@ import { Metrics } from '@mailguard/metrics';
 import { Public } from '../auth/access';
 import { assertActive } from '../auth/api-key.guard';
 import { KeyMeter } from '../auth/key-meter';
-import { headerOf } from '../http/error.filter';
+import { headerOf } from '../http/request-headers';
 import { McpTools } from './mcp.tools';
 
 /** The key of an MCP client: `X-API-Key`, or `Authorization: Bearer <key>` as MCP clients send tokens. */

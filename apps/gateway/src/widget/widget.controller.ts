@@ -15,7 +15,7 @@ import type { VerificationResult } from '@mailguard/engine';
 import { parseDefaults, parseOrigins, WidgetSettingsStore, type WidgetSettings } from '@mailguard/widget';
 import { Area, Public, Scopes, type AuthedRequest } from '../auth/access';
 import { ApiErrors } from '../docs/api-docs';
-import { headerOf } from '../http/error.filter';
+import { headerOf } from '../http/request-headers';
 import { VerificationResultDto } from '../validation/result.dto';
 import { WIDGET_VERIFY_HEADERS, WidgetSettingsDto, WidgetSettingsViewDto, WidgetVerifyDto } from './widget.dto';
 import { WidgetService } from './widget.service';
