@@ -24,7 +24,6 @@ import { GatewayModule } from './gateway.module';
 import { metricsBehindToken, MetricsScrape, MetricsServer } from './health/metrics';
 import { requestLogging, requestScope } from './http/request-logging';
 import { requestMetrics } from './http/request-metrics';
-import { securityHeaders } from './http/security-headers';
 import { DASHBOARD_STATIC } from './dashboard/dashboard';
 import { validationMessage } from './http/validation-message';
 import { widgetCors } from './widget/widget-cors';
@@ -66,17 +65,15 @@ export async function startGateway(config: AppConfig, logger: Logger): Promise<G
   const fastify = app.getHttpAdapter().getInstance();
   const metrics = app.get(Metrics);
   const meter = app.get(KeyMeter);
+  // Helmet's headers (CSP, HSTS, nosniff, …), worked out once by Nest and set by its first request hook
+  // on every response. The docs page loads Swagger UI's own script and styles from this origin only.
+  app.useSecurityHeaders({
+    contentSecurityPolicy: { directives: { 'script-src': ["'self'"], 'style-src': ["'self'", "'unsafe-inline'"] } },
+  });
   // Fastify's request hooks, run for every request (routes, static files, the queue board, unknown
   // paths) in this order: before Nest middleware (middie, registered after them), body parsing and routing.
   fastify.addHook('onRequest', requestLogging(logger, new LogPrivacy(config.log)));
   fastify.addHook('onRequest', requestMetrics(metrics));
-  // The docs page loads Swagger UI's own script and styles from this origin only.
-  fastify.addHook(
-    'onRequest',
-    securityHeaders({
-      contentSecurityPolicy: { directives: { 'script-src': ["'self'"], 'style-src': ["'self'", "'unsafe-inline'"] } },
-    }),
-  );
   if (config.metrics.token)
     fastify.addHook('onRequest', metricsBehindToken(app.get(MetricsScrape), config.metrics.token));
   fastify.addHook('onRequest', widgetCors);
