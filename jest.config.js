@@ -23,7 +23,8 @@ const common = {
   testEnvironment: 'node',
   // Nest 12 ships ES modules only; compile them to CommonJS for Jest's module system. PGlite's
   // CommonJS build loads Node's modules with import(), which Jest's sandbox cannot run: compiled too.
-  transformIgnorePatterns: ['/node_modules/(?!(@nestjs|@electric-sql)/)'],
+  // So is @fastify/static's content-disposition, ES modules only (the package's innermost node_modules decides).
+  transformIgnorePatterns: ['/node_modules/(?!(@nestjs|@electric-sql|content-disposition)/)(?!.*/node_modules/)'],
   transform: { '^.+\\.(t|j)sx?$': swc, '^.+\\.cjs$': swc },
   moduleNameMapper: paths,
 };

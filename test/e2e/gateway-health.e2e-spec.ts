@@ -59,7 +59,7 @@ describe('gateway on real Postgres and Redis', () => {
     });
   });
 
-  it('sends the security headers on every response (helmet, worked out once)', async () => {
+  it('sends the security headers on every response (helmet’s, worked out once by Nest)', async () => {
     for (const path of ['/health/live', '/v1/no-such-route', '/docs']) {
       const response = await fetch(`${gateway.url}${path}`);
       expect(response.headers.get('x-content-type-options')).toBe('nosniff');

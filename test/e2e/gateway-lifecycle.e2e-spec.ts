@@ -4,7 +4,7 @@ import { Agent, get } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { NestFactory } from '@nestjs/core';
-import type { NestExpressApplication } from '@nestjs/platform-express';
+import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { Redis } from 'ioredis';
 import { DataSource } from 'typeorm';
 import { loadConfig } from '@mailguard/config';
@@ -102,8 +102,9 @@ describe.each([
     const config = { ...loaded, database: { ...loaded.database, embeddedDataDir: dataDir } };
     const before = handles();
 
-    const app = await NestFactory.create<NestExpressApplication>(
+    const app = await NestFactory.create<NestFastifyApplication>(
       GatewayModule.forRoot({ config, logger: createLogger(config.log, 'test') }),
+      new FastifyAdapter(),
       {
         logger: false,
         abortOnError: false,

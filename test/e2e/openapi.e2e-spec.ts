@@ -1,9 +1,8 @@
-import { METHODS as HTTP_METHODS } from 'node:http';
 import { join } from 'node:path';
 import { RequestMethod } from '@nestjs/common';
 import { METHOD_METADATA } from '@nestjs/common/constants';
 import { DiscoveryService, MetadataScanner, ModulesContainer, Reflector } from '@nestjs/core';
-import type { NestExpressApplication } from '@nestjs/platform-express';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { OpenAPIObject, OperationObject } from '@nestjs/swagger';
 import { loadConfig } from '@mailguard/config';
 import { createLogger } from '@mailguard/logger';
@@ -21,7 +20,7 @@ import { createTestDatabase, type TestDatabase } from '../support/services';
 jest.setTimeout(60_000);
 
 interface Gateway {
-  app: NestExpressApplication;
+  app: NestFastifyApplication;
   url: string;
   close(): Promise<void>;
 }
@@ -29,9 +28,6 @@ type AccessRule = { public: true } | { public: false; scopes: string[] };
 interface Route {
   method: string;
   path: string;
-}
-interface ExpressLayer {
-  route?: { path: string; methods: Record<string, boolean> };
 }
 
 /** The surfaces outside the 22 endpoints (docs/api.md#other-http-surfaces) and the widget's CORS preflight: not in the document. */
@@ -90,16 +86,21 @@ afterAll(async () => {
 });
 
 /**
- * Every route the gateway's Express router holds, as `METHOD /path` with Express parameters; not
- * the routes that answer every method: Nest's not-found handlers on the paths outside `/v1`.
+ * Every route the gateway's Fastify router holds, as `METHOD /path` with `:parameters`, read from
+ * its printed tree (each line a path piece under its parent's); not the HEAD routes Fastify adds to
+ * every GET, nor the static files' wildcards (the dashboard, the widget demo, Swagger UI's assets).
  */
 function registeredRoutes(): string[] {
-  const express = gateway.app.getHttpAdapter().getInstance() as { router: { stack: ExpressLayer[] } };
-  return express.router.stack.flatMap(({ route }) => {
-    const methods = Object.keys(route?.methods ?? {});
-    return route && methods.length < HTTP_METHODS.length
-      ? methods.map((method) => `${method.toUpperCase()} ${route.path}`)
-      : [];
+  const tree = gateway.app.getHttpAdapter().getInstance().printRoutes({ commonPrefix: false });
+  const paths: string[] = [];
+  return tree.split('\n').flatMap((line) => {
+    const piece = /^([│ ]*)[└├]── (\S+)(?: \(([A-Z, ]+)\))?$/u.exec(line);
+    if (!piece) return [];
+    const depth = piece[1].length / 4;
+    const path = (paths[depth - 1] ?? '') + piece[2];
+    paths[depth] = path;
+    const methods = piece[3]?.split(', ').filter((method) => method !== 'HEAD') ?? [];
+    return path.includes('*') ? [] : methods.map((method) => `${method} ${path}`);
   });
 }
 

@@ -1,9 +1,9 @@
-import type { IncomingMessage } from 'node:http';
+import compress from '@fastify/compress';
+import middie from '@fastify/middie';
+import fastifyStatic from '@fastify/static';
 import { ValidationPipe } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import compression from 'compression';
-import type { NestExpressApplication } from '@nestjs/platform-express';
-import type { Request, Response } from 'express';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { absolutePath as swaggerUiPath } from 'swagger-ui-dist';
 import type { AppConfig } from '@mailguard/config';
 import { AppError } from '@mailguard/errors';
@@ -12,36 +12,33 @@ import { HealthChecks } from '@mailguard/health';
 import { Metrics } from '@mailguard/metrics';
 import { publishApiDocument } from './docs/document';
 import { HttpDrain } from './http/drain';
-import { answerNoRoute, ErrorFilter } from './http/error.filter';
+import { answerError, ErrorFilter } from './http/error.filter';
 import { InputPolicyPipe } from './http/input-policy.pipe';
-import { BULL_BOARD_ROUTE } from './http/queue-board';
+import { BULL_BOARD_ROUTE, queueBoardLock } from './http/queue-board';
 import { ADMIN_ROUTES } from './admin/admin.controller';
-import {
-  isMcpRequest,
-  JSON_BODY_LIMIT,
-  LimitedExpressAdapter,
-  MCP_BODY_LIMIT,
-  refuseOversizedBodies,
-} from './http/limits';
+import { limitedFastifyAdapter, MCP_BODY_LIMIT, MCP_PATH, refuseOversizedBodies } from './http/limits';
+import { AdminToken } from './auth/admin-token';
 import { KeyMeter } from './auth/key-meter';
+import { RATE_LIMITER } from './auth/tokens';
 import { GatewayModule } from './gateway.module';
 import { metricsBehindToken, MetricsScrape, MetricsServer } from './health/metrics';
-import { requestLogging } from './http/request-logging';
+import { requestLogging, requestScope } from './http/request-logging';
 import { requestMetrics } from './http/request-metrics';
-import { securityHeaders } from './http/security-headers';
-import { DASHBOARD_DIR, DASHBOARD_STATIC } from './dashboard/dashboard';
+import { DASHBOARD_STATIC } from './dashboard/dashboard';
 import { validationMessage } from './http/validation-message';
 import { widgetCors } from './widget/widget-cors';
 import { WIDGET_DEMO_DIR } from './widget/widget.controller';
-import { installFastPath, singleCheckFastPath } from './validation/fast-path';
-import { ValidationController } from './validation/validation.controller';
-import { VerificationService } from './validation/verification.service';
+import { CachedAnswer } from './validation/verification.service';
 
 /** Where the files a browser loads are served: the dashboard, the widget's script and demo, Swagger UI. */
 const STATIC_PATHS = ['/dashboard', '/v1/widget/widget.js', '/widget/demo', '/docs'];
 
+function isStaticPath(url: string): boolean {
+  return STATIC_PATHS.some((path) => url === path || url.startsWith(`${path}/`));
+}
+
 export interface Gateway {
-  app: NestExpressApplication;
+  app: NestFastifyApplication;
   url: string;
   /** The Prometheus page, on METRICS_PORT. */
   metricsUrl: string;
@@ -49,15 +46,15 @@ export interface Gateway {
 }
 
 /**
- * Builds the Nest app (every connection and store is a provider of GatewayModule, opened as the
+ * Builds the Nest app on Fastify (every connection and store is a provider of GatewayModule, opened as the
  * modules start, the metrics port among them) and starts listening on `config.http.port`. SIGTERM and SIGINT close it: the
  * server drains (after SHUTDOWN_DELAY_MS on SIGTERM), Nest ends the modules in order, and the process exits 0 (1 when
  * closing failed).
  */
 export async function startGateway(config: AppConfig, logger: Logger): Promise<Gateway> {
-  const app = await NestFactory.create<NestExpressApplication>(
+  const app = await NestFactory.create<NestFastifyApplication>(
     GatewayModule.forRoot({ config, logger }),
-    new LimitedExpressAdapter(),
+    limitedFastifyAdapter(config.http.trustProxy),
     {
       logger: new PinoNestLogger(logger),
       bodyParser: false,
@@ -65,47 +62,66 @@ export async function startGateway(config: AppConfig, logger: Logger): Promise<G
       abortOnError: false,
     },
   );
+  const fastify = app.getHttpAdapter().getInstance();
   const metrics = app.get(Metrics);
   const meter = app.get(KeyMeter);
-  app.disable('x-powered-by');
-  // Behind a load balancer the client is the address it forwards, not the balancer's.
-  if (config.http.trustProxy > 0) app.set('trust proxy', config.http.trustProxy);
-  // API answers are never the same twice (request ids, balances): hashing each body for an ETag is waste.
-  app.set('etag', false);
-  const beforeRoutes = [
-    requestLogging(logger, new LogPrivacy(config.log)),
-    requestMetrics(metrics),
-    // The docs page loads Swagger UI's own script and styles from this origin only.
-    securityHeaders({
-      contentSecurityPolicy: { directives: { 'script-src': ["'self'"], 'style-src': ["'self'", "'unsafe-inline'"] } },
-    }),
-  ];
-  for (const middleware of beforeRoutes) app.use(middleware);
-  if (config.metrics.token) app.use(metricsBehindToken(app.get(MetricsScrape), config.metrics.token));
-  const pipes = [
+  // Helmet's headers (CSP, HSTS, nosniff, …), worked out once by Nest and set by its first request hook
+  // on every response. The docs page loads Swagger UI's own script and styles from this origin only.
+  app.useSecurityHeaders({
+    contentSecurityPolicy: { directives: { 'script-src': ["'self'"], 'style-src': ["'self'", "'unsafe-inline'"] } },
+  });
+  // Fastify's request hooks, run for every request (routes, static files, the queue board, unknown
+  // paths) in this order: before Nest middleware (middie, registered after them), body parsing and routing.
+  fastify.addHook('onRequest', requestLogging(logger, new LogPrivacy(config.log)));
+  fastify.addHook('onRequest', requestMetrics(metrics));
+  if (config.metrics.token)
+    fastify.addHook('onRequest', metricsBehindToken(app.get(MetricsScrape), config.metrics.token));
+  fastify.addHook('onRequest', widgetCors);
+  fastify.addHook('onRequest', refuseOversizedBodies);
+  // The queue board (PipelineModule, with REDIS_URL and ADMIN_TOKEN), every path of it.
+  if (config.redis.url && config.admin.token)
+    fastify.addHook(
+      'onRequest',
+      queueBoardLock(new AdminToken(config.admin.token, app.get(RATE_LIMITER)), (error, request, reply) =>
+        answerError(error, request, reply, logger, meter),
+      ),
+    );
+  fastify.addHook('preHandler', requestScope);
+  await app.register(middie);
+
+  // Bodies: JSON only, up to JSON_BODY_LIMIT (MCP messages: their own limit). Any other body is left
+  // unread: the list upload streams its multipart form itself (lists/upload.ts), and a route that
+  // wants JSON gets none and says what is missing.
+  fastify.removeAllContentTypeParsers();
+  fastify.addContentTypeParser(
+    'application/json',
+    { parseAs: 'string' },
+    fastify.getDefaultJsonParser('error', 'error'),
+  );
+  fastify.addContentTypeParser('*', (_request, _payload, done) => done(null));
+  fastify.addHook('onRoute', (route) => {
+    if (route.url === MCP_PATH) route.bodyLimit = MCP_BODY_LIMIT;
+    // The files a browser loads (the dashboard, the widget script, the API docs) travel compressed; API answers do not.
+    if (!isStaticPath(route.url)) route.compress = false;
+  });
+  await app.register(compress);
+  // A cached single check's answer is already JSON text (VerificationService): sent as it is.
+  fastify.setReplySerializer((payload) => (payload instanceof CachedAnswer ? payload.json : JSON.stringify(payload)));
+
+  await app.register(fastifyStatic, { root: swaggerUiPath(), prefix: '/docs/assets/', index: false });
+  await app.register(fastifyStatic, { root: WIDGET_DEMO_DIR, prefix: '/widget/demo/', decorateReply: false });
+  await app.register(fastifyStatic, { ...DASHBOARD_STATIC, decorateReply: false });
+  // Nest's filter of every route, and (through Fastify's error and not-found handlers, which Nest
+  // sets) of every error before a route and of every unknown path, /v1 or not: answerNoRoute.
+  app.useGlobalFilters(new ErrorFilter(logger, meter));
+  app.useGlobalPipes(
     new InputPolicyPipe(),
     new ValidationPipe({
       whitelist: true,
       transform: true,
       exceptionFactory: (errors) => new AppError('bad_request', validationMessage(errors)),
     }),
-  ];
-  app.use('/v1/widget', widgetCors);
-  app.use(refuseOversizedBodies);
-  // MCP messages first, with their own limit; a body read by one parser is skipped by the next.
-  app.useBodyParser('json', {
-    limit: MCP_BODY_LIMIT,
-    type: (req: IncomingMessage) =>
-      isMcpRequest(req) && /^application\/json\b/i.test(req.headers['content-type'] ?? ''),
-  });
-  app.useBodyParser('json', { limit: JSON_BODY_LIMIT });
-  // The files a browser loads (the dashboard, the widget script, the API docs) travel compressed.
-  app.use(STATIC_PATHS, compression());
-  app.useStaticAssets(swaggerUiPath(), { prefix: '/docs/assets/', index: false });
-  app.useStaticAssets(WIDGET_DEMO_DIR, { prefix: '/widget/demo/' });
-  app.useStaticAssets(DASHBOARD_DIR, DASHBOARD_STATIC);
-  app.useGlobalFilters(new ErrorFilter(logger, meter));
-  app.useGlobalPipes(...pipes);
+  );
   app.setGlobalPrefix('v1', {
     exclude: [
       'health/live',
@@ -128,27 +144,7 @@ export async function startGateway(config: AppConfig, logger: Logger): Promise<G
   app.enableShutdownHooks(['SIGTERM', 'SIGINT'], { useProcessExit: true });
 
   await app.init();
-  // Nest's own 404 handler covers only the /v1 prefix; this answers everything else alike.
-  app.use((req: Request, res: Response) => {
-    void answerNoRoute(req, res, meter);
-  });
-  // In front of Express: plain single checks are answered without its router (the same middlewares first).
-  if (config.http.fastPath)
-    installFastPath(
-      app.getHttpServer(),
-      singleCheckFastPath({
-        controller: app.get(ValidationController),
-        verifications: app.get(VerificationService),
-        meter,
-        pipes,
-        adapter: app.getHttpAdapter(),
-        express: app.getHttpAdapter().getInstance(),
-        before: beforeRoutes,
-        logger,
-        metrics,
-      }),
-    );
-  // Every request from here on, the fast path's too, is followed for the drain at shutdown (GatewayModule).
+  // Every request from here on is followed for the drain at shutdown (GatewayModule).
   app.get(HttpDrain).watch(app.getHttpServer(), app.get(HealthChecks));
   await app.listen(config.http.port, '0.0.0.0');
   const address = app.getHttpServer().address();

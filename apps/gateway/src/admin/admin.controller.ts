@@ -12,7 +12,7 @@ import {
   UseGuards,
 } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
-import type { Request } from 'express';
+import type { FastifyRequest } from 'fastify';
 import type { AuditEntryView, AuditOrigin, LedgerRow, OperatorAccountView, Page } from '@mailguard/accounts';
 import { assertPlainText } from '@mailguard/errors';
 import { requestContext } from '@mailguard/logger';
@@ -35,8 +35,8 @@ export const ADMIN_ROUTES = [
 /** No API key (the key guard lets it through); the admin token instead. Not in the public API's document. */
 const OperatorsOnly = () => applyDecorators(Public(), UseGuards(AdminGuard), ApiExcludeController());
 
-function origin(req: Request): AuditOrigin {
-  return { clientIp: req.ip ?? null, requestId: requestContext.getStore()?.requestId ?? null };
+function origin(req: FastifyRequest): AuditOrigin {
+  return { clientIp: req.ip, requestId: requestContext.getStore()?.requestId ?? null };
 }
 
 function text(field: string, value: string | undefined): string | null {
@@ -61,13 +61,13 @@ export class AdminController {
   }
 
   @Post('accounts/:id/credits')
-  credit(@Param('id') id: string, @Body() body: CreditsDto, @Req() req: Request): Promise<LedgerRow> {
+  credit(@Param('id') id: string, @Body() body: CreditsDto, @Req() req: FastifyRequest): Promise<LedgerRow> {
     return this.admin.credit(id, body.amount, text('reason', body.reason) as string, origin(req));
   }
 
   @Post('accounts/:id/suspend')
   @HttpCode(200)
-  suspend(@Param('id') id: string, @Body() body: SuspendDto, @Req() req: Request): Promise<OperatorAccountView> {
+  suspend(@Param('id') id: string, @Body() body: SuspendDto, @Req() req: FastifyRequest): Promise<OperatorAccountView> {
     return this.admin.suspend(id, text('reason', body.reason) as string, origin(req));
   }
 
@@ -76,14 +76,14 @@ export class AdminController {
   unsuspend(
     @Param('id') id: string,
     @Body() body: OptionalReasonDto,
-    @Req() req: Request,
+    @Req() req: FastifyRequest,
   ): Promise<OperatorAccountView> {
     return this.admin.unsuspend(id, text('reason', body?.reason), origin(req));
   }
 
   @Delete('accounts/:id')
   @HttpCode(204)
-  async erase(@Param('id') id: string, @Body() body: OptionalReasonDto, @Req() req: Request): Promise<void> {
+  async erase(@Param('id') id: string, @Body() body: OptionalReasonDto, @Req() req: FastifyRequest): Promise<void> {
     await this.admin.erase(id, text('reason', body?.reason), origin(req));
   }
 

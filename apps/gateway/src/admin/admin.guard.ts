@@ -1,5 +1,5 @@
 import { Inject, Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
-import type { Request } from 'express';
+import type { FastifyRequest } from 'fastify';
 import { APP_CONFIG, type AppConfig } from '@mailguard/config';
 import { AppError } from '@mailguard/errors';
 import type { RateLimiter } from '@mailguard/ratelimit';
@@ -21,15 +21,15 @@ export class AdminGuard implements CanActivate {
   }
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
-    const req = context.switchToHttp().getRequest<Request>();
-    if (!this.token) throw new AppError('not_found', `Cannot ${req.method} ${req.path}`);
-    const given = /^Bearer (.+)$/i.exec(req.header('authorization') ?? '')?.[1];
+    const req = context.switchToHttp().getRequest<FastifyRequest>();
+    if (!this.token) throw new AppError('not_found', `Cannot ${req.method} ${req.url.split('?')[0]}`);
+    const given = /^Bearer (.+)$/i.exec(req.headers.authorization ?? '')?.[1];
     if (given === undefined)
       throw new AppError(
         'unauthorized',
         'The operator console needs the admin token: Authorization: Bearer <ADMIN_TOKEN>',
       );
-    if (!(await this.token.verify(given, req.ip ?? ''))) throw new AppError('unauthorized', 'Wrong admin token');
+    if (!(await this.token.verify(given, req.ip))) throw new AppError('unauthorized', 'Wrong admin token');
     return true;
   }
 }

@@ -1,6 +1,6 @@
 import { applyDecorators, SetMetadata } from '@nestjs/common';
 import { ApiExtension, ApiSecurity } from '@nestjs/swagger';
-import type { Request, Response } from 'express';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { KeyScope } from '@mailguard/db';
 import { actorOf, type Principal, type Right } from '@mailguard/accounts';
 import { API_KEY_SCHEME, ApiErrors, SCOPES_EXTENSION } from '../docs/api-docs';
@@ -35,11 +35,11 @@ export const Public = () =>
 export const Area = (right: Right) => SetMetadata(AREA, right);
 
 /** Whoever the request acts as: a key of the account or a person signed in to it (`auth.session`). */
-export type AuthedRequest = Request & { auth: Principal };
+export type AuthedRequest = FastifyRequest & { auth: Principal };
 
 /** Every response to a request with a valid secret key says the balance after the call (docs/api.md#credits). */
-export function setCreditsRemaining(res: Response, balance: number): void {
-  res.setHeader('X-Credits-Remaining', String(balance));
+export function setCreditsRemaining(res: FastifyReply, balance: number): void {
+  res.header('X-Credits-Remaining', String(balance));
 }
 
 /**
@@ -73,11 +73,11 @@ export interface ChangeOrigin {
   requestId: string | null;
 }
 
-/** The id the request-logging middleware gave the request (echoed as X-Request-Id). */
-export function requestIdOf(req: Request): string | null {
-  return (req as Request & { id?: string }).id ?? null;
+/** The id Fastify gave the request (requestIdFor; echoed as X-Request-Id). */
+export function requestIdOf(req: FastifyRequest): string | null {
+  return req.id ?? null;
 }
 
 export function changeOrigin(req: AuthedRequest): ChangeOrigin {
-  return { actor: actorOf(req.auth), clientIp: req.ip ?? null, requestId: requestIdOf(req) };
+  return { actor: actorOf(req.auth), clientIp: req.ip, requestId: requestIdOf(req) };
 }

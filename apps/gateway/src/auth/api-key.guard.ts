@@ -1,11 +1,12 @@
 import { Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import type { Request, Response } from 'express';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { KeyScope } from '@mailguard/db';
 import { AppError } from '@mailguard/errors';
 import { CSRF_COOKIE, csrfMatches, roleAllows, SESSION_COOKIE, type Principal, type Right } from '@mailguard/accounts';
 import type { RateDecision } from '@mailguard/ratelimit';
 import { ACCESS, AREA, type AccessRule, type AuthedRequest } from './access';
+import { headerOf } from '../http/request-headers';
 import { readCookie } from './cookies';
 import { KeyMeter, retryAfter } from './key-meter';
 
@@ -47,19 +48,19 @@ export function assertActive(auth: Principal): void {
 /**
  * A metered route's checks, in the order docs/api.md asks: the key (401), the rate limit (429), then the
  * scope (403). Headers for a valid key are set first, so every response carries them whatever its
- * status. The guard of every route, and the single check's fast path (validation/fast-path.ts).
+ * status.
  */
-export async function authorize(
+async function authorize(
   meter: KeyMeter,
-  req: Request,
-  res: Response,
+  req: FastifyRequest,
+  res: FastifyReply,
   scopes: KeyScope[],
   area: Right | null = null,
 ): Promise<void> {
-  const presented = req.header('x-api-key');
+  const presented = headerOf(req, 'x-api-key');
   // A key sent wins over a session cookie: scripts run in a browser someone is signed in to.
   if (!presented) return authorizeSession(meter, req, res, scopes, area);
-  const metered = await meter.meter(presented, req.ip ?? '', res);
+  const metered = await meter.meter(presented, req.ip, res);
   if (!metered) throw new AppError('unauthorized', 'Invalid or revoked API key');
   const { auth, decision } = metered;
   if (!decision) throw new AppError('forbidden', 'Widget keys work only on POST /v1/widget/verify');
@@ -77,8 +78,8 @@ const SAFE_METHODS = new Set(['GET', 'HEAD']);
  */
 async function authorizeSession(
   meter: KeyMeter,
-  req: Request,
-  res: Response,
+  req: FastifyRequest,
+  res: FastifyReply,
   scopes: KeyScope[],
   area: Right | null,
 ): Promise<void> {
@@ -93,9 +94,9 @@ async function authorizeSession(
 }
 
 /** 403 `csrf` unless a state-changing request carries its session's CSRF token in `X-CSRF-Token`, and the cookie agrees. */
-export function assertCsrf(req: Request, expected: string): void {
+export function assertCsrf(req: FastifyRequest, expected: string): void {
   if (SAFE_METHODS.has(req.method)) return;
-  const header = req.header('x-csrf-token');
+  const header = headerOf(req, 'x-csrf-token');
   if (!csrfMatches(header, expected) || !csrfMatches(readCookie(req, CSRF_COOKIE) ?? undefined, expected))
     throw new AppError('csrf', 'Missing or wrong X-CSRF-Token: send the value of the mg_csrf cookie');
 }
@@ -118,7 +119,13 @@ export class ApiKeyGuard implements CanActivate {
     if (rule.public) return true;
     const http = context.switchToHttp();
     const area = this.reflector.getAllAndOverride<Right | undefined>(AREA, [context.getHandler(), context.getClass()]);
-    await authorize(this.meter, http.getRequest<Request>(), http.getResponse<Response>(), rule.scopes, area ?? null);
+    await authorize(
+      this.meter,
+      http.getRequest<FastifyRequest>(),
+      http.getResponse<FastifyReply>(),
+      rule.scopes,
+      area ?? null,
+    );
     return true;
   }
 }

@@ -1,7 +1,6 @@
-import type { Request } from 'express';
 import { cookieHeader, readCookie } from './cookies';
 
-const request = (cookie?: string) => ({ headers: cookie === undefined ? {} : { cookie } }) as Request;
+const request = (cookie?: string) => ({ headers: cookie === undefined ? {} : { cookie } });
 
 describe('cookies', () => {
   it('writes the session cookie HttpOnly, SameSite=Lax, Path=/ and Secure unless told otherwise', () => {

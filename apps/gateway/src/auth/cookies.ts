@@ -1,7 +1,8 @@
-import type { Request, Response } from 'express';
+import type { IncomingHttpHeaders } from 'node:http';
+import type { FastifyReply } from 'fastify';
 
 /** One cookie of a request, or null: the Cookie header read by hand (no parser middleware for two cookies). */
-export function readCookie(req: Request, name: string): string | null {
+export function readCookie(req: { headers: IncomingHttpHeaders }, name: string): string | null {
   const header = req.headers.cookie;
   if (!header) return null;
   for (const part of header.split(';')) {
@@ -33,9 +34,7 @@ export function cookieHeader(name: string, value: string, options: CookieOptions
   return parts.join('; ');
 }
 
-/** Adds Set-Cookie headers to those already set. */
-export function setCookies(res: Response, cookies: string[]): void {
-  const existing = res.getHeader('Set-Cookie');
-  const before = Array.isArray(existing) ? existing : existing === undefined ? [] : [String(existing)];
-  res.setHeader('Set-Cookie', [...before, ...cookies]);
+/** Adds Set-Cookie headers to those already set (Fastify appends each one). */
+export function setCookies(res: FastifyReply, cookies: string[]): void {
+  for (const cookie of cookies) res.header('Set-Cookie', cookie);
 }

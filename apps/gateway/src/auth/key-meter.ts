@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { Response } from 'express';
+import type { FastifyReply } from 'fastify';
 import { APP_CONFIG, type AppConfig } from '@mailguard/config';
 import { AppError } from '@mailguard/errors';
 import { findSession, type Principal, type SessionPrincipal } from '@mailguard/accounts';
@@ -44,7 +44,10 @@ export class KeyMeter {
    * The person signed in with this session cookie, counted like a key: in a window of the session's
    * own (each browser its 60 a minute, as each key has). null when the session is unknown or ended.
    */
-  async meterSession(token: string, res: Response): Promise<{ auth: SessionPrincipal; decision: RateDecision } | null> {
+  async meterSession(
+    token: string,
+    res: FastifyReply,
+  ): Promise<{ auth: SessionPrincipal; decision: RateDecision } | null> {
     const auth = await findSession(this.database.dataSource, token);
     if (!auth) return null;
     setCreditsRemaining(res, auth.account.balance);
@@ -55,7 +58,7 @@ export class KeyMeter {
    * null when no key was sent or the key is unknown or revoked; an unknown key from a client IP that
    * has failed too often throws 429 (with Retry-After).
    */
-  async meter(presented: string | undefined, clientIp: string, res: Response): Promise<Metered | null> {
+  async meter(presented: string | undefined, clientIp: string, res: FastifyReply): Promise<Metered | null> {
     const auth = await this.identify(presented, clientIp, res);
     if (!auth) return null;
     if (auth.key.type === 'widget') return { auth, decision: null };
@@ -64,7 +67,7 @@ export class KeyMeter {
   }
 
   /** The key behind a request, without counting the request: null for none, an unknown or a revoked key. */
-  async identify(presented: string | undefined, clientIp: string, res: Response): Promise<Authenticated | null> {
+  async identify(presented: string | undefined, clientIp: string, res: FastifyReply): Promise<Authenticated | null> {
     if (!presented) return null;
     const auth = await this.keys.authenticate(presented.trim());
     if (!auth) await this.unknownKey(clientIp, res);
@@ -75,24 +78,24 @@ export class KeyMeter {
    * Counts one request against the key's rolling window, shared by REST and the MCP tool calls;
    * `res` gets the `RateLimit-*` headers when the answer is an HTTP response of its own.
    */
-  async count(auth: Principal, res?: Response): Promise<RateDecision> {
+  async count(auth: Principal, res?: FastifyReply): Promise<RateDecision> {
     const bucket = auth.session ? `session:${auth.session.id}` : `key:${auth.key.id}`;
     const decision = await this.limiter.hit(bucket, this.config.http.rateLimitPerMinute, 60_000);
     if (res) {
-      res.setHeader('RateLimit-Limit', String(decision.limit));
-      res.setHeader('RateLimit-Remaining', String(decision.remaining));
-      res.setHeader('RateLimit-Reset', String(decision.resetSeconds));
-      if (!decision.allowed) res.setHeader('Retry-After', String(retryAfter(decision)));
+      res.header('RateLimit-Limit', String(decision.limit));
+      res.header('RateLimit-Remaining', String(decision.remaining));
+      res.header('RateLimit-Reset', String(decision.resetSeconds));
+      if (!decision.allowed) res.header('Retry-After', String(retryAfter(decision)));
     }
     return decision;
   }
 
   /** Counts a key that was not found against its client IP: 429 once the IP has failed too often. */
-  async unknownKey(clientIp: string, res: Response): Promise<void> {
+  async unknownKey(clientIp: string, res: FastifyReply): Promise<void> {
     const failures = await this.limiter.hit(`authfail:${clientIp}`, AUTH_FAILURES.limit, AUTH_FAILURES.windowMs);
     if (failures.allowed) return;
     const wait = retryAfter(failures);
-    res.setHeader('Retry-After', String(wait));
+    res.header('Retry-After', String(wait));
     throw new AppError(
       'rate_limited',
       `Too many requests with unknown API keys from this address; retry in ${wait} s`,

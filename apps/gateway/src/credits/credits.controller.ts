@@ -1,13 +1,14 @@
 import type { Writable } from 'node:stream';
 import { Controller, Get, Query, Req, Res } from '@nestjs/common';
 import { ApiExtraModels, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import type { Response } from 'express';
+import type { FastifyReply } from 'fastify';
 import { CreditLedger, usageBetween, type UsageRow } from '@mailguard/credits';
 import { Database } from '@mailguard/db';
 import { AppError } from '@mailguard/errors';
 import { csvLine } from '@mailguard/lists';
 import { Area, Scopes, type AuthedRequest } from '../auth/access';
 import { ApiErrors, ApiQueryParams } from '../docs/api-docs';
+import { sendCsv } from '../http/csv-download';
 import { parsePage } from '../http/paging';
 import {
   CreditsDto,
@@ -96,7 +97,7 @@ export class CreditsController {
   @ApiErrors(400)
   async transactions(
     @Req() req: AuthedRequest,
-    @Res() res: Response,
+    @Res() res: FastifyReply,
     @Query('format') format = 'json',
     @Query('page') page?: string,
     @Query('limit') limit?: string,
@@ -105,14 +106,10 @@ export class CreditsController {
     const accountId = req.auth.account.id;
     if (format === 'json') {
       const paging = parsePage(page, limit);
-      res.json(await this.ledger.transactions(accountId, paging.page, paging.limit));
+      await res.send(await this.ledger.transactions(accountId, paging.page, paging.limit));
       return;
     }
-    res.status(200);
-    res.setHeader('Content-Type', 'text/csv; charset=utf-8');
-    res.setHeader('Content-Disposition', 'attachment; filename="transactions.csv"');
-    await this.writeCsv(accountId, res);
-    res.end();
+    await sendCsv(res, 'transactions.csv', (out) => this.writeCsv(accountId, out));
   }
 
   private async writeCsv(accountId: string, out: Writable): Promise<void> {

@@ -1,6 +1,5 @@
-import type { ServerResponse } from 'node:http';
 import { join } from 'node:path';
-import type { NestExpressApplication } from '@nestjs/platform-express';
+import type { FastifyStaticOptions } from '@fastify/static';
 
 /** The customer dashboard `npm run build` bundles from apps/dashboard (bin/build-dashboard.js), beside the compiled apps. */
 export const DASHBOARD_DIR = join(__dirname, '../../../../dashboard');
@@ -22,13 +21,14 @@ export const DASHBOARD_CSP = [
   "frame-ancestors 'none'",
 ].join('; ');
 
-/** `app.useStaticAssets(DASHBOARD_DIR, DASHBOARD_STATIC)`: /dashboard/ serves index.html, every file with the CSP. */
-export const DASHBOARD_STATIC: Parameters<NestExpressApplication['useStaticAssets']>[1] = {
+/** `@fastify/static`'s options for the dashboard: /dashboard/ serves index.html, every file with the CSP. */
+export const DASHBOARD_STATIC: FastifyStaticOptions = {
+  root: DASHBOARD_DIR,
   prefix: '/dashboard/',
   index: 'index.html',
-  setHeaders: (res: ServerResponse) => {
-    res.setHeader('Content-Security-Policy', DASHBOARD_CSP);
-    res.setHeader('Referrer-Policy', 'no-referrer');
-    res.setHeader('Cache-Control', 'no-cache');
+  setHeaders: (reply) => {
+    reply.header('Content-Security-Policy', DASHBOARD_CSP);
+    reply.header('Referrer-Policy', 'no-referrer');
+    reply.header('Cache-Control', 'no-cache');
   },
 };

@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { NestFactory } from '@nestjs/core';
-import { ExpressAdapter } from '@nestjs/platform-express';
+import { FastifyAdapter } from '@nestjs/platform-fastify';
 import type { OpenAPIObject } from '@nestjs/swagger';
 import { loadConfig } from '@mailguard/config';
 import { ERROR_STATUS } from '@mailguard/errors';
@@ -37,7 +37,7 @@ beforeAll(async () => {
   const config = loadConfig({ LOG_LEVEL: 'silent' });
   const app = await NestFactory.create(
     GatewayModule.forRoot({ config, logger: createLogger(config.log, 'gateway') }),
-    new ExpressAdapter(),
+    new FastifyAdapter(),
     { preview: true, logger: false },
   );
   try {

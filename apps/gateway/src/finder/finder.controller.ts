@@ -1,6 +1,6 @@
 import { Controller, Get, Param, Query, Req, Res } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
-import type { Response } from 'express';
+import type { FastifyReply } from 'fastify';
 import type { DomainInsight, FinderAnswer } from '@mailguard/finder';
 import { Area, Scopes, setCreditsRemaining, type AuthedRequest } from '../auth/access';
 import { ApiErrors, ApiQueryParams } from '../docs/api-docs';
@@ -33,7 +33,7 @@ export class FinderController {
   @ApiErrors(400, 402)
   async find(
     @Req() req: AuthedRequest,
-    @Res({ passthrough: true }) res: Response,
+    @Res({ passthrough: true }) res: FastifyReply,
     @Query('firstName') firstName?: string,
     @Query('lastName') lastName?: string,
     @Query('fullName') fullName?: string,

@@ -2,6 +2,7 @@ import { once } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Inject, Injectable, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
+import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import type { Queue } from 'bullmq';
 import { APP_CONFIG, type AppConfig } from '@mailguard/config';
 import { Metrics } from '@mailguard/metrics';
@@ -31,10 +32,20 @@ export class MetricsScrape {
   answer(res: ServerResponse): void {
     this.text().then(
       (text) => res.writeHead(200, { 'Content-Type': this.metrics.contentType }).end(text),
-      () => json(res, 500, { error: 'The metrics could not be read; retry at the next scrape', code: 'internal' }),
+      () => json(res, 500, UNREADABLE),
+    );
+  }
+
+  /** Answers a scrape through Fastify's reply. */
+  reply(reply: FastifyReply): void {
+    this.text().then(
+      (text) => reply.type(this.metrics.contentType).send(text),
+      () => reply.code(500).send(UNREADABLE),
     );
   }
 }
+
+const UNREADABLE = { error: 'The metrics could not be read; retry at the next scrape', code: 'internal' };
 
 const isScrape = (req: IncomingMessage) => req.method === 'GET' && req.url?.split('?')[0] === '/metrics';
 
@@ -89,16 +100,16 @@ export class MetricsServer implements OnApplicationBootstrap, BeforeApplicationS
 }
 
 /**
- * `GET /metrics` on the API port, for an operator who set METRICS_TOKEN: `Authorization: Bearer
+ * A request hook: `GET /metrics` on the API port, for an operator who set METRICS_TOKEN: `Authorization: Bearer
  * <token>` or 401. Without the token the route does not exist there (404, as any unknown path).
  */
 export function metricsBehindToken(scrape: MetricsScrape, token: string) {
-  return (req: IncomingMessage, res: ServerResponse, next: () => void): void => {
-    if (!isScrape(req)) return next();
-    const bearer = /^Bearer (.+)$/i.exec(req.headers.authorization ?? '')?.[1];
-    if (bearer && sameSecret(bearer, token)) return scrape.answer(res);
-    res.setHeader('WWW-Authenticate', 'Bearer realm="MailGuard metrics"');
-    json(res, 401, {
+  return (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction): void => {
+    if (!isScrape(request.raw)) return done();
+    const bearer = /^Bearer (.+)$/i.exec(request.headers.authorization ?? '')?.[1];
+    // Answered here, a request hook: no route serves it.
+    if (bearer && sameSecret(bearer, token)) return scrape.reply(reply);
+    void reply.header('WWW-Authenticate', 'Bearer realm="MailGuard metrics"').code(401).send({
       error: 'GET /metrics on this port needs Authorization: Bearer <METRICS_TOKEN>',
       code: 'unauthorized',
     });

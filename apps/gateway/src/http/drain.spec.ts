@@ -26,7 +26,7 @@ function state(promise: Promise<unknown>): Promise<'settled' | 'pending'> {
 }
 
 /**
- * A server answering `/fast` at once, in its own listener (as the fast path does), and holding
+ * A server answering `/fast` at once, in its own listener (before the drain's is prepended), and holding
  * `/slow` until the test lets it go.
  */
 function serve() {

@@ -25,8 +25,8 @@ export class HttpDrain {
   private draining = false;
 
   /**
-   * Follows the requests of `server`. Called once its request listeners are all in place (the fast
-   * path replaces them): this one goes first, so a request answered at once is marked too.
+   * Follows the requests of `server`. Its listener goes before Fastify's, so that a request
+   * answered at once (a hook's answer) is marked too.
    * `readiness` is told when the drain starts.
    */
   watch(server: Server, readiness: ReadinessSwitch): void {

@@ -1,12 +1,11 @@
 import { createHmac } from 'node:crypto';
-import { once } from 'node:events';
-import { createServer, request, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { request } from 'node:http';
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import pino from 'pino';
 import { LogPrivacy, requestContext } from '@mailguard/logger';
-import { requestLogging } from './request-logging';
+import { requestIdFor, requestLogging, requestScope } from './request-logging';
 
-/** The request log on a real HTTP server, into a real pino logger whose lines the test reads. */
+/** The request log on a real Fastify server, into a real pino logger whose lines the test reads. */
 interface Line {
   level: number;
   msg: string;
@@ -23,7 +22,7 @@ const waiting = new Map<string, (line: Line) => void>();
 /** What the handler saw of the request context, by request id. */
 const contexts = new Map<string, string | undefined>();
 let handlerReached: (() => void) | null = null;
-let server: Server;
+let server: FastifyInstance;
 let base: string;
 
 function record(text: string): void {
@@ -39,32 +38,32 @@ function lineOf(id: string): Promise<Line> {
   return new Promise((resolve) => waiting.set(id, resolve));
 }
 
-async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-  let body = '';
-  for await (const chunk of req) body += String(chunk);
+async function handle(req: FastifyRequest, reply: FastifyReply): Promise<void> {
+  await new Promise((resolve) => setImmediate(resolve));
   // After an await: the context must follow the request's own work.
-  contexts.set(res.getHeader('x-request-id') as string, requestContext.getStore()?.requestId);
-  if (req.url?.startsWith('/hang')) {
+  contexts.set(req.id, requestContext.getStore()?.requestId);
+  if (req.url.startsWith('/hang')) {
     handlerReached?.();
-    return;
+    return new Promise<void>(() => undefined);
   }
-  const status = Number(/^\/(\d{3})/.exec(req.url ?? '')?.[1] ?? 200);
-  res.writeHead(status, { 'content-type': 'text/plain' }).end(body ? 'got it' : 'ok');
+  const status = Number(/^\/(\d{3})/.exec(req.url)?.[1] ?? 200);
+  await reply
+    .code(status)
+    .type('text/plain')
+    .send(req.body ? 'got it' : 'ok');
 }
 
 beforeAll(async () => {
   const logger = pino({ level: 'info', base: { service: 'test' } }, { write: record });
-  const middleware = requestLogging(logger, new LogPrivacy({ hashKey: HASH_KEY, secrets: [] }));
-  server = createServer((req, res) => middleware(req, res, () => void handle(req, res)));
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  server = Fastify({ genReqId: requestIdFor, forceCloseConnections: true });
+  server.addHook('onRequest', requestLogging(logger, new LogPrivacy({ hashKey: HASH_KEY, secrets: [] })));
+  server.addHook('preHandler', requestScope);
+  server.all('/*', handle);
+  base = await server.listen({ port: 0, host: '127.0.0.1' });
 });
 
 afterAll(async () => {
-  server.closeAllConnections();
-  server.close();
-  await once(server, 'close');
+  await server.close();
 });
 
 it('gives every response an X-Request-Id, keeps a sane one the client sent, and logs under it', async () => {

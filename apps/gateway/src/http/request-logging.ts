@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingMessage } from 'node:http';
+import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import { requestContext, SECRET_PARAMETER, type LogPrivacy, type Logger } from '@mailguard/logger';
 
 const CLIENT_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -55,22 +56,21 @@ export function requestIdFor(req: IncomingMessage): string {
 }
 
 /**
- * First middleware of the app: gives every request an id, echoes it as X-Request-Id on every
- * response (errors and 404s included) and writes one JSON log line per request — at `info` for
+ * The first request hook: echoes the request's id (Fastify's, from `requestIdFor`) as X-Request-Id
+ * on every response (errors, 404s and answers written to the Node response included: the header is
+ * set there) and writes one JSON log line per request — at `info` for
  * 2xx/3xx, `warn` for 4xx and aborted requests, `error` for 5xx; never a header (API keys), a
  * body, an address or a credential in the query string. Nothing is built for a line the level filters out: this runs on every request of the hot
  * path. (pino-http, tried in its place, builds a child logger per request whatever the level: the
  * cached-check benchmark lost 8–10% of its throughput to it, so the line is written here.)
  */
 export function requestLogging(logger: Logger, privacy: LogPrivacy) {
-  return (req: IncomingMessage & { id?: string }, res: ServerResponse, next: () => void): void => {
-    const id = requestIdFor(req);
-    req.id = id;
+  return (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction): void => {
+    const { id, method } = request;
+    const res = reply.raw;
     res.setHeader('X-Request-Id', id);
     const started = performance.now();
-    // Routers rewrite req.url while they work; the log names what the client asked for.
-    const { method } = req;
-    const asked = req.url ?? '';
+    const asked = request.url;
     res.once('close', () => {
       const level = res.statusCode >= 500 ? 'error' : res.statusCode >= 400 || !res.writableFinished ? 'warn' : 'info';
       if (!logger.isLevelEnabled(level)) return;
@@ -83,6 +83,14 @@ export function requestLogging(logger: Logger, privacy: LogPrivacy) {
         res.writableFinished ? 'request completed' : 'request aborted',
       );
     });
-    requestContext.run({ requestId: id }, next);
+    done();
   };
+}
+
+/**
+ * The request's id as the context of all its route runs (guards, pipes, handler, filters: audit
+ * entries, logs of unhandled errors). A pre-handler hook: the body, read from socket events, is in.
+ */
+export function requestScope(request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction): void {
+  requestContext.run({ requestId: request.id }, done);
 }

@@ -1,17 +1,17 @@
-import type { Request, Response } from 'express';
+import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import type { Metrics } from '@mailguard/metrics';
 
-/** Counts and times every response by route, method and status. */
+/** A request hook that counts and times every response by route, method and status. */
 export function requestMetrics(metrics: Metrics) {
-  return (req: Request, res: Response, next: () => void): void => {
+  return (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction): void => {
     const stop = metrics.httpDuration.startTimer();
-    res.on('finish', () => {
+    reply.raw.on('finish', () => {
       // The route pattern, never the raw path: one series per endpoint, not per address checked.
-      const route = req.route ? `${req.baseUrl}${(req.route as { path: string }).path}` : 'unmatched';
-      const labels = { route, method: req.method, status: String(res.statusCode) };
+      const route = request.is404 ? 'unmatched' : (request.routeOptions.url ?? 'unmatched');
+      const labels = { route, method: request.method, status: String(reply.raw.statusCode) };
       metrics.httpRequests.inc(labels);
       stop(labels);
     });
-    next();
+    done();
   };
 }

@@ -10,11 +10,12 @@ import {
   ApiParam,
   ApiTags,
 } from '@nestjs/swagger';
-import type { Request, Response } from 'express';
+import type { FastifyReply } from 'fastify';
 import { AppError } from '@mailguard/errors';
 import type { ListView } from '@mailguard/lists';
 import { Area, Scopes, setCreditsRemaining, type AuthedRequest } from '../auth/access';
 import { ApiErrors, ApiQueryParams } from '../docs/api-docs';
+import { sendCsv } from '../http/csv-download';
 import { parsePage } from '../http/paging';
 import { PageQuery } from '../http/paging.dto';
 import {
@@ -46,8 +47,8 @@ export class ListsController {
   @ApiBody({ type: ListUploadDto })
   @ApiAcceptedResponse({ type: ListDto, description: 'The list, queued' })
   @ApiErrors(400, 402, 408, 413, 429, 503)
-  async upload(@Req() req: AuthedRequest, @Res({ passthrough: true }) res: Response): Promise<ListView> {
-    const upload = await this.staging.receive(req as Request, req.auth.account.id);
+  async upload(@Req() req: AuthedRequest, @Res({ passthrough: true }) res: FastifyReply): Promise<ListView> {
+    const upload = await this.staging.receive(req.raw, res.raw, req.auth.account.id);
     try {
       const { list, balance } = await this.service.create(req.auth.account.id, upload);
       setCreditsRemaining(res, balance);
@@ -93,7 +94,7 @@ export class ListsController {
   async results(
     @Param('id') id: string,
     @Req() req: AuthedRequest,
-    @Res() res: Response,
+    @Res() res: FastifyReply,
     @Query('format') format = 'json',
     @Query('status') status?: string,
     @Query('page') pageParam?: string,
@@ -104,14 +105,10 @@ export class ListsController {
     const filter = this.service.statusFilter(status);
     if (format === 'json') {
       const { page, limit } = parsePage(pageParam, limitParam);
-      res.json(await this.service.resultsPage(id, filter, page, limit));
+      await res.send(await this.service.resultsPage(id, filter, page, limit));
       return;
     }
-    res.status(200);
-    res.setHeader('Content-Type', 'text/csv; charset=utf-8');
-    res.setHeader('Content-Disposition', `attachment; filename="${id}.csv"`);
-    await this.service.writeCsv(list, filter, res);
-    res.end();
+    await sendCsv(res, `${id}.csv`, (out) => this.service.writeCsv(list, filter, out));
   }
 
   /** #8: cancels a running list (what it holds beyond its charges comes back), or deletes a finished one. */
@@ -125,14 +122,14 @@ export class ListsController {
   async remove(
     @Param('id') id: string,
     @Req() req: AuthedRequest,
-    @Res({ passthrough: true }) res: Response,
+    @Res({ passthrough: true }) res: FastifyReply,
   ): Promise<ListView | undefined> {
     const cancelled = await this.service.remove(req.auth.account.id, id);
     if (cancelled) {
       setCreditsRemaining(res, cancelled.balance);
       return cancelled.cancelled;
     }
-    res.status(204);
+    res.code(204);
     return undefined;
   }
 }

@@ -1,12 +1,12 @@
 import { createWriteStream } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import { finished, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { Inject, Injectable } from '@nestjs/common';
 import busboy from 'busboy';
-import type { Request } from 'express';
 import { APP_CONFIG, type AppConfig, type UploadConfig } from '@mailguard/config';
 import { AppError, assertPlainText } from '@mailguard/errors';
 
@@ -155,7 +155,7 @@ export class UploadStaging {
    * the connection closes with the answer. Whatever ends it (refusal, a client gone mid-body, a
    * timeout), the file and its descriptor are released before this returns or throws.
    */
-  async receive(req: Request, accountId: string): Promise<Upload> {
+  async receive(req: IncomingMessage, res: ServerResponse, accountId: string): Promise<Upload> {
     if (!/^multipart\/form-data/i.test(req.headers['content-type'] ?? '')) {
       throw new AppError('bad_request', 'Send the list as multipart/form-data with the CSV in a part named "file"');
     }
@@ -187,7 +187,7 @@ export class UploadStaging {
         // A client that stalls mid-body holds its staged file for nothing; Node's own request timeout is minutes.
         idle = setTimeout(() => {
           // It will not send the rest: the answer closes the connection instead of waiting to drain it.
-          req.res?.setHeader('Connection', 'close');
+          res.setHeader('Connection', 'close');
           reject(
             new AppError(
               'request_timeout',

@@ -1,6 +1,6 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query, Req, Res } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
-import type { Request, Response } from 'express';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { CSRF_COOKIE, findSession, SESSION_COOKIE, SESSION_MAX_MS, type StartedSession } from '@mailguard/accounts';
 import { APP_CONFIG, type AppConfig } from '@mailguard/config';
 import { Database } from '@mailguard/db';
@@ -35,12 +35,12 @@ export class LoginsController {
     private readonly database: Database,
   ) {}
 
-  private origin(req: Request): LoginOrigin {
-    return { clientIp: req.ip ?? '', device: req.header('user-agent') ?? null, requestId: requestIdOf(req) };
+  private origin(req: FastifyRequest): LoginOrigin {
+    return { clientIp: req.ip, device: req.headers['user-agent'] ?? null, requestId: requestIdOf(req) };
   }
 
   /** The session cookie (HttpOnly) and its CSRF token (readable by the page's script). */
-  private setSession(res: Response, session: StartedSession): void {
+  private setSession(res: FastifyReply, session: StartedSession): void {
     const secure = this.config.logins.cookieSecure;
     const maxAge = Math.floor(SESSION_MAX_MS / 1000);
     setCookies(res, [
@@ -49,7 +49,7 @@ export class LoginsController {
     ]);
   }
 
-  private clearSession(res: Response): void {
+  private clearSession(res: FastifyReply): void {
     const secure = this.config.logins.cookieSecure;
     setCookies(res, [
       cookieHeader(SESSION_COOKIE, '', { httpOnly: true, secure, maxAge: 0 }),
@@ -62,8 +62,8 @@ export class LoginsController {
   @HttpCode(200)
   async login(
     @Body() body: LoginDto,
-    @Req() req: Request,
-    @Res({ passthrough: true }) res: Response,
+    @Req() req: FastifyRequest,
+    @Res({ passthrough: true }) res: FastifyReply,
   ): Promise<SignedInView> {
     const { session, ...view } = await this.logins.login(body.email, body.password, this.origin(req));
     this.setSession(res, session);
@@ -74,14 +74,14 @@ export class LoginsController {
   @Post('logout')
   @Public()
   @HttpCode(204)
-  async logout(@Req() req: Request, @Res({ passthrough: true }) res: Response): Promise<void> {
+  async logout(@Req() req: FastifyRequest, @Res({ passthrough: true }) res: FastifyReply): Promise<void> {
     const token = readCookie(req, SESSION_COOKIE);
     const auth = token ? await findSession(this.database.dataSource, token) : null;
     if (auth) {
       assertCsrf(req, auth.session.csrf);
       await this.logins.logout(auth, {
         actor: auth.session.memberId ? `member:${auth.session.memberId}` : `account:${auth.account.id}`,
-        clientIp: req.ip ?? null,
+        clientIp: req.ip,
         requestId: requestIdOf(req),
       });
     }
@@ -115,7 +115,7 @@ export class LoginsController {
   @Post('password-reset')
   @Public()
   @HttpCode(202)
-  async requestReset(@Body() body: EmailDto, @Req() req: Request): Promise<{ accepted: true }> {
+  async requestReset(@Body() body: EmailDto, @Req() req: FastifyRequest): Promise<{ accepted: true }> {
     await this.logins.requestReset(body.email, this.origin(req));
     return { accepted: true };
   }
@@ -125,8 +125,8 @@ export class LoginsController {
   @HttpCode(204)
   async confirmReset(
     @Body() body: TokenPasswordDto,
-    @Req() req: Request,
-    @Res({ passthrough: true }) res: Response,
+    @Req() req: FastifyRequest,
+    @Res({ passthrough: true }) res: FastifyReply,
   ): Promise<void> {
     await this.logins.confirmReset(body.token, body.password, this.origin(req));
     this.clearSession(res);
@@ -160,8 +160,8 @@ export class LoginsController {
   @HttpCode(200)
   async accept(
     @Body() body: TokenPasswordDto,
-    @Req() req: Request,
-    @Res({ passthrough: true }) res: Response,
+    @Req() req: FastifyRequest,
+    @Res({ passthrough: true }) res: FastifyReply,
   ): Promise<SignedInView> {
     const { session, ...view } = await this.logins.acceptInvitation(body.token, body.password, this.origin(req));
     this.setSession(res, session);

@@ -30,7 +30,7 @@ export class PipelineModule {
         exports: [queues],
       };
     }
-    const board = config.admin.token ? queueBoard(config.admin.token) : [];
+    const board = config.admin.token ? queueBoard() : [];
     return { module: PipelineModule, imports: [queues, ...board], exports: [queues] };
   }
 }

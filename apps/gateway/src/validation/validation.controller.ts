@@ -1,6 +1,6 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Req, Res } from '@nestjs/common';
 import { ApiAcceptedResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
-import type { Response } from 'express';
+import type { FastifyReply } from 'fastify';
 import type { VerificationResult } from '@mailguard/engine';
 import { AppError, MAX_ADDRESS_INPUT } from '@mailguard/errors';
 import { Area, Scopes, setCreditsRemaining, type AuthedRequest } from '../auth/access';
@@ -36,13 +36,11 @@ export class ValidationController {
   async single(
     @Param('email') email: string,
     @Req() req: AuthedRequest,
-    @Res({ passthrough: true }) res: Response,
-    /** The address's cached answer read ahead (the fast path); Nest passes nothing here. */
-    answer?: Promise<string | null>,
+    @Res({ passthrough: true }) res: FastifyReply,
   ): Promise<VerificationResult | CachedAnswer> {
     if (email.length > MAX_ADDRESS_INPUT)
       throw new AppError('bad_request', `The address is longer than ${MAX_ADDRESS_INPUT} characters`);
-    const { result, balance } = await this.verifications.checkSingle(req.auth.account.id, email, answer);
+    const { result, balance } = await this.verifications.checkSingle(req.auth.account.id, email);
     setCreditsRemaining(res, balance);
     return result;
   }
@@ -55,11 +53,11 @@ export class ValidationController {
   async batch(
     @Body() body: BatchDto,
     @Req() req: AuthedRequest,
-    @Res({ passthrough: true }) res: Response,
+    @Res({ passthrough: true }) res: FastifyReply,
   ): Promise<{ results: VerificationResult[] }> {
     const { results, balance } = await this.verifications.check(req.auth.account.id, body.emails, 'batch');
     setCreditsRemaining(res, balance);
-    res.status(200);
+    res.code(200);
     return { results };
   }
 }

@@ -19,8 +19,8 @@ export interface CheckOutcome {
 }
 
 /**
- * A cached answer as its JSON text (libs/platform/cache `getAnswer`): the single check's fast path sends
- * these bytes as they are; anything else serialises it through `toJSON`, to the same bytes.
+ * A cached answer as its JSON text (libs/platform/cache `getAnswer`): the gateway's reply serialiser
+ * sends these bytes as they are; anything else serialises it through `toJSON`, to the same bytes.
  */
 export class CachedAnswer {
   constructor(readonly json: string) {}
@@ -130,9 +130,8 @@ export class VerificationService {
     kind: UsageKind,
     label: string,
     ref: string,
-    answer: Promise<string | null> = this.cache.getAnswer(key),
   ): Promise<{ json: string; balance: number } | null> {
-    const json = await answer;
+    const json = await this.cache.getAnswer(key);
     this.metrics.cache.inc({ outcome: json ? 'hit' : 'miss' });
     if (json === null) return null;
     const balance = await this.ledger.chargeOne(accountId, label, ref, { id: newId('ver'), kind, resultJson: json });
@@ -158,24 +157,12 @@ export class VerificationService {
     return { ref, label };
   }
 
-  /**
-   * The cached answer of an address as its JSON text, not yet counted as a hit or miss: read ahead
-   * by the single check's fast path while the key's rate limit is counted, and handed to
-   * `checkSingle` once the request is admitted (or dropped unseen).
-   */
-  readAnswer(email: string): Promise<string | null> {
-    return this.cache.getAnswer(resultKey(email));
-  }
-
-  /**
-   * One address (REST's single check): a cached answer comes back as its JSON text, unparsed.
-   * `answer`: this address's `readAnswer`, when it was read ahead.
-   */
-  async checkSingle(accountId: string, email: string, answer?: Promise<string | null>): Promise<SingleOutcome> {
+  /** One address (REST's single check): a cached answer comes back as its JSON text, unparsed. */
+  async checkSingle(accountId: string, email: string): Promise<SingleOutcome> {
     const deadlineAt = this.deadline();
     const key = resultKey(email);
     const { ref, label } = this.billing('single', 1);
-    const answered = await this.cachedSingle(accountId, key, 'single', label, ref, answer);
+    const answered = await this.cachedSingle(accountId, key, 'single', label, ref);
     if (answered) return { result: new CachedAnswer(answered.json), balance: answered.balance };
     const { results, balance } = await this.checkAll(accountId, [email], [key], 'single', { ref, label, deadlineAt });
     return { result: results[0], balance };

@@ -10,11 +10,12 @@ import {
   ApiOperation,
   ApiTags,
 } from '@nestjs/swagger';
-import type { Request, Response } from 'express';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { VerificationResult } from '@mailguard/engine';
 import { parseDefaults, parseOrigins, WidgetSettingsStore, type WidgetSettings } from '@mailguard/widget';
 import { Area, Public, Scopes, type AuthedRequest } from '../auth/access';
 import { ApiErrors } from '../docs/api-docs';
+import { headerOf } from '../http/request-headers';
 import { VerificationResultDto } from '../validation/result.dto';
 import { WIDGET_VERIFY_HEADERS, WidgetSettingsDto, WidgetSettingsViewDto, WidgetVerifyDto } from './widget.dto';
 import { WidgetService } from './widget.service';
@@ -52,20 +53,19 @@ export class WidgetController {
   @ApiOperation({ summary: 'The Guard form widget (global `Guard`), revalidated by its ETag' })
   @ApiOkResponse({ description: 'The SDK', content: { 'application/javascript': { schema: { type: 'string' } } } })
   @ApiNotModifiedResponse({ description: 'If-None-Match holds the current ETag' })
-  sdk(@Req() req: Request, @Res() res: Response): void {
+  sdk(@Req() req: FastifyRequest, @Res() res: FastifyReply): void {
     const { body, etag } = this.script;
-    res.setHeader('Cache-Control', 'public, max-age=300, stale-while-revalidate=86400');
-    res.setHeader('ETag', etag);
+    res.header('Cache-Control', 'public, max-age=300, stale-while-revalidate=86400');
+    res.header('ETag', etag);
     if (
-      req
-        .header('if-none-match')
+      headerOf(req, 'if-none-match')
         ?.split(/\s*,\s*/)
         .includes(etag)
     ) {
-      res.status(304).end();
+      void res.code(304).send();
       return;
     }
-    res.type('application/javascript; charset=utf-8').send(body);
+    void res.type('application/javascript; charset=utf-8').send(body);
   }
 
   /** CORS preflight of #12; the origin is checked against the key's account on the request itself. */
@@ -73,12 +73,12 @@ export class WidgetController {
   @Public()
   @ApiExcludeEndpoint()
   @HttpCode(204)
-  preflight(@Req() req: Request, @Res({ passthrough: true }) res: Response): void {
-    res.setHeader('Access-Control-Allow-Origin', req.header('origin') ?? '*');
-    res.setHeader('Access-Control-Allow-Methods', 'POST');
-    res.setHeader('Access-Control-Allow-Headers', 'Content-Type, X-API-Key');
-    res.setHeader('Access-Control-Max-Age', '600');
-    res.setHeader('Vary', 'Origin');
+  preflight(@Req() req: FastifyRequest, @Res({ passthrough: true }) res: FastifyReply): void {
+    res.header('Access-Control-Allow-Origin', headerOf(req, 'origin') ?? '*');
+    res.header('Access-Control-Allow-Methods', 'POST');
+    res.header('Access-Control-Allow-Headers', 'Content-Type, X-API-Key');
+    res.header('Access-Control-Max-Age', '600');
+    res.header('Vary', 'Origin');
   }
 
   /** #12 */
@@ -98,17 +98,17 @@ export class WidgetController {
   @ApiErrors(400, 401, 402, 403, 429)
   verify(
     @Body() body: WidgetVerifyDto,
-    @Req() req: Request,
+    @Req() req: FastifyRequest,
     @Ip() ip: string,
-    @Res({ passthrough: true }) res: Response,
+    @Res({ passthrough: true }) res: FastifyReply,
   ): Promise<VerificationResult> {
-    res.setHeader('Vary', 'Origin');
+    res.header('Vary', 'Origin');
     return this.widget.verify(
       {
         email: body.email,
         deviceId: body.deviceId,
-        presentedKey: req.header('x-api-key'),
-        origin: req.header('origin'),
+        presentedKey: headerOf(req, 'x-api-key'),
+        origin: headerOf(req, 'origin'),
         ip,
       },
       res,

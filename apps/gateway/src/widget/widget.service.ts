@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { Response } from 'express';
+import type { FastifyReply } from 'fastify';
 import { WIDGET_FREE_TIER } from '@mailguard/credits';
 import type { VerificationResult } from '@mailguard/engine';
 import { AppError } from '@mailguard/errors';
@@ -40,7 +40,7 @@ export class WidgetService {
     @Inject(DAILY_QUOTA) private readonly quota: DailyQuota,
   ) {}
 
-  async verify(request: WidgetRequest, res: Response): Promise<VerificationResult> {
+  async verify(request: WidgetRequest, res: FastifyReply): Promise<VerificationResult> {
     if (!request.presentedKey) return this.publicTier(request);
     const auth = await this.keys.authenticate(request.presentedKey.trim());
     if (!auth) {
@@ -64,17 +64,17 @@ export class WidgetService {
       );
     }
     // Only now may the page read the answer (docs/widget.md: CORS only for allowed origins with a key).
-    res.setHeader('Access-Control-Allow-Origin', request.origin ?? '*');
-    res.setHeader('Access-Control-Expose-Headers', 'X-Guard-Token, X-Guard-Settings');
+    res.header('Access-Control-Allow-Origin', request.origin ?? '*');
+    res.header('Access-Control-Expose-Headers', 'X-Guard-Token, X-Guard-Settings');
     const decision = await this.limiter.hit(`widget:${auth.key.id}:${request.ip}`, KEYED_PER_IP_MINUTE, 60_000);
     if (!decision.allowed) {
-      res.setHeader('Retry-After', String(Math.max(1, decision.resetSeconds)));
+      res.header('Retry-After', String(Math.max(1, decision.resetSeconds)));
       throw new AppError('rate_limited', `At most ${KEYED_PER_IP_MINUTE} widget checks per minute from one visitor`);
     }
     const { results } = await this.verifications.check(auth.account.id, [request.email], 'widget');
     const result = results[0];
-    res.setHeader('X-Guard-Token', this.token(result, auth));
-    res.setHeader('X-Guard-Settings', encodeSettings(settings));
+    res.header('X-Guard-Token', this.token(result, auth));
+    res.header('X-Guard-Settings', encodeSettings(settings));
     return result;
   }
 

@@ -8,7 +8,6 @@ describe('loadConfig', () => {
       port: 3000,
       rateLimitPerMinute: 60,
       trustProxy: 0,
-      fastPath: true,
       shutdownDelayMs: 0,
     });
     expect(config.database).toEqual({ url: null, embeddedDataDir: 'data' });

@@ -11,8 +11,6 @@ export interface HttpConfig {
   rateLimitPerMinute: number;
   /** Proxy hops in front of the gateway whose X-Forwarded-For is believed (client IPs for sign-up and widget limits). */
   trustProxy: number;
-  /** Single checks answered without the router (validation/fast-path.ts); off only to compare the two. */
-  fastPath: boolean;
   /**
    * After SIGTERM, how long the gateway goes on serving (readiness already 503) before it stops
    * accepting connections: the time the orchestrator takes to stop routing to it.
@@ -198,7 +196,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       port,
       rateLimitPerMinute: read.int('RATE_LIMIT_PER_MINUTE', 60, 1, 10_000_000),
       trustProxy: read.int('TRUST_PROXY', 0, 0, 10),
-      fastPath: read.bool('HTTP_FAST_PATH', true),
       // Embedded (no DATABASE_URL) is one process on one machine: no load balancer to wait for.
       shutdownDelayMs: read.int('SHUTDOWN_DELAY_MS', databaseUrl ? DEFAULT_SHUTDOWN_DELAY_MS : 0, 0, 300_000),
     },

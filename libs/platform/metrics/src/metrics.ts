@@ -44,11 +44,6 @@ export class Metrics {
     buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 15],
     registers: [this.registry],
   });
-  readonly httpFastPath = new Counter({
-    name: 'mailguard_http_fast_path_total',
-    help: 'Single checks (GET /v1/email-validation/:email) answered without the router',
-    registers: [this.registry],
-  });
   readonly credits = new Counter({
     name: 'mailguard_credits_total',
     help: 'Credits charged and refunded',
