@@ -85,6 +85,7 @@ it('leaves API answers uncompressed', async () => {
 it.each([
   ['JSON without the field', 'application/json', '{"email":"jane@acme.test"}'],
   ['an empty JSON object', 'application/json', '{}'],
+  ['an empty body labelled JSON', 'application/json', ''],
   ['a body that is not JSON', 'text/plain', 'jane@acme.test'],
 ])('answers a batch sent as %s: "emails is required", in one sentence', async (_what, type, body) => {
   const { apiKey } = await signupAt(api, 'catchall.test');

@@ -93,10 +93,10 @@ export async function startGateway(config: AppConfig, logger: Logger): Promise<G
   // unread: the list upload streams its multipart form itself (lists/upload.ts), and a route that
   // wants JSON gets none and says what is missing.
   fastify.removeAllContentTypeParsers();
-  fastify.addContentTypeParser(
-    'application/json',
-    { parseAs: 'string' },
-    fastify.getDefaultJsonParser('error', 'error'),
+  const parseJson = fastify.getDefaultJsonParser('error', 'error');
+  fastify.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) =>
+    // An empty body is none (clients send the header on bodiless POSTs): the route says what is missing.
+    body.length === 0 ? done(null, {}) : parseJson(request, body.toString(), done),
   );
   fastify.addContentTypeParser('*', (_request, _payload, done) => done(null));
   fastify.addHook('onRoute', (route) => {

@@ -48,7 +48,6 @@ function codeOf(status: number): ErrorCode {
 /** What Fastify refuses before a route's handler runs (the body, the URL), said in the API's words. */
 const FASTIFY_MESSAGES: Record<string, string> = {
   FST_ERR_CTP_INVALID_JSON_BODY: 'The request body is not valid JSON',
-  FST_ERR_CTP_EMPTY_JSON_BODY: 'The request body is not valid JSON: it is empty',
   FST_ERR_CTP_BODY_TOO_LARGE: 'The request body is over the limit of its route',
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'The request body is not as long as its Content-Length',
   FST_ERR_BAD_URL: 'The URL holds a malformed percent-encoding',
