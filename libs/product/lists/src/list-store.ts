@@ -505,8 +505,8 @@ export class ListStore {
       const rows = fresh.map((row) => row.row);
       // A duplicate carries the result of its first occurrence and counts like it (docs/api.md#the-list-object).
       // Found through list_rows_duplicates by the first rows' numbers: joined to the first rows in the
-      // table instead, the planner scanned every row of the list at each settlement (issue 33: at
-      // 1,000,000 rows, most of the database's work).
+      // table instead, the planner read every row of the list at each settlement (issue 33, seen at
+      // 1,000,000 rows).
       const [copies] = (await manager.query(
         `UPDATE list_rows d SET settled = true, status = f.status
          FROM unnest($2::int[], $3::text[]) AS f(row, status)
