@@ -24,7 +24,8 @@ import { createTestDatabase, flushRedisPrefix, TEST_REDIS_URL } from '../support
  * `BENCH_ADDRESSES` sets the list's size (default 100,000); `BENCH_SHAPE=spread` runs the older shape
  * (500 domains on 50 MX servers, no duplicates, no syntax failures); `BENCH_MILLION=1`
  * (`npm run bench:lists:million`) then runs a 1,000,000-row list on fresh processes and prints their
- * RSS through it; `BENCH_JSON=<path>` writes the figures as JSON; `BENCH_TRACE=1` prints the queues every two seconds.
+ * RSS through it; `BENCH_JSON=<path>` writes the figures as JSON; `BENCH_TRACE=1` prints the queues every two seconds;
+ * `BENCH_NODE_OPTIONS` is the processes' NODE_OPTIONS (--cpu-prof is refused there: a profiler's --require, say).
  */
 const ADDRESSES = Number(process.env.BENCH_ADDRESSES ?? 100_000);
 const SHAPE = process.env.BENCH_SHAPE === 'spread' ? 'spread' : 'customer';
@@ -209,6 +210,7 @@ async function run(addresses: number): Promise<RunFigures> {
     SMTP_MX_CONCURRENCY: String(MX_CAP),
     GREYLIST_RETRY_SECONDS: String(GREYLIST_RETRY_SECONDS),
     RATE_LIMIT_PER_MINUTE: '100000',
+    ...(process.env.BENCH_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_NODE_OPTIONS } : {}),
   };
   const work = () => mkdtempSync(join(tmpdir(), 'mailguard-bench-'));
   const processes: Array<[string, RunningProcess]> = [];

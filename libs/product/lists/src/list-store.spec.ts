@@ -3,7 +3,7 @@ import { CreditLedger } from '@mailguard/credits';
 import { createDataSource, runMigrations } from '@mailguard/db';
 import type { VerificationResult } from '@mailguard/engine';
 import { createTestDatabase, type TestDatabase } from '../../../../test/support/services';
-import { ListStore, type FeedScope, type UploadRow } from './list-store';
+import { ListStore, SETTLE_LANES, type FeedScope, type UploadRow } from './list-store';
 
 /** The list store's credits against a real Postgres: held at seal, charged out of the hold once per row as rows settle, the rest released at the end. */
 let database: TestDatabase;
@@ -221,6 +221,61 @@ it('releases everything not charged when a running list is cancelled, once', asy
   });
   // What it really settled: the syntax failure at upload and row 2.
   expect(await usageOf(accountId)).toEqual([{ list_id: id, checks: 2 }]);
+});
+
+/** SETTLE_LANES settlements of row 1 (the first settles it, the others find it settled): every lane of the list busy. */
+const busyLanes = (id: string) =>
+  Array.from({ length: SETTLE_LANES }, () => store.settle(id, [{ row: 1, result: result('safe', 'valid') }]));
+
+it('settles the groups that arrive while every lane of their list is busy together, each answered with its own rows', async () => {
+  const accountId = await account(10);
+  const id = await upload(accountId);
+  await store.seal(id, accountId);
+  await store.start(id);
+  const lanes = busyLanes(id);
+  // These two wait for a lane, then share one transaction (one charge in the ledger).
+  const together = [
+    store.settle(id, [{ row: 2, result: result('safe', 'valid') }]),
+    // Row 1 again (its job ran twice): settled by a lane already, it is not this group's.
+    store.settle(id, [
+      { row: 5, result: result('invalid', 'invalid') },
+      { row: 1, result: result('safe', 'valid') },
+    ]),
+  ];
+  const settledByLanes = (await Promise.all(lanes)).map(({ rows }) => rows);
+  expect(settledByLanes.flat()).toEqual([1]);
+  const [second, third] = await Promise.all(together);
+  expect(second.rows).toEqual([2]);
+  expect(third).toEqual({ rows: [5], finished: null });
+  // The list ends once, answered to the first group of the transaction that ended it.
+  expect(second.finished?.view).toMatchObject({ status: 'completed', processed: 5, creditsCharged: 3 });
+  expect((await credits(accountId)).ledger).toEqual([
+    { kind: 'hold', delta: -3 },
+    { kind: 'release', delta: 1 },
+    { kind: 'charge', delta: -1 },
+    { kind: 'release', delta: 2 },
+    { kind: 'charge', delta: -2 },
+  ]);
+});
+
+it('settles each waiting group alone when their transaction together fails: only the group that cannot settle fails', async () => {
+  const accountId = await account(10);
+  const id = await upload(accountId);
+  await store.seal(id, accountId);
+  await store.start(id);
+  const lanes = busyLanes(id);
+  const [broken, other] = await Promise.allSettled([
+    // Not a row number: Postgres refuses the statement.
+    store.settle(id, [{ row: 2.5, result: result('safe', 'valid') }]),
+    store.settle(id, [{ row: 5, result: result('safe', 'valid') }]),
+  ]);
+  await Promise.all(lanes);
+  expect(broken).toMatchObject({
+    status: 'rejected',
+    reason: expect.objectContaining({ message: expect.stringContaining('integer') }),
+  });
+  expect(other).toEqual({ status: 'fulfilled', value: { rows: [5], finished: null } });
+  expect((await store.find(id))?.view).toMatchObject({ processed: 4, creditsCharged: 2 });
 });
 
 it('settles groups of one list side by side: the list row is key-share locked until the counters move', async () => {
