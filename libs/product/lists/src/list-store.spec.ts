@@ -255,7 +255,8 @@ it('settles the groups that arrive while every lane of their list is busy togeth
     { kind: 'charge', delta: -1 },
     { kind: 'release', delta: 2 },
     { kind: 'charge', delta: -2 },
-  ]);
+  ]); // Every lane ended: the store keeps nothing of the list.
+  expect(store.settlingLists).toBe(0);
 });
 
 it('settles each waiting group alone when their transaction together fails: only the group that cannot settle fails', async () => {
@@ -276,6 +277,7 @@ it('settles each waiting group alone when their transaction together fails: only
   });
   expect(other).toEqual({ status: 'fulfilled', value: { rows: [5], finished: null } });
   expect((await store.find(id))?.view).toMatchObject({ processed: 4, creditsCharged: 2 });
+  expect(store.settlingLists).toBe(0);
 });
 
 it('settles groups of one list side by side: the list row is key-share locked until the counters move', async () => {

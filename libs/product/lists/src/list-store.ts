@@ -457,6 +457,11 @@ export class ListStore {
     });
   }
 
+  /** The lists with settlements running or waiting in this process: none once every settlement is answered. */
+  get settlingLists(): number {
+    return this.settling.size;
+  }
+
   /** One lane of the list's settlements: a batch of the waiting groups at a time, until none waits. */
   private async settleWaiting(listId: string, list: SettlingList): Promise<void> {
     const { waiting } = list;
