@@ -1302,6 +1302,9 @@ export function apiSuite(driver: Driver): void {
           return;
         }
         expect(anonymous.status).toBe(401);
+        // The router decodes the path: a percent-encoded letter reaches the same board, and the same lock.
+        for (const path of ['/admin/%71ueues', '/admin/%71ueues/api/queues', '/%61dmin/queues/api/queues'])
+          expect((await fetch(`${gateway.url}${path}`)).status).toBe(401);
         expect(
           (await fetch(`${gateway.url}/admin/queues`, { headers: { authorization: 'Bearer wrong' } })).status,
         ).toBe(401);

@@ -97,6 +97,37 @@ it.each([
   expect([response.status, await response.json()]).toEqual([400, { error: 'emails is required', code: 'bad_request' }]);
 });
 
+it('refuses a chunked body over the JSON limit whatever its type, without reading it to its end', async () => {
+  const total = 8 * 1024 * 1024;
+  // The answer (413), or the connection closed with the body unsent: either way not read to its end.
+  const outcome = await new Promise<{ status?: number; body?: string; sent: number }>((resolve) => {
+    let sent = 0;
+    const req = request(`${gateway.url}/v1/accounts`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'text/plain', 'Transfer-Encoding': 'chunked' },
+    });
+    req.on('response', (res) => {
+      let body = '';
+      res.on('data', (chunk: Buffer) => (body += chunk.toString()));
+      res.on('end', () => resolve({ status: res.statusCode, body, sent }));
+    });
+    req.on('error', () => resolve({ sent }));
+    const more = (): void => {
+      while (sent < total && !req.destroyed) {
+        sent += 64 * 1024;
+        if (!req.write(Buffer.alloc(64 * 1024, 'a'))) return void req.once('drain', more);
+      }
+      req.end();
+    };
+    more();
+  });
+  if (outcome.status === undefined) expect(outcome.sent).toBeLessThan(total);
+  else {
+    expect(outcome.status).toBe(413);
+    expect(JSON.parse(outcome.body ?? '')).toEqual({ error: expect.any(String), code: 'payload_too_large' });
+  }
+});
+
 it('names the API, the docs, the dashboard and the metrics in its start-up line', () => {
   const line = gateway
     .output()

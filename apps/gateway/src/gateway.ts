@@ -89,16 +89,18 @@ export async function startGateway(config: AppConfig, logger: Logger): Promise<G
   fastify.addHook('preHandler', requestScope);
   await app.register(middie);
 
-  // Bodies: JSON only, up to JSON_BODY_LIMIT (MCP messages: their own limit). Any other body is left
-  // unread: the list upload streams its multipart form itself (lists/upload.ts), and a route that
-  // wants JSON gets none and says what is missing.
+  // Bodies: JSON only, up to JSON_BODY_LIMIT (MCP messages: their own limit). A multipart body is left
+  // unread: the list upload streams its form itself (lists/upload.ts). Any other body is read up to
+  // the same limit and dropped (left unread, Node would drain a chunked one of any size after the
+  // answer), and a route that wants JSON gets none and says what is missing.
   fastify.removeAllContentTypeParsers();
   const parseJson = fastify.getDefaultJsonParser('error', 'error');
   fastify.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) =>
     // An empty body is none (clients send the header on bodiless POSTs): the route says what is missing.
     body.length === 0 ? done(null, {}) : parseJson(request, body.toString(), done),
   );
-  fastify.addContentTypeParser('*', (_request, _payload, done) => done(null));
+  fastify.addContentTypeParser('multipart/form-data', (_request, _payload, done) => done(null));
+  fastify.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, _body, done) => done(null));
   fastify.addHook('onRoute', (route) => {
     if (route.url === MCP_PATH) route.bodyLimit = MCP_BODY_LIMIT;
     // The files a browser loads (the dashboard, the widget script, the API docs) travel compressed; API answers do not.

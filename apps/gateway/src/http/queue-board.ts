@@ -62,7 +62,8 @@ export function queueBoardLock(
   fail: (error: unknown, request: FastifyRequest, reply: FastifyReply) => void,
 ) {
   return (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction): void => {
-    const path = request.url.split('?')[0];
+    // The route the router matched, not the raw URL: the router decodes it (/admin/%71ueues is the board).
+    const path = request.routeOptions.url ?? '';
     if (path !== BOARD_PATH && !path.startsWith(`${BOARD_PATH}/`)) return done();
     admit(token, request, reply).then(
       (admitted) => admitted && done(),
