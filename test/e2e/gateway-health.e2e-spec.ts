@@ -109,8 +109,12 @@ describe('gateway on real Postgres and Redis', () => {
     expect(body).toEqual({ error: expect.any(String), code: 'bad_request' });
     expect(body.error).toMatch(/not valid JSON/);
     const badPath = await fetch(`${gateway.url}/v1/email-validation/%E0%A4%A`);
-    expect([400, 404]).toContain(badPath.status);
-    expect(JSON.stringify(await json(badPath))).not.toMatch(/at \w+ \(/);
+    // Refused by the router before any hook or filter: in the API's shape all the same, with the security headers.
+    expect([badPath.status, await json(badPath)]).toEqual([
+      400,
+      { error: 'The URL holds a malformed percent-encoding', code: 'bad_request' },
+    ]);
+    expect(badPath.headers.get('x-content-type-options')).toBe('nosniff');
   });
 
   it('answers an over-large body with 413 { error }', async () => {

@@ -1,9 +1,10 @@
 import { createServer, STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { FastifyAdapter } from '@nestjs/platform-fastify';
-import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
+import type { FastifyError, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import { AppError, ERROR_STATUS, type ErrorCode } from '@mailguard/errors';
 import { MAX_UPLOAD_REQUEST_BYTES } from '../lists/upload';
+import { describeError } from './error.filter';
 import { requestIdFor } from './request-logging';
 
 /** JSON bodies: the largest the API takes is a batch of 100 addresses, far below this. */
@@ -73,7 +74,7 @@ const MAX_PARAM_LENGTH = 12 * 1024;
  * say, and request ids that keep a client's sane X-Request-Id.
  */
 export function limitedFastifyAdapter(trustProxy: number): FastifyAdapter {
-  return new FastifyAdapter({
+  const adapter: FastifyAdapter = new FastifyAdapter({
     serverFactory: (handler: (req: IncomingMessage, res: ServerResponse) => void) => {
       const server = createServer<typeof IncomingMessage, typeof ServerResponse>(
         {
@@ -100,7 +101,23 @@ export function limitedFastifyAdapter(trustProxy: number): FastifyAdapter {
     // Registered by the gateway after its request hooks, so that those run before Nest middleware too.
     skipMiddie: true,
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
+    // The router refuses a malformed percent-encoding (400) or an over-long parameter (414) before any hook or
+    // filter runs: answered here in the API's shape. Nest's own handler, which this replaces, sets the security
+    // headers first through its (private) hook; so does this one.
+    frameworkErrors: (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+      try {
+        (adapter as unknown as { securityHook?: (req: FastifyRequest, res: ServerResponse) => void }).securityHook?.(
+          request,
+          reply.raw,
+        );
+      } catch {
+        // Refused either way; a throw here would escape the router.
+      }
+      const { status, body } = describeError(error);
+      void reply.code(status).type('application/json; charset=utf-8').send(body);
+    },
   });
+  return adapter;
 }
 
 /** A body refused by its declared length is still read and dropped up to this size, for at most DRAIN_MS. */
