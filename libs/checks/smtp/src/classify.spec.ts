@@ -1189,7 +1189,57 @@ const DIALECTS: Array<[string, SmtpStage, string, ReplyClass]> = [
   // Round 11: content refused however said, and a message refused by its queue id at end of DATA.
   ['content blocked', 'data', '554 Content blocked by filter', 'sender_blocked'],
   ['the same, in German', 'data', '550 Inhalt abgelehnt', 'sender_blocked'],
-  ['a message refused by its id', 'data', '554 Message 1a2b3c4d5e was refused', 'sender_blocked'],
+  ['a message refused by its id', 'data', '554 Message 1a2b3c4d5e was refused', 'sender_blocked'], // Round 12: a command of ours the server does not know, in any language, is our client's, not the mailbox's.
+  ['a command unknown to the server', 'mail', '502 5.5.2 Command unknown', 'unclassified'],
+  ['an invalid SMTP command', 'ehlo', '500 Invalid SMTP command', 'unclassified'],
+  ['the same, in German, at RCPT', 'rcpt', '500 Unbekannter Befehl', 'unclassified'],
+  ['the same, in French', 'banner', '500 Commande non reconnue', 'unclassified'],
+  // Round 12: content refused with the verb first, or named as banned: ours.
+  ['refusing forbidden content', 'data', '550 We refuse forbidden content', 'sender_blocked'],
+  ['a prohibited attachment', 'data', '554 Prohibited attachment type', 'sender_blocked'],
+  ['the same, in Spanish', 'data', '554 Contenido prohibido', 'sender_blocked'],
+  ['the same, in Italian', 'data', '554 Contenuto non consentito', 'sender_blocked'],
+  // Round 12: retrying or reconnecting too soon or too often is our rate, even said of the recipient under 5.7.x.
+  ['reconnecting too often', 'banner', '421 You are reconnecting too often, wait a minute', 'rate_limited'],
+  [
+    'retries too soon, said of the recipient',
+    'rcpt',
+    '550 5.7.1 Recipient refused: you retry too soon',
+    'rate_limited',
+  ],
+  ['the same, in German', 'banner', '421 Sie verbinden sich zu häufig', 'rate_limited'],
+  ['the same, in French', 'rcpt', '550 5.7.1 Vous réessayez trop vite', 'rate_limited'],
+  // Round 12: nobody with that address or name, in any language: no such user; under a 4xx it proves nothing.
+  ['nobody by that name', 'rcpt', '550 Sorry, nobody here by that name', 'no_such_user'],
+  ['the same, in Portuguese', 'rcpt', '550 Não há ninguém com esse e-mail', 'no_such_user'],
+  ['the same, in French', 'rcpt', "550 Il n'y a personne à cette adresse", 'no_such_user'],
+  ['the same, in Italian', 'rcpt', "550 Non c'è nessuno con questo indirizzo", 'no_such_user'],
+  ['the same under a 4xx stays temporary', 'rcpt', '450 No one with that address here', 'temporary'],
+  // Round 12: no valid recipient left, at RCPT or at end of DATA; under a protocol code, DATA sent out of turn.
+  ['no valid recipients, said alone', 'rcpt', '554 No valid recipients', 'no_such_user'],
+  ['the same, in French, at end of DATA', 'data', '554 Aucun destinataire valide', 'no_such_user'],
+  ['the same, in German', 'data', '554 Keine gültigen Empfänger', 'no_such_user'],
+  [
+    'under a protocol code it says nothing of the mailbox',
+    'data',
+    '554 5.5.1 No valid recipients given',
+    'unclassified',
+  ],
+  // Round 12: delivery to the recipient said impossible with no reason is undecided, even under 5.7.x.
+  [
+    'a recipient that cannot be delivered to',
+    'rcpt',
+    '550 5.7.1 Cannot deliver message to this recipient',
+    'unclassified',
+  ],
+  ['the same, in French', 'rcpt', '550 5.7.1 Impossible de distribuer le message à ce destinataire', 'unclassified'],
+  ['the same, in Spanish', 'rcpt', '550 5.7.1 No se pudo entregar el mensaje al destinatario', 'unclassified'],
+  [
+    'a reason beside it still decides',
+    'rcpt',
+    '550 Unable to deliver to <jane@example.net>: user unknown',
+    'no_such_user',
+  ],
 ];
 
 describe('reply dialects by stage (issue 32)', () => {
