@@ -1189,7 +1189,8 @@ const DIALECTS: Array<[string, SmtpStage, string, ReplyClass]> = [
   // Round 11: content refused however said, and a message refused by its queue id at end of DATA.
   ['content blocked', 'data', '554 Content blocked by filter', 'sender_blocked'],
   ['the same, in German', 'data', '550 Inhalt abgelehnt', 'sender_blocked'],
-  ['a message refused by its id', 'data', '554 Message 1a2b3c4d5e was refused', 'sender_blocked'], // Round 12: a command of ours the server does not know, in any language, is our client's, not the mailbox's.
+  ['a message refused by its id', 'data', '554 Message 1a2b3c4d5e was refused', 'sender_blocked'],
+  // Round 12: a command of ours the server does not know, in any language, is our client's, not the mailbox's.
   ['a command unknown to the server', 'mail', '502 5.5.2 Command unknown', 'unclassified'],
   ['an invalid SMTP command', 'ehlo', '500 Invalid SMTP command', 'unclassified'],
   ['the same, in German, at RCPT', 'rcpt', '500 Unbekannter Befehl', 'unclassified'],
@@ -1240,6 +1241,84 @@ const DIALECTS: Array<[string, SmtpStage, string, ReplyClass]> = [
     '550 Unable to deliver to <jane@example.net>: user unknown',
     'no_such_user',
   ],
+  // Round 13: Office 365's directory-based edge blocking condemns the mailbox only in its own words under 5.4.1.
+  [
+    "5.4.1 with a reason of ours after 'rejected:'",
+    'rcpt',
+    '550 5.4.1 Recipient address rejected: Sender IP on our block list',
+    'sender_blocked',
+  ],
+  [
+    'the same, asking us to come back',
+    'rcpt',
+    '550 5.4.1 Recipient address rejected: please try again later',
+    'unclassified',
+  ],
+  [
+    'in its own words it still condemns',
+    'rcpt',
+    '550 5.4.1 Recipient address rejected: Access denied. AS(12345)',
+    'no_such_user',
+  ],
+  // Round 13: relaying said refused with a verb of being, in any language.
+  ['relaying that has been denied', 'rcpt', '554 5.7.1 Relaying has been denied for this address', 'relay_denied'],
+  ['relay access that is denied', 'rcpt', '550 5.7.1 Relay access is denied', 'relay_denied'],
+  ['the same, in German', 'rcpt', '550 5.7.1 Relaying ist nicht erlaubt', 'relay_denied'],
+  ['the same, in French', 'rcpt', '550 5.7.1 Le relais est refusé', 'relay_denied'],
+  // Round 13: an attachment refused for its kind, type or extension, in any language: our content.
+  ['a blocked file type in an attachment', 'data', '552 Blocked file type in attachment', 'sender_blocked'],
+  ['an attachment type not allowed', 'data', '550 Attachment type not allowed', 'sender_blocked'],
+  ['executable attachments refused', 'data', '554 Executable attachments are refused', 'sender_blocked'],
+  ['the same, in German', 'data', '552 Dateianhang nicht erlaubt', 'sender_blocked'],
+  ['the same, in French', 'data', '552 Pièce jointe interdite', 'sender_blocked'],
+  ['the same, in Spanish', 'data', '554 Archivo adjunto no permitido', 'sender_blocked'],
+  // Round 13: a syntax error said of our sender address is that address's, not a protocol error of our client.
+  ['the sender address malformed, said at RCPT', 'rcpt', '501 5.1.7 Sender address syntax error', 'sender_blocked'],
+  ['a return address with a syntax error', 'mail', '501 Return address syntax error', 'sender_blocked'],
+  ['a syntax error in the sender address', 'rcpt', '501 Syntax error in sender address', 'sender_blocked'],
+  ['a syntax error said alone stays our command', 'mail', '500 Syntax error', 'unclassified'],
+  // Round 13: authentication demanded first, in the words of a command out of order, in any language.
+  ['AUTH asked for first', 'mail', '503 5.5.1 Error: send AUTH command first', 'relay_denied'],
+  [
+    'the same, as a bad sequence',
+    'mail',
+    '503 Bad sequence of commands: authentication required first',
+    'relay_denied',
+  ],
+  ['the same, as an invalid command', 'rcpt', '503 Invalid command: you must issue AUTH first', 'relay_denied'],
+  ['the same, in German', 'mail', '530 Bitte zuerst authentifizieren', 'relay_denied'],
+  ['the same, in French', 'mail', "530 Authentifiez-vous d'abord", 'relay_denied'],
+  // Round 13: a 4xx verdict on our sender or host that names no reason but a retry defers, in any language.
+  ['our sender not allowed, try later', 'mail', '450 Sender not allowed, try again later', 'temporary'],
+  ['our host not permitted, try later', 'rcpt', '451 4.7.1 Host not permitted. Try again later', 'temporary'],
+  ['the same, in German', 'rcpt', '451 Absender nicht autorisiert, bitte später erneut versuchen', 'temporary'],
+  ['the same, in French', 'rcpt', '451 Expéditeur non autorisé, veuillez réessayer plus tard', 'temporary'],
+  ['a reason beside it stays ours', 'rcpt', '451 Sender is not authorized by SPF, try again later', 'sender_blocked'],
+  // Round 13: a recipient prohibited by the site, or its access map answering for the quoted recipient: its policy.
+  ['a recipient address forbidden', 'rcpt', '550 5.7.1 Recipient address forbidden', 'unclassified'],
+  ['the same, in German', 'rcpt', '550 5.7.1 Empfänger verboten', 'unclassified'],
+  ['the same, in Spanish', 'rcpt', '550 5.7.1 Destinatario prohibido', 'unclassified'],
+  ['access refused after the quoted recipient', 'rcpt', '550 5.7.1 <bob@example.org>: Access refused', 'unclassified'],
+  ['the same, in French', 'rcpt', '550 5.7.1 <bob@example.org>... Accès refusé', 'unclassified'],
+  ['after the quoted sender it is ours', 'mail', '550 5.7.1 <me@example.com>... Access denied', 'sender_blocked'],
+  // Round 13: a quota said in error or reached, in any language: the mailbox's storage.
+  ['a quota problem', 'rcpt', '552 Quota problem for this user', 'full'],
+  ['a quota reached', 'rcpt', '550 Quota reached', 'full'],
+  ['the same, in German', 'rcpt', '552 Quotafehler', 'full'],
+  ['the same, in French', 'rcpt', '552 Erreur de quota', 'full'],
+  ["a queue quota stays the server's trouble", 'rcpt', '452 4.3.1 Queue quota error', 'temporary'],
+  // Round 13: an address said not available (here), in any language, at RCPT: weak words against the mailbox.
+  ['an address not available here', 'rcpt', '550 Address <bob@example.org> is not available here', 'no_such_user'],
+  [
+    'an e-mail address currently unavailable',
+    'rcpt',
+    '550 Email address bob@example.org currently unavailable',
+    'no_such_user',
+  ],
+  ['the same, in German', 'rcpt', '550 E-Mail-Adresse nicht verfügbar', 'no_such_user'],
+  ['the same, in Spanish', 'rcpt', '550 Dirección no disponible', 'no_such_user'],
+  ['the same, in Italian', 'rcpt', '550 Indirizzo non disponibile', 'no_such_user'],
+  ['the same under a 4xx stays temporary', 'rcpt', '450 Address not available here', 'temporary'],
 ];
 
 describe('reply dialects by stage (issue 32)', () => {
