@@ -168,6 +168,14 @@ function cpuSeconds(pid: number | undefined): number {
   return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
+/** The machine's busy and total CPU ticks so far (/proc/stat, every core). */
+function machineTicks(): { busy: number; total: number } {
+  const ticks = readFileSync('/proc/stat', 'utf8').split('\n')[0].split(/\s+/).slice(1).map(Number);
+  const total = ticks.reduce((sum, tick) => sum + tick, 0);
+  // idle and iowait
+  return { busy: total - ticks[3] - ticks[4], total };
+}
+
 /** Resident set of a process (Linux VmRSS now, VmHWM its peak so far), in MB. */
 function rssMb(pid: number | undefined, field: 'VmRSS' | 'VmHWM'): number {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
@@ -190,8 +198,12 @@ interface RunFigures {
   peakRssMb: Record<string, number>;
   /** CPU seconds each process spent on the list (the lab's mail servers are the bench's own process). */
   cpuSeconds: Record<string, number>;
-  /** RSS (MB) of each process at every tenth of the list. */
-  rssSamples: Array<{ processed: number; rssMb: Record<string, number> }>;
+  /**
+   * At every tenth of the list: seconds since the upload, the machine's busy CPU share since the last sample
+   * (1 = both cores; Postgres is in it), and each process's RSS (MB). A rate that falls tenth by tenth shows a
+   * cost per row that grows with the list.
+   */
+  rssSamples: Array<{ processed: number; seconds: number; busy: number; rssMb: Record<string, number> }>;
 }
 
 const sessionsOf = (lab: Lab, hosts: string[]) => hosts.reduce((sum, host) => sum + lab.stats(host).sessions, 0);
@@ -237,6 +249,7 @@ async function run(addresses: number): Promise<RunFigures> {
     const rssOf = () =>
       Object.fromEntries(processes.map(([name, running]) => [name, rssMb(running.child.pid, 'VmRSS')]));
     const rssSamples: RunFigures['rssSamples'] = [];
+    let ticks = machineTicks();
     const cpuBefore = Object.fromEntries(processes.map(([name, running]) => [name, cpuSeconds(running.child.pid)]));
     const labCpuBefore = process.cpuUsage();
     const trace = process.env.BENCH_TRACE ? traceQueues(prefix) : null;
@@ -267,8 +280,12 @@ async function run(addresses: number): Promise<RunFigures> {
       // One that ended before this held is measured to its end (toOthers below).
       if (!others && processed + waiting >= body.total)
         others = { processed, seconds: (performance.now() - started) / 1000 };
-      if (processed >= ((rssSamples.length + 1) * addresses) / 10 || status === 'completed')
-        rssSamples.push({ processed, rssMb: rssOf() });
+      if (processed >= ((rssSamples.length + 1) * addresses) / 10 || status === 'completed') {
+        const now = machineTicks();
+        const busy = (now.busy - ticks.busy) / Math.max(1, now.total - ticks.total);
+        ticks = now;
+        rssSamples.push({ processed, seconds: (performance.now() - started) / 1000, busy, rssMb: rssOf() });
+      }
     }
     const secondsToEnd = (performance.now() - started) / 1000;
     const toOthers = others ?? { processed, seconds: secondsToEnd };
@@ -301,6 +318,8 @@ async function run(addresses: number): Promise<RunFigures> {
       cpuSeconds: cpu,
       rssSamples: rssSamples.map((sample) => ({
         processed: sample.processed,
+        seconds: Number(sample.seconds.toFixed(1)),
+        busy: Number(sample.busy.toFixed(2)),
         rssMb: Object.fromEntries(Object.entries(sample.rssMb).map(([name, mb]) => [name, Math.round(mb)])),
       })),
     };
@@ -321,10 +340,10 @@ async function run(addresses: number): Promise<RunFigures> {
         .map(([name, seconds]) => `${name} ${seconds}`)
         .join(', ')}`,
     ];
-    lines.push('  RSS (MB) through the run:');
+    lines.push('  through the run (seconds, machine CPU busy, RSS in MB):');
     for (const sample of figures.rssSamples)
       lines.push(
-        `    ${sample.processed.toLocaleString('en').padStart(9)} rows: ${Object.entries(sample.rssMb)
+        `    ${sample.processed.toLocaleString('en').padStart(9)} rows: ${sample.seconds.toFixed(1).padStart(6)} s, busy ${sample.busy.toFixed(2)}, ${Object.entries(sample.rssMb)
           .map(([name, mb]) => `${name} ${mb}`)
           .join(', ')}`,
       );

@@ -1,4 +1,4 @@
-import { FeedPlan, type FeedRead } from './feed-plan';
+import { FeedCheckpoints, FeedPlan, type FeedRead } from './feed-plan';
 
 /** Reads every group of the plan, `groups` at a time, as the feed does; the stream named per group, in order. */
 function drain(plan: FeedPlan, groups: number, size: number): string[] {
@@ -74,4 +74,21 @@ it('asks a stream picked more than once in a round for all its picks in one read
     ['small.test', 100],
   ]);
   expect(plan.domains).toEqual(['big.test', 'small.test']);
+});
+
+it('marks a domain through the groups queued with none before them outstanding, whatever order they are queued in', () => {
+  const checkpoints = new FeedCheckpoints();
+  const group = (domain: string, ...rows: number[]) => rows.map((row) => ({ domain, row }));
+  const [a1, a2, a3] = [group('a.test', 1, 4), group('a.test', 7, 9), group('a.test', 12)];
+  const b1 = group('b.test', 2, 3);
+  for (const read of [a1, b1, a2, a3]) checkpoints.read(read);
+  // A group read grows until it is queued: its last row then counts.
+  a3.push({ domain: 'a.test', row: 15 });
+  expect(checkpoints.queued(a2)).toBeNull();
+  expect(checkpoints.queued(b1)).toBe(3);
+  expect(checkpoints.queued(a1)).toBe(9);
+  expect(checkpoints.queued(a3)).toBe(15);
+  // Every group queued: nothing of the domain is held any more, and a group never read is refused.
+  checkpoints.read(group('a.test', 20));
+  expect(() => checkpoints.queued(group('a.test', 20))).toThrow('never read');
 });

@@ -75,3 +75,38 @@ export class FeedPlan {
     return dueA !== dueB ? dueA < dueB : a.total > b.total;
   }
 }
+
+/**
+ * How far a feed may mark each domain dispatched (ListStore.markDispatched): through the last row of
+ * the domain's groups queued so far, none before them still outstanding. A feed queues several groups
+ * side by side, so they finish out of order; a mark never passes a group read and not yet queued (one
+ * still waiting, or whose queueing failed), and the feed that takes the list up again sends it.
+ */
+export class FeedCheckpoints {
+  /** Per domain, its groups in row order, each queued or not. */
+  private readonly groups = new Map<string, Array<{ rows: FeedCursor[]; queued: boolean }>>();
+
+  /** A group read, after the domain's groups read before it (it may still grow until queued). */
+  read(rows: FeedCursor[]): void {
+    const domain = rows[0].domain;
+    const groups = this.groups.get(domain);
+    if (groups) groups.push({ rows, queued: false });
+    else this.groups.set(domain, [{ rows, queued: false }]);
+  }
+
+  /** A group queued: the row its domain may now be marked through, or null when the mark does not move. */
+  queued(rows: FeedCursor[]): number | null {
+    const domain = rows[0].domain;
+    const groups = this.groups.get(domain) ?? [];
+    const group = groups.find((candidate) => candidate.rows === rows);
+    if (!group) throw new Error(`a group of ${domain} queued that was never read`);
+    group.queued = true;
+    let through: number | null = null;
+    while (groups.length > 0 && groups[0].queued) {
+      const done = groups.shift() as { rows: FeedCursor[] };
+      through = done.rows[done.rows.length - 1].row;
+    }
+    if (groups.length === 0) this.groups.delete(domain);
+    return through;
+  }
+}

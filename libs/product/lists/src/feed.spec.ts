@@ -84,11 +84,12 @@ it('stopped by a shutdown, hands the feed back after the groups it holds; the ne
   const before = sent.flat();
   expect(before.length).toBeGreaterThan(0);
   expect(before.length).toBeLessThan(DOMAINS * ROWS_PER_DOMAIN);
-  // The checkpoint: every row queued so far is marked dispatched, and only those.
+  // The checkpoint: every row queued so far is behind its domain's mark, and only those.
   const marked = async () =>
     (
       await db.database.query<{ row: number }>(
-        'SELECT row FROM list_rows WHERE list_id = $1 AND dispatched_at IS NOT NULL ORDER BY row',
+        `SELECT l.row FROM list_rows l JOIN list_feed_marks m ON m.list_id = l.list_id AND m.domain = l.domain
+         WHERE l.list_id = $1 AND l.row <= m.through ORDER BY l.row`,
         [listId],
       )
     ).map(({ row }) => row);
@@ -127,29 +128,35 @@ it('once a list is fed, sends a row again only when the list has gone quiet and 
     return feed.handle({ listId }, jobs);
   };
   expect(await sweep()).toEqual({ dispatched: DOMAINS * ROWS_PER_DOMAIN });
-  // Rows 1 and 2 went 16 minutes ago with a job since lost, row 3 with them but waits for its greylisting retry.
-  await db.database.query(
-    "UPDATE list_rows SET dispatched_at = now() - interval '16 minutes' WHERE list_id = $1 AND row IN (1, 2, 3)",
-    [listId],
-  );
+  // Row 3 waits for its greylisting retry; the jobs of the others are lost, which nothing shows yet.
   await store.greylistWait(listId, [3], new Date(Date.now() + 60_000));
-  // Fed just now: rows dispatched long ago may merely be queued behind the others.
+  // Fed just now: the rows may merely be queued behind each other.
   expect(await sweep()).toEqual({ dispatched: 0 });
-  const quiet = () =>
-    db.database.query(
+  const quiet = async () => {
+    await db.database.query(
       "UPDATE lists SET started_at = now() - interval '16 minutes', fed_at = now() - interval '16 minutes', settled_at = now() - interval '16 minutes' WHERE id = $1",
       [listId],
     );
+    await db.database.query("UPDATE list_feed_marks SET at = now() - interval '16 minutes' WHERE list_id = $1", [
+      listId,
+    ]);
+  };
   await quiet();
   // A row settling tells that the list's jobs are being worked through.
   await store.settle(listId, [{ row: 4, result: { reachable: 'safe', status: 'valid' } as VerificationResult }]);
   expect(await sweep()).toEqual({ dispatched: 0 });
+  // Dispatched a moment ago, the marks tell that the list is being fed.
   await quiet();
-  expect(await sweep()).toEqual({ dispatched: 2 });
-  expect(sent).toEqual([1, 2]);
+  await store.markDispatched(listId, 'feed0.test', 1);
+  expect(await sweep()).toEqual({ dispatched: 0 });
+  // Nothing moved for as long: every row unsettled and not waiting for its retry goes again.
+  await quiet();
+  expect(await sweep()).toEqual({ dispatched: DOMAINS * ROWS_PER_DOMAIN - 2 });
+  expect(sent).not.toContain(3);
+  expect(sent).not.toContain(4);
   // Fed again: the next sweep leaves the list be.
   expect(await sweep()).toEqual({ dispatched: 0 });
-  // Its process's jobs lost (in-process driver): every unsettled row goes again.
+  // Its process's jobs lost (in-process driver), its greylisting retries with them: every unsettled row goes again.
   await store.running(true);
   expect(await sweep()).toEqual({ dispatched: DOMAINS * ROWS_PER_DOMAIN - 1 });
 });
@@ -169,7 +176,7 @@ it("a list's rows queued behind another list's backlog are not sent again while 
   await feed.handle({ listId: ahead }, jobs);
   await feed.handle({ listId: waiting }, jobs);
   // Every row of the waiting list went 16 minutes ago and nothing of it has settled since.
-  await db.database.query("UPDATE list_rows SET dispatched_at = now() - interval '16 minutes' WHERE list_id = $1", [
+  await db.database.query("UPDATE list_feed_marks SET at = now() - interval '16 minutes' WHERE list_id = $1", [
     waiting,
   ]);
   await db.database.query(

@@ -15,7 +15,7 @@ import {
   type StageContext,
   type StageHandler,
 } from '@mailguard/queue';
-import { FeedPlan } from './feed-plan';
+import { FeedCheckpoints, FeedPlan } from './feed-plan';
 import { ListStore, type PendingRow, type StoredList } from './list-store';
 import { WebhookOutbox } from './webhook-outbox';
 
@@ -95,9 +95,9 @@ export function startSweeps(
  * straight to scoring when there is no mail host to ask. FEED_CONCURRENCY groups are inspected at
  * once, the next round of rows read as soon as one of them wants a group and none is left.
  *
- * A feed lasts as long as its list, so it checkpoints: each group's rows are marked dispatched in
- * Postgres as their jobs are queued, and a feed (this one taken up again, or the next) reads only
- * rows not marked. When its process shuts down (`run.stopping`) it takes no more groups, finishes
+ * A feed lasts as long as its list, so it checkpoints: as groups' jobs are queued, each domain is
+ * marked dispatched in Postgres through its last row queued with none before it outstanding
+ * (FeedCheckpoints), and a feed (this one taken up again, or the next) reads only rows past the marks. When its process shuts down (`run.stopping`) it takes no more groups, finishes
  * those it holds, and hands the job back (JobHandedBack) for another list-worker to go on from the
  * marks: no row is sent twice. A feed whose process was killed comes back through stalled-job
  * recovery and goes on from the marks likewise; the groups it held at that moment may go again.
@@ -114,6 +114,7 @@ function feedHandler(engine: VerificationEngine, store: ListStore): JobHandler<'
     const plan = new FeedPlan(await store.pendingByDomain(listId, scope, GROUP_SIZE), GROUP_SIZE);
     const own = plan.domains;
     const groups: PendingRow[][] = [];
+    const checkpoints = new FeedCheckpoints();
     let reading: Promise<boolean> | null = null;
     /** Every stream of the plan is done: each of its rows has been read. */
     let fed = false;
@@ -147,7 +148,10 @@ function feedHandler(engine: VerificationEngine, store: ListStore): JobHandler<'
       for (const row of [...alone, ...together]) {
         const last = groups[groups.length - 1];
         if (last && last[0].domain === row.domain && last.length < GROUP_SIZE) last.push(row);
-        else groups.push([row]);
+        else {
+          groups.push([row]);
+          checkpoints.read(groups[groups.length - 1]);
+        }
       }
       return true;
     };
@@ -171,8 +175,10 @@ function feedHandler(engine: VerificationEngine, store: ListStore): JobHandler<'
       Array.from({ length: FEED_CONCURRENCY }, async () => {
         try {
           for (let group = await nextGroup(); group; group = await nextGroup()) {
-            await dispatch(engine, store, queue, listId, round, group);
+            await dispatch(engine, queue, listId, round, group);
             dispatched += group.length;
+            const through = checkpoints.queued(group);
+            if (through !== null) await store.markDispatched(listId, group[0].domain, through);
           }
         } catch (error) {
           failed = true;
@@ -189,10 +195,9 @@ function feedHandler(engine: VerificationEngine, store: ListStore): JobHandler<'
   };
 }
 
-/** Inspects one group and sends it on (SMTP, or scoring when there is no mail host), then marks its rows dispatched. */
+/** Inspects one group and sends it on (SMTP, or scoring when there is no mail host). */
 async function dispatch(
   engine: VerificationEngine,
-  store: ListStore,
   queue: StageContext,
   listId: string,
   round: string,
@@ -230,10 +235,6 @@ async function dispatch(
       jobId: jobIdFor(groupKey(listId, round, rows), 'scoring.concludeGroup'),
     });
   }
-  await store.markDispatched(
-    listId,
-    group.map((row) => row.row),
-  );
 }
 
 /**

@@ -353,17 +353,17 @@ it("reads a feed's rows per domain or for the small domains together, never a di
     ),
   ).toEqual([5]);
 
-  await store.markDispatched(id, [1, 2, 4]);
+  // Marks are per domain: big.test through row 2, one.test through row 4. A mark never moves back.
+  await store.markDispatched(id, 'big.test', 2);
+  await store.markDispatched(id, 'one.test', 4);
+  await store.markDispatched(id, 'big.test', 1);
   expect(
     (await store.undispatchedOf(id, 'new', [{ domain: 'big.test', after: 0, take: 5 }])).map((pending) => pending.row),
   ).toEqual([3, 6]);
   expect(await store.pendingByDomain(id, 'new', 3)).toEqual([{ domain: null, rows: 3 }]);
-  // Dispatched so long ago that its job must have been lost: read again once the list is quiet (`stale`), and
-  // row 2 too, though sent back by greylisting since, once its retry is as old.
-  await database.query(
-    "UPDATE list_rows SET dispatched_at = now() - interval '16 minutes' WHERE list_id = $1 AND row IN (1, 2)",
-    [id],
-  );
+  expect((await store.undispatched(id, 'new', 10, null, ['big.test'])).map((pending) => pending.row)).toEqual([5]);
+  // Once the list is quiet its jobs are lost (`stale`): every unsettled row is read again, whatever the marks, but
+  // for a row sent back by greylisting since, until its retry is as old.
   await store.greylistWait(id, [2], new Date(Date.now() - 60_000));
   const readAgain = async (scope: FeedScope) =>
     (await store.undispatchedOf(id, scope, [{ domain: 'big.test', after: 0, take: 5 }])).map((pending) => pending.row);
@@ -372,37 +372,16 @@ it("reads a feed's rows per domain or for the small domains together, never a di
   expect(await store.pendingByDomain(id, 'stale', 3)).toEqual(
     expect.arrayContaining([
       { domain: 'big.test', rows: 3 },
-      { domain: null, rows: 1 },
+      { domain: null, rows: 2 },
     ]),
   );
   await database.query("UPDATE list_rows SET retry_at = now() - interval '16 minutes' WHERE list_id = $1 AND row = 2", [
     id,
   ]);
   expect(await readAgain('stale')).toEqual([1, 2, 3, 6]);
-});
-
-it('marks dispatched rows without waiting for a settlement that holds some of them (a feed behind its own scoring)', async () => {
-  const accountId = await account(10);
-  const id = await upload(accountId);
-  await store.seal(id, accountId);
-  await store.start(id);
-  // The group's settlement, in flight: it holds row 1 (its UPDATE, not yet committed).
-  const settling = source.createQueryRunner();
-  await settling.connect();
-  await settling.startTransaction();
-  await settling.query('UPDATE list_rows SET settled = true WHERE list_id = $1 AND row = 1', [id]);
-  try {
-    // Would wait for `settling` (and, with the locks taken in another order, deadlock).
-    await store.markDispatched(id, [1, 2, 5]);
-    await settling.commitTransaction();
-  } finally {
-    await settling.release();
-  }
-  const marked = await database.query<{ row: number }>(
-    'SELECT row FROM list_rows WHERE list_id = $1 AND dispatched_at IS NOT NULL ORDER BY row',
-    [id],
-  );
-  expect(marked.map(({ row }) => row)).toEqual([2, 5]);
+  // Its process's jobs lost with it (the in-process driver): the marks go, and every unsettled row is new again.
+  await store.running(true);
+  expect(await readAgain('new')).toEqual([1, 2, 3, 6]);
 });
 
 it('says which rows of a running list wait for a greylisting retry and when the next is due, until they settle', async () => {

@@ -1,6 +1,6 @@
-import { In, Not, type DataSource, type EntityManager } from 'typeorm';
+import { In, IsNull, Not, type DataSource, type EntityManager } from 'typeorm';
 import { CreditLedger, listCharge, listHold } from '@mailguard/credits';
-import { ListEntity, ListRowEntity, type ListStatus } from '@mailguard/db';
+import { ListEntity, ListFeedMarkEntity, ListRowEntity, type ListStatus } from '@mailguard/db';
 import type { VerificationResult } from '@mailguard/engine';
 import type { Status } from '@mailguard/verdict';
 import { addDelivery, webhookState, type WebhookState } from './webhook-outbox';
@@ -106,16 +106,20 @@ export type FeedScope = 'new' | 'stale';
 
 /**
  * A row the feed is to dispatch: the first of its address, not settled (list_rows_pending indexes
- * these), and never dispatched or — `stale` — dispatched (or last sent back by greylisting) so long
- * ago that its job must have been lost.
+ * these), and past its domain's mark (`c`, list_feed_marks joined on the row's list and domain) — or,
+ * `stale`, whatever the marks (the list has gone quiet: every job it had is lost), unless it was sent
+ * back by greylisting since.
  */
 function unsent(scope: FeedScope): string {
   const sent =
     scope === 'new'
-      ? 'l.dispatched_at IS NULL'
-      : `(l.dispatched_at IS NULL OR greatest(l.dispatched_at, l.retry_at) < now() - make_interval(secs => ${STALE_DISPATCH_SECONDS}))`;
+      ? 'l.row > coalesce(c.through, 0)'
+      : `(l.retry_at IS NULL OR l.retry_at < now() - make_interval(secs => ${STALE_DISPATCH_SECONDS}))`;
   return `NOT l.settled AND l.duplicate_of IS NULL AND l.key IS NOT NULL AND ${sent}`;
 }
+
+/** The marks `unsent` reads, joined to the rows `l`. */
+const MARKS = 'LEFT JOIN list_feed_marks c ON c.list_id = l.list_id AND c.domain = l.domain';
 
 const stored = (row: ListEntity, greylisted: Waits = null): StoredList => ({
   row,
@@ -179,6 +183,10 @@ export class ListStore {
 
   private get rows() {
     return this.dataSource().getRepository(ListRowEntity);
+  }
+
+  private get marks() {
+    return this.dataSource().getRepository(ListFeedMarkEntity);
   }
 
   async create(list: {
@@ -327,14 +335,15 @@ export class ListStore {
    * What the feed of a started list has to read; null: nothing. A row dispatched and not settled is
    * queued, waits for a greylisting retry, or was lost with its job. The smtp queue is one line shared
    * by every list, so a list's rows may wait behind another list's backlog: only once nothing has moved
-   * for STALE_DISPATCH_SECONDS — this list neither started, settled nor fed, and no running list settled
+   * for STALE_DISPATCH_SECONDS — this list neither started, settled, dispatched nor fed, and no running list settled
    * a row — are its jobs taken for lost (`stale`). Otherwise a list whose feed never read all its rows
    * gets those never dispatched (`new`), and a fed one nothing: the sweep of a running list then reads
    * none of its rows, whatever its size. Judged in SQL, on the clock that stamped the times.
    */
   async feedScope(list: ListEntity): Promise<FeedScope | null> {
     const [{ quiet }] = (await this.dataSource().query(
-      `SELECT greatest(l.started_at, l.settled_at, l.fed_at) < now() - make_interval(secs => $2)
+      `SELECT greatest(l.started_at, l.settled_at, l.fed_at, (SELECT max(m.at) FROM list_feed_marks m WHERE m.list_id = l.id))
+                < now() - make_interval(secs => $2)
          AND NOT EXISTS (SELECT 1 FROM lists o WHERE o.status IN ('queued', 'processing')
                           AND o.settled_at >= now() - make_interval(secs => $2)) AS quiet
        FROM lists l WHERE l.id = $1`,
@@ -355,7 +364,8 @@ export class ListStore {
   ): Promise<Array<{ domain: string | null; rows: number }>> {
     return this.dataSource().query(
       `SELECT CASE WHEN d.rows >= $2 THEN d.domain END AS domain, sum(d.rows)::int AS rows
-       FROM (SELECT l.domain, count(*) AS rows FROM list_rows l WHERE l.list_id = $1 AND ${unsent(scope)} GROUP BY l.domain) d
+       FROM (SELECT l.domain, count(*) AS rows FROM list_rows l ${MARKS}
+             WHERE l.list_id = $1 AND ${unsent(scope)} GROUP BY l.domain) d
        GROUP BY 1`,
       [listId, min],
     );
@@ -374,7 +384,7 @@ export class ListStore {
     except: string[] = [],
   ): Promise<PendingRow[]> {
     return this.dataSource().query(
-      `SELECT l.row, l.email, l.domain FROM list_rows l
+      `SELECT l.row, l.email, l.domain FROM list_rows l ${MARKS}
        WHERE l.list_id = $1 AND ${unsent(scope)} AND NOT (l.domain = ANY($2::text[]))
          AND ($3::text IS NULL OR (l.domain, l.row) > ($3, $4::int))
        ORDER BY l.domain, l.row LIMIT $5`,
@@ -392,7 +402,7 @@ export class ListStore {
       `SELECT p.domain, r.row, r.email
        FROM jsonb_to_recordset($2::jsonb) AS p(domain text, after int, take int)
        CROSS JOIN LATERAL (
-         SELECT l.row, l.email FROM list_rows l
+         SELECT l.row, l.email FROM list_rows l ${MARKS}
          WHERE l.list_id = $1 AND l.domain = p.domain AND l.row > p.after AND ${unsent(scope)}
          ORDER BY l.row LIMIT p.take
        ) r
@@ -402,18 +412,14 @@ export class ListStore {
   }
 
   /**
-   * Rows whose jobs are queued. A row being settled meanwhile (its group's SMTP and scoring can be
-   * quicker than the feed) is skipped, not waited for: it needs no mark, and waiting on rows that a
-   * settlement locks in another order deadlocked the feed of a 1,000,000-row list. Should that
-   * settlement roll back, the row is unmarked and the next feed sends it again.
+   * The feed's checkpoint: the rows of `domain` up to `through` are queued. One small row per list and
+   * domain, where marking each row rewrote it (scattered over the table) once more than settling it does.
    */
-  async markDispatched(listId: string, rows: number[]): Promise<void> {
+  async markDispatched(listId: string, domain: string, through: number): Promise<void> {
     await this.dataSource().query(
-      `UPDATE list_rows l SET dispatched_at = now()
-       WHERE l.list_id = $1 AND l.row IN (
-         SELECT r.row FROM list_rows r WHERE r.list_id = $1 AND r.row = ANY($2::int[]) AND NOT r.settled FOR UPDATE SKIP LOCKED
-       )`,
-      [listId, rows],
+      `INSERT INTO list_feed_marks (list_id, domain, through) VALUES ($1, $2, $3)
+       ON CONFLICT (list_id, domain) DO UPDATE SET through = greatest(list_feed_marks.through, excluded.through), at = now()`,
+      [listId, domain, through],
     );
   }
 
@@ -684,7 +690,9 @@ export class ListStore {
       );
       const lost = [...ids, ...paused];
       if (lost.length > 0) {
-        await this.rows.update({ listId: In(lost), settled: false }, { dispatchedAt: null });
+        await this.marks.delete({ listId: In(lost) });
+        // Their greylisting retries (delayed jobs) were lost too.
+        await this.rows.update({ listId: In(lost), settled: false, retryAt: Not(IsNull()) }, { retryAt: null });
         // Their feeds are to read those rows again.
         await this.lists.update({ id: In(lost) }, { fedAt: null });
       }

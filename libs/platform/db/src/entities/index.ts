@@ -6,6 +6,7 @@ import { CreditTransactionEntity } from './credit-transaction.entity';
 import { DomainEvidenceEntity } from './domain-evidence.entity';
 import { DomainQueryEntity } from './domain-query.entity';
 import { FeedbackEntity } from './feedback.entity';
+import { ListFeedMarkEntity } from './list-feed-mark.entity';
 import { ListRowEntity } from './list-row.entity';
 import { ListUsageEntity } from './list-usage.entity';
 import { ListEntity } from './list.entity';
@@ -26,6 +27,7 @@ export {
   DomainQueryEntity,
   FeedbackEntity,
   ListEntity,
+  ListFeedMarkEntity,
   ListRowEntity,
   ListUsageEntity,
   MemberEntity,
@@ -55,6 +57,7 @@ export const ENTITIES = [
   VerificationEntity,
   ListEntity,
   ListRowEntity,
+  ListFeedMarkEntity,
   FeedbackEntity,
   WidgetSettingsEntity,
   DomainEvidenceEntity,

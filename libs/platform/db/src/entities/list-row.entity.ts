@@ -7,7 +7,6 @@ import { ListEntity } from './list.entity';
 @Entity('list_rows')
 @Index('list_rows_pending', ['listId', 'domain', 'row'], { where: 'NOT settled AND duplicate_of IS NULL' })
 @Index('list_rows_waiting', ['listId', 'retryAt'], { where: 'NOT settled AND retry_at IS NOT NULL' })
-@Index('list_rows_key', ['listId', 'key'])
 @Index('list_rows_duplicates', ['listId', 'duplicateOf'], { where: 'duplicate_of IS NOT NULL' })
 export class ListRowEntity {
   @PrimaryColumn('text', { name: 'list_id' })
@@ -40,9 +39,6 @@ export class ListRowEntity {
 
   @Column('boolean', { default: false })
   settled!: boolean;
-
-  @Column('timestamptz', { name: 'dispatched_at', nullable: true })
-  dispatchedAt!: Date | null;
 
   /** When its greylisting retry is due, while it waits for one (a delayed probe); null otherwise. */
   @Column('timestamptz', { name: 'retry_at', nullable: true })

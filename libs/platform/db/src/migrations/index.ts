@@ -13,6 +13,7 @@ import { GreylistWaits1765152000000 } from './1765152000000-greylist-waits';
 import { DomainQueries1765238400000 } from './1765238400000-domain-queries';
 import { ListRowsWaiting1765324800000 } from './1765324800000-list-rows-waiting';
 import { ListFeedMarks1765500000001 } from './1765500000001-list-feed-marks';
+import { ListFeedMarksByDomain1765600000000 } from './1765600000000-list-feed-marks-by-domain';
 
 /**
  * Every schema change, in order. The service never uses `synchronize`: each change is a migration
@@ -34,4 +35,5 @@ export const MIGRATIONS: Function[] = [
   DomainQueries1765238400000,
   ListRowsWaiting1765324800000,
   ListFeedMarks1765500000001,
+  ListFeedMarksByDomain1765600000000,
 ];
