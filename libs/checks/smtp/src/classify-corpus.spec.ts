@@ -14,6 +14,7 @@ import spentRound10 from './fixtures/replies-heldout-10.json';
 import spentRound11 from './fixtures/replies-heldout-11.json';
 import spentRound12 from './fixtures/replies-heldout-12.json';
 import spentRound13 from './fixtures/replies-heldout-13.json';
+import round14 from './fixtures/replies-heldout-14.json';
 import sisimaiPhrases from './fixtures/replies-sisimai.json';
 import { buildReply } from './reply';
 
@@ -127,7 +128,13 @@ const SPENT: Array<[string, Entry[]]> = [
  * was measured short of. Empty between rounds: the next one is added here when it is written.
  */
 type Target = 'false invalid' | 'no such user';
-const HELD_OUT: Array<[string, Entry[], { shortfall: Target[] }]> = [];
+const HELD_OUT: Array<[string, Entry[], { shortfall: Target[] }]> = [
+  // Written blind to the classifier while round 13 was being spent, from bug reports in other projects' trackers that
+  // quote a bounce, reply constants of Exchange and Zimbra and reply strings in lesser-known servers' source (218
+  // replies, 60% verbatim; 153 of 371 candidates dropped as overlap or repeats). Measured once on 2026-11-29: false
+  // invalid 2.8% (5/181), no such user 70.4% (19/27), exact 76.1%.
+  ['round 14', round14.replies as Entry[], { shortfall: ['false invalid', 'no such user'] }],
+];
 
 interface Figures {
   senderMisread: number;
