@@ -92,7 +92,7 @@ async function measure(size: number): Promise<string> {
         id,
         Array.from({ length: Math.min(10_000, size - from + 1) }, (_, index) => uploadRow(from + index)),
       );
-    await store.seal(id, accountId);
+    await store.seal(id, accountId, size);
     await store.start(id);
     // The groups measured: rows of the big domains in the second half, which the feed has still to send.
     const groups: number[][] = [];

@@ -135,7 +135,7 @@ export class ListsService {
         }
       }
       if (batch.length > 0) await this.lists.insertRows(id, batch);
-      const sealed = await this.lists.seal(id, accountId);
+      const sealed = await this.lists.seal(id, accountId, row);
       if (!sealed.sealed) {
         const { balance } = await this.ledger.balance(accountId);
         throw new AppError(

@@ -106,6 +106,30 @@ it('holds one credit per chargeable row when the list is sealed, and nothing whe
   });
 });
 
+it("analyses the rows' table as a big list is sealed: the planner knows its rows before the first settlement", async () => {
+  const owner = await account(10_000);
+  const id = `lst_big_${owner}`;
+  await store.create({
+    id,
+    accountId: owner,
+    name: 'big.csv',
+    columns: ['email'],
+    delimiter: ',',
+    emailColumn: 0,
+    webhookUrl: null,
+  });
+  await store.insertRows(
+    id,
+    Array.from({ length: 10_000 }, (_, index) => row(index + 1, `p${index}@acme.test`, `p${index}@acme.test`)),
+  );
+  expect(await store.seal(id, owner, 10_000)).toEqual({ chargeable: 10_000, sealed: true });
+  // ANALYZE counts a table this small exactly; without it (autovacuum lags a bulk load, or is off) it is unknown.
+  const [{ estimated, rows }] = await database.query<{ estimated: number; rows: number }>(
+    "SELECT c.reltuples::int AS estimated, (SELECT count(*)::int FROM list_rows) AS rows FROM pg_class c WHERE c.relname = 'list_rows'",
+  );
+  expect(estimated).toBe(rows);
+});
+
 it('settles a row once however often its job runs, charges it out of the hold, and releases at completion what unknown results did not use', async () => {
   const accountId = await account(10);
   const id = await upload(accountId);
