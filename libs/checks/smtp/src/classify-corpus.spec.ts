@@ -15,6 +15,7 @@ import spentRound11 from './fixtures/replies-heldout-11.json';
 import spentRound12 from './fixtures/replies-heldout-12.json';
 import spentRound13 from './fixtures/replies-heldout-13.json';
 import spentRound14 from './fixtures/replies-heldout-14.json';
+import round15 from './fixtures/replies-heldout-15.json';
 import sisimaiPhrases from './fixtures/replies-sisimai.json';
 import { buildReply } from './reply';
 
@@ -133,7 +134,13 @@ const SPENT: Array<[string, Entry[]]> = [
  * was measured short of. Empty between rounds: the next one is added here when it is written.
  */
 type Target = 'false invalid' | 'no such user';
-const HELD_OUT: Array<[string, Entry[], { shortfall: Target[] }]> = [];
+const HELD_OUT: Array<[string, Entry[], { shortfall: Target[] }]> = [
+  // Written blind to the classifier while round 14 was being spent, from other projects' issues and tests (Roundcube,
+  // Nextcloud, MailKit, docker-mailserver, Mailu, mail libraries) and help-desk, hosting and list pages in ten
+  // languages (104 replies, 60% verbatim; 264 of 368 candidates dropped as overlap). Measured once on 2026-11-29:
+  // false invalid 2.2% (2/90), no such user 100% (13/13), exact 84.6%.
+  ['round 15', round15.replies as Entry[], { shortfall: ['false invalid'] }],
+];
 
 interface Figures {
   senderMisread: number;
