@@ -343,7 +343,9 @@ async function run(addresses: number): Promise<RunFigures> {
     lines.push('  through the run (seconds, machine CPU busy, RSS in MB):');
     for (const sample of figures.rssSamples)
       lines.push(
-        `    ${sample.processed.toLocaleString('en').padStart(9)} rows: ${sample.seconds.toFixed(1).padStart(6)} s, busy ${sample.busy.toFixed(2)}, ${Object.entries(sample.rssMb)
+        `    ${sample.processed.toLocaleString('en').padStart(9)} rows: ${sample.seconds.toFixed(1).padStart(6)} s, busy ${sample.busy.toFixed(2)}, ${Object.entries(
+          sample.rssMb,
+        )
           .map(([name, mb]) => `${name} ${mb}`)
           .join(', ')}`,
       );
