@@ -9,12 +9,7 @@
  *
  * One map per regime, each fitted on the fitting population's addresses of that regime, because
  * the same sum means different things depending on what it rests on:
- * - `delivered`: the address itself was reported delivered or is known to exist (verified, avatar),
- *   or has an avatar now (`gravatar`). The avatar found at its check is the same evidence the
- *   domain stores for it (an `avatar` address, `reported_delivered` at every later check): read on
- *   the static or learned map instead, an address first checked where nothing is known of the
- *   domain's pattern, in a name the lists lack, scored about 55 with its avatar and 99 on every
- *   later check, below guesses at domains whose pattern was learned;
+ * - `delivered`: the address itself was reported delivered or is known to exist (verified, avatar);
  * - `flawed`: the address itself carries a mark of being made up (a junk word, a random string, a
  *   misspelt name, a typo of a known address) or was itself reported bounced, and no avatar vouches
  *   for it. Such an address is almost never real whatever else speaks for it (its domain's good
@@ -50,13 +45,13 @@ const FLAWS = new Set([
   'typo_of_known',
   'reported_bounced',
 ]);
-/** What vouches for the address itself, its own report or its avatar: a flaw does not outweigh it (`x7g2k9` with an avatar is someone's). */
+/** What vouches for the address itself: a flaw does not outweigh it (`x7g2k9` with an avatar is someone's). */
 const VOUCHED = new Set(['gravatar', 'reported_delivered']);
 
 export function regimeOf(signals: ReadonlyArray<{ signal: string }>): Regime {
   const has = (set: Set<string>) => signals.some(({ signal }) => set.has(signal));
-  if (has(VOUCHED)) return 'delivered';
-  if (has(FLAWS)) return 'flawed';
+  if (signals.some(({ signal }) => signal === 'reported_delivered')) return 'delivered';
+  if (has(FLAWS) && !has(VOUCHED)) return 'flawed';
   if (has(REPORTED)) return 'reported';
   return has(LEARNED) ? 'learned' : 'static';
 }
@@ -82,8 +77,7 @@ export function calibrate(logit: number, map: CalibrationMap): number {
  * what the map says across the pool's log-odds: a pool spans from its lowest to its highest log-odds,
  * where the map rises by a quarter of the step to the pool below and above (so that it is strictly
  * increasing, and the pool's addresses average its share). Between pools the map climbs from one to
- * the next. Shares between FLOOR and CEILING, rounded (a pool's ends to two decimals: a quarter of the
- * smallest step between pools, 0.1, must still rise across it).
+ * the next. Shares between FLOOR and CEILING, rounded.
  */
 const MIN_POOL = 50;
 
@@ -133,8 +127,8 @@ export function fitCalibration(labelled: ReadonlyArray<{ logit: number; real: bo
     const below = index > 0 ? (y - shares[index - 1]) / 4 : 0;
     const above = index < pools.length - 1 ? (shares[index + 1] - y) / 4 : 0;
     return [
-      [round(pool.low, 2), round(y - below, 2)],
-      [round(pool.high, 2), round(y + above, 2)],
+      [round(pool.low, 2), round(y - below, 1)],
+      [round(pool.high, 2), round(y + above, 1)],
     ];
   });
 }

@@ -1,16 +1,15 @@
 import { catchAllConfidence } from './catch-all-confidence';
-import { learnDomain } from './domain-model';
 
-const features = (localPart: string) => ({
-  localPart,
-  role: false,
-  gravatar: null,
-  spf: true,
-  dmarc: true,
-  ageDays: 4000,
-  providerAcceptsAll: false,
-});
-const score = (localPart: string) => catchAllConfidence(features(localPart));
+const score = (localPart: string) =>
+  catchAllConfidence({
+    localPart,
+    role: false,
+    gravatar: null,
+    spf: true,
+    dmarc: true,
+    ageDays: 4000,
+    providerAcceptsAll: false,
+  });
 const signals = (localPart: string) => score(localPart).signals.map(({ signal }) => signal);
 
 describe('catchAllConfidence: what the address itself says', () => {
@@ -43,34 +42,5 @@ describe('catchAllConfidence: what the address itself says', () => {
     for (const local of ['jsmith', 'smithj', 'kowalski', 'johnsmith'])
       expect([local, signals(local)]).toEqual([local, expect.arrayContaining(['name_pattern'])]);
     expect(signals('info')).not.toContain('name_pattern');
-  });
-});
-
-describe('catchAllConfidence: an address with an avatar', () => {
-  const withAvatar = (localPart: string, domain: ReturnType<typeof learnDomain> | null = null) =>
-    catchAllConfidence({ ...features(localPart), gravatar: true, domain });
-
-  it('is known to exist at its first check as at every later one, where its domain stores it', () => {
-    // A name the lists lack, at a domain nothing is known of: its avatar alone speaks for it.
-    const first = withAvatar('tkiplagat');
-    const later = withAvatar(
-      'tkiplagat',
-      learnDomain([{ localPart: 'tkiplagat', outcome: 'exists', source: 'avatar', pattern: null }]),
-    );
-    expect(first.confidence).toBe(later.confidence);
-    expect(first.confidence).toBeGreaterThanOrEqual(95);
-  });
-
-  it("ranks above any guess without one, even where the domain's pattern is learned", () => {
-    const learned = learnDomain(
-      ['anna.weber', 'tom.hughes', 'kate.price'].map((localPart) => ({
-        localPart,
-        outcome: 'exists' as const,
-        source: 'avatar' as const,
-        pattern: null,
-      })),
-    );
-    const guess = catchAllConfidence({ ...features('john.smith'), domain: learned });
-    expect(withAvatar('tkiplagat').confidence).toBeGreaterThan(guess.confidence);
   });
 });

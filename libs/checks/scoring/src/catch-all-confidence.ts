@@ -22,7 +22,7 @@
  * | `junk_word` test/asdf/qwerty/fake…, keyboard runs, a letter three times | −2.5 | what people type to get past a form |
  * | `long_unstructured` over 20 characters without separators | −0.8 | rarely a real mailbox |
  * | `role` a role local part | +0.4 | role mailboxes usually exist where catch-all is set |
- * | `gravatar` an avatar exists for the address | +1.8 | someone registered it: the address is known to exist, and its confidence is read on the map of those (calibration.ts `delivered`), as at every later check where the domain stores it |
+ * | `gravatar` an avatar exists for the address | +1.8 | someone registered it |
  * | `authentication` SPF and DMARC both published | +0.3 | a domain that is run for mail |
  * | `domain_age` under 30 days / under a year / over 5 years | −0.8 / −0.3 / +0.3 | new domains are often throwaway |
  * | `provider_accepts_all` the provider accepts all RCPTs (Yahoo) | −0.4 | no server-side evidence at all |
