@@ -102,9 +102,9 @@ export class FeedCheckpoints {
     if (!group) throw new Error(`a group of ${domain} queued that was never read`);
     group.queued = true;
     let through: number | null = null;
-    while (groups.length > 0 && groups[0].queued) {
-      const done = groups.shift() as { rows: FeedCursor[] };
-      through = done.rows[done.rows.length - 1].row;
+    while (groups[0]?.queued) {
+      const { rows: done } = groups.shift()!;
+      through = done[done.length - 1].row;
     }
     if (groups.length === 0) this.groups.delete(domain);
     return through;

@@ -97,9 +97,10 @@ export function startSweeps(
  *
  * A feed lasts as long as its list, so it checkpoints: as groups' jobs are queued, each domain is
  * marked dispatched in Postgres through its last row queued with none before it outstanding
- * (FeedCheckpoints), and a feed (this one taken up again, or the next) reads only rows past the marks. When its process shuts down (`run.stopping`) it takes no more groups, finishes
- * those it holds, and hands the job back (JobHandedBack) for another list-worker to go on from the
- * marks: no row is sent twice. A feed whose process was killed comes back through stalled-job
+ * (FeedCheckpoints), and a feed (this one taken up again, or the next) reads only rows past the
+ * marks. When its process shuts down (`run.stopping`) it takes no more groups, finishes those it
+ * holds, and hands the job back (JobHandedBack) for another list-worker to go on from the marks: no
+ * row is sent twice. A feed whose process was killed comes back through stalled-job
  * recovery and goes on from the marks likewise; the groups it held at that moment may go again.
  * Once a feed has read every row, the list is fed: the sweeps' feeds read nothing more until the
  * list goes quiet, and then only the rows whose jobs were lost (ListStore.feedScope).
@@ -149,8 +150,9 @@ function feedHandler(engine: VerificationEngine, store: ListStore): JobHandler<'
         const last = groups[groups.length - 1];
         if (last && last[0].domain === row.domain && last.length < GROUP_SIZE) last.push(row);
         else {
-          groups.push([row]);
-          checkpoints.read(groups[groups.length - 1]);
+          const group = [row];
+          groups.push(group);
+          checkpoints.read(group);
         }
       }
       return true;
